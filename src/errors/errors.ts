@@ -1,0 +1,157 @@
+import { HelixError, hasCode } from './helix-error.js';
+
+/**
+ * Thrown by `createSession` when a session with that id already exists. Exactly one of any number of
+ * concurrent `createSession` calls for one id succeeds; the others get this error.
+ *
+ * @example
+ * if (SessionAlreadyExistsError.isInstance(error)) return store.loadState(sessionId);
+ */
+export class SessionAlreadyExistsError extends HelixError {
+  constructor(readonly sessionId: string, options?: { cause?: unknown }) {
+    super('SESSION_ALREADY_EXISTS', 'A session with this id already exists; load it or choose another sessionId.', {
+      ...options,
+      data: { sessionId },
+    });
+    this.name = 'SessionAlreadyExistsError';
+  }
+  static override isInstance(error: unknown): error is SessionAlreadyExistsError {
+    return hasCode(error, 'SESSION_ALREADY_EXISTS');
+  }
+}
+
+/**
+ * Thrown when an operation needs a session that does not exist.
+ *
+ * @example
+ * if (SessionNotFoundError.isInstance(error)) console.log('start the session with execute() first');
+ */
+export class SessionNotFoundError extends HelixError {
+  constructor(readonly sessionId: string, options?: { cause?: unknown }) {
+    super('SESSION_NOT_FOUND', 'No session with this id exists; create it with execute() first.', {
+      ...options,
+      data: { sessionId },
+    });
+    this.name = 'SessionNotFoundError';
+  }
+  static override isInstance(error: unknown): error is SessionNotFoundError {
+    return hasCode(error, 'SESSION_NOT_FOUND');
+  }
+}
+
+/**
+ * Thrown by a versioned write (`saveStateAndPromoteStaging` with `expectedVersion`) when another writer
+ * changed the session first. Nothing was written; reload the session and retry.
+ *
+ * @example
+ * try { await store.saveStateAndPromoteStaging(id, write, messages, meta, { expectedVersion: 3 }); }
+ * catch (error) { if (StaleStateError.isInstance(error)) { /* reload and retry *\/ } }
+ */
+export class StaleStateError extends HelixError {
+  constructor(
+    readonly sessionId: string,
+    readonly expectedVersion: number,
+    readonly actualVersion: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super('STALE_STATE', 'The session changed since it was read (version mismatch); reload it and retry.', {
+      ...options,
+      data: { sessionId, expectedVersion, actualVersion },
+    });
+    this.name = 'StaleStateError';
+  }
+  static override isInstance(error: unknown): error is StaleStateError {
+    return hasCode(error, 'STALE_STATE');
+  }
+}
+
+/**
+ * Thrown by `defineAgent` / `defineTool` / `createSubAgentTool` for an invalid definition.
+ *
+ * @example
+ * try { defineTool({ name: '__finish__', … }); } catch (error) { console.log(error.code); } // INVALID_TOOL_CONFIG
+ */
+export class ConfigurationError extends HelixError {
+  constructor(code: 'INVALID_AGENT_CONFIG' | 'INVALID_TOOL_CONFIG', message: string, data?: Record<string, unknown>) {
+    super(code, message, data === undefined ? undefined : { data });
+    this.name = 'ConfigurationError';
+  }
+  static override isInstance(error: unknown): error is ConfigurationError {
+    return (
+      hasCode(error, 'INVALID_AGENT_CONFIG') || hasCode(error, 'INVALID_TOOL_CONFIG')
+    );
+  }
+}
+
+/**
+ * Thrown for invalid arguments to a public method (bad input shape, empty id, out-of-range number).
+ * The message names the field, never its value.
+ *
+ * @example
+ * try { await store.getMessages(id, { limit: -1 }); } catch (error) { console.log(error.code); } // INVALID_ARGUMENT
+ */
+export class InvalidArgumentError extends HelixError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super('INVALID_ARGUMENT', message, data === undefined ? undefined : { data });
+    this.name = 'InvalidArgumentError';
+  }
+  static override isInstance(error: unknown): error is InvalidArgumentError {
+    return hasCode(error, 'INVALID_ARGUMENT');
+  }
+}
+
+/**
+ * Thrown by an LLM adapter when the provider call fails. `retryable` tells the runtime whether a retry may
+ * succeed (HTTP 429/5xx, dropped connection) or not (4xx, malformed response).
+ *
+ * @example
+ * if (LLMCallError.isInstance(error) && error.retryable) { /* the step will be retried *\/ }
+ */
+export class LLMCallError extends HelixError {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable: boolean; cause?: unknown; statusCode?: number }) {
+    super('LLM_CALL_FAILED', message, {
+      cause: options.cause,
+      data: { retryable: options.retryable, ...(options.statusCode === undefined ? {} : { statusCode: options.statusCode }) },
+    });
+    this.name = 'LLMCallError';
+    this.retryable = options.retryable;
+  }
+  static override isInstance(error: unknown): error is LLMCallError {
+    return hasCode(error, 'LLM_CALL_FAILED');
+  }
+}
+
+/**
+ * Thrown by stream managers: writing to an ended/failed stream (`STREAM_CLOSED`) or reading/ending an
+ * unknown one (`STREAM_NOT_FOUND`).
+ *
+ * @example
+ * if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') { /* the run already ended *\/ }
+ */
+export class StreamError extends HelixError {
+  constructor(code: 'STREAM_NOT_FOUND' | 'STREAM_CLOSED', streamId: string, message: string) {
+    super(code, message, { data: { streamId } });
+    this.name = 'StreamError';
+  }
+  static override isInstance(error: unknown): error is StreamError {
+    return hasCode(error, 'STREAM_NOT_FOUND') || hasCode(error, 'STREAM_CLOSED');
+  }
+}
+
+/**
+ * Thrown when a store migration or query fails for a reason other than a contract violation. The message
+ * never contains SQL parameters.
+ *
+ * @example
+ * try { await store.migrate(); } catch (error) { if (StoreError.isInstance(error)) console.error(error.code); }
+ */
+export class StoreError extends HelixError {
+  constructor(code: 'STORE_ERROR' | 'MIGRATION_FAILED', message: string, options?: { cause?: unknown; data?: Record<string, unknown> }) {
+    super(code, message, options);
+    this.name = 'StoreError';
+  }
+  static override isInstance(error: unknown): error is StoreError {
+    return hasCode(error, 'STORE_ERROR') || hasCode(error, 'MIGRATION_FAILED');
+  }
+}

@@ -1,0 +1,57 @@
+/** Every error code this package throws. */
+export type HelixErrorCode =
+  | 'SESSION_ID_REQUIRED'
+  | 'SESSION_ALREADY_EXISTS'
+  | 'SESSION_NOT_FOUND'
+  | 'STALE_STATE'
+  | 'INVALID_AGENT_CONFIG'
+  | 'INVALID_TOOL_CONFIG'
+  | 'INVALID_INPUT'
+  | 'INVALID_ARGUMENT'
+  | 'LLM_CALL_FAILED'
+  | 'STREAM_NOT_FOUND'
+  | 'STREAM_CLOSED'
+  | 'STORE_ERROR'
+  | 'MIGRATION_FAILED'
+  | 'DBOS_MODE_MISMATCH'
+  | 'DBOS_WORKFLOW_NOT_FOUND'
+  | 'DBOS_PERSISTENT_SESSION_TERMINATED'
+  | 'AGENT_ALREADY_RUNNING'
+  | 'WORKSPACE_UNSUPPORTED'
+  | 'INVALID_SUBMISSION'
+  | 'NOT_RESUMABLE';
+
+/**
+ * Base class of every error this package throws: a stable `code`, an optional JSON `data` payload
+ * (ids only — never prompts, tool payloads or secrets) and the original `cause`.
+ *
+ * DBOS revives errors replayed from its database as plain `Error`s, so `instanceof` fails after recovery;
+ * use the static `isInstance` of each subclass, which matches on `name` and `code`.
+ *
+ * @example
+ * try { await store.createSession(id, { agentType: 'a' }); }
+ * catch (error) { if (SessionAlreadyExistsError.isInstance(error)) { … } }
+ */
+export class HelixError extends Error {
+  readonly code: HelixErrorCode;
+  readonly data?: Record<string, unknown>;
+
+  constructor(code: HelixErrorCode, message: string, options?: { cause?: unknown; data?: Record<string, unknown> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HelixError';
+    this.code = code;
+    if (options?.data !== undefined) this.data = options.data;
+  }
+
+  /** True for any HelixError, including ones revived by DBOS as plain objects with a matching `code`. */
+  static isInstance(error: unknown): error is HelixError {
+    return error instanceof Error && hasCode(error);
+  }
+}
+
+/** @internal True when `error` is an object whose `code` is `code` (or any string, when `code` is omitted). */
+export function hasCode(error: unknown, code?: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = (error as { code?: unknown }).code;
+  return code === undefined ? typeof candidate === 'string' : candidate === code;
+}

@@ -1,0 +1,11 @@
+export { HelixError, type HelixErrorCode } from './helix-error.js';
+export {
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  StaleStateError,
+  ConfigurationError,
+  InvalidArgumentError,
+  LLMCallError,
+  StreamError,
+  StoreError,
+} from './errors.js';

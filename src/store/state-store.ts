@@ -1,0 +1,159 @@
+import type { Message, StoredMessage } from '../types/message.js';
+import type {
+  Checkpoint,
+  CheckpointMeta,
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  CreateRunInput,
+  CreateSessionOptions,
+  GetMessagesOptions,
+  GetMessagesResult,
+  InterruptContext,
+  InterruptFlagResult,
+  RunRecord,
+  RunStatus,
+  SaveAndPromoteOptions,
+  SessionState,
+  SessionStateWrite,
+  SessionStatus,
+  StagedChanges,
+  SubSessionRef,
+} from '../types/session.js';
+import type { JsonPatchOperation } from '../types/json-patch.js';
+
+/**
+ * Durable, session-keyed storage for agent conversations: state, messages, runs, checkpoints, sub-session
+ * links and staged tool writes. Every method is atomic on its own; `saveStateAndPromoteStaging` is the one
+ * multi-table primitive the runtime commits a step with.
+ *
+ * Message appends are idempotent by message `id`: appending a message whose id already exists in the
+ * session is a no-op, so a retried step never duplicates history.
+ *
+ * Implementations: `PostgresStateStore` (production), `InMemoryStateStore` (tests, from `/testing`).
+ *
+ * @example
+ * const store: SessionStateStore = new PostgresStateStore({ connectionString });
+ * await store.createSession('s1', { agentType: 'assistant' });
+ */
+export interface SessionStateStore {
+  // ── Lifecycle ────────────────────────────────────────────────────────────
+  /** Create a session. Exactly one of concurrent calls wins; the others throw SessionAlreadyExistsError. */
+  createSession<TState = Record<string, unknown>>(
+    sessionId: string,
+    options: CreateSessionOptions<TState>,
+  ): Promise<SessionState<TState>>;
+  sessionExists(sessionId: string): Promise<boolean>;
+  /** Delete a session and everything it owns (messages, runs, checkpoints, refs, staging). No-op if absent. */
+  deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Copy a session into a new one: state, and messages up to the checkpoint's messageCount (all when no
+   * checkpoint is named). Used for branching. Throws SessionNotFoundError / SessionAlreadyExistsError.
+   */
+  cloneSession(
+    sourceSessionId: string,
+    targetSessionId: string,
+    options?: { checkpointId?: string; agentType?: string },
+  ): Promise<SessionState>;
+
+  // ── State ────────────────────────────────────────────────────────────────
+  loadState<TState = Record<string, unknown>, TOutput = unknown>(
+    sessionId: string,
+  ): Promise<SessionState<TState, TOutput> | null>;
+  /** Write the given fields, bump version. When `customState` is present and `checkpointId` too, the pointer moves. */
+  saveState(sessionId: string, state: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }>;
+  /** Apply RFC 6902 patches to customState atomically; returns the new version. */
+  mergeCustomState(sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }>;
+  /** Unconditional status write (no CAS). */
+  updateStatus(
+    sessionId: string,
+    status: SessionStatus,
+    context?: { interruptContext?: InterruptContext; error?: string; failureReason?: string },
+  ): Promise<void>;
+  /** Atomic CAS on status (and, when given, version). */
+  compareAndSetStatus(
+    sessionId: string,
+    expectedStatuses: readonly SessionStatus[],
+    newStatus: SessionStatus,
+    options?: CompareAndSetOptions,
+  ): Promise<CompareAndSetResult>;
+  /**
+   * The step commit, all-or-nothing: write `state` fields, apply the staged patches of `options.stepId`
+   * (default `checkpointMeta.checkpointId`) to customState in staging order, delete those staged rows,
+   * append `appendMessages` (idempotent by id), write the checkpoint and point the session at it, bump the
+   * version. With `expectedVersion`, throws StaleStateError (writing nothing) when the version differs.
+   * Re-committing an existing checkpoint id is a no-op that returns the current version.
+   */
+  saveStateAndPromoteStaging(
+    sessionId: string,
+    state: SessionStateWrite,
+    appendMessages: Message[],
+    checkpointMeta: CheckpointMeta,
+    options?: SaveAndPromoteOptions,
+  ): Promise<{ newVersion: number; checkpointId: string }>;
+  incrementStepCount(sessionId: string): Promise<number>;
+  incrementResumeCount(sessionId: string): Promise<number>;
+  /** Merge keys into `metadata` (a `null` value deletes the key). */
+  patchMetadata(sessionId: string, patch: Record<string, string | null>): Promise<void>;
+
+  // ── Interrupt flag ───────────────────────────────────────────────────────
+  setInterruptFlag(sessionId: string, reason?: string): Promise<void>;
+  /** Atomic check-and-clear. */
+  checkInterruptFlag(sessionId: string): Promise<InterruptFlagResult>;
+  clearInterruptFlag(sessionId: string): Promise<void>;
+
+  // ── Messages ─────────────────────────────────────────────────────────────
+  /** Append in order; messages without `id` get one. Existing ids are skipped. Returns the new total. */
+  appendMessages(sessionId: string, messages: Message[]): Promise<number>;
+  getMessages(sessionId: string, options?: GetMessagesOptions): Promise<GetMessagesResult>;
+  getMessageCount(sessionId: string): Promise<number>;
+  /** Keep the first `count` messages, delete the rest. */
+  truncateMessages(sessionId: string, count: number): Promise<void>;
+
+  // ── Runs ─────────────────────────────────────────────────────────────────
+  /** Record a run; the store assigns the next contiguous `turn`. Idempotent by runId. */
+  createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+  updateRunStatus(
+    sessionId: string,
+    runId: string,
+    status: RunStatus,
+    patch?: Partial<Pick<RunRecord, 'stepCount' | 'completionReason' | 'error' | 'endedAt' | 'metadata' | 'workflowId'>>,
+  ): Promise<void>;
+  /** The run with the highest turn, or null. */
+  getCurrentRun(sessionId: string): Promise<RunRecord | null>;
+  listRuns(sessionId: string): Promise<{ runs: RunRecord[] }>;
+  getRun(sessionId: string, runId: string): Promise<RunRecord | null>;
+
+  // ── Checkpoints ──────────────────────────────────────────────────────────
+  /** Snapshot the session's current customState and message count under `meta.checkpointId`; moves the pointer. */
+  createCheckpoint(sessionId: string, meta: CheckpointMeta): Promise<Checkpoint>;
+  /** The most recently written checkpoint (the session's pointer), not the highest stepCount. */
+  getLatestCheckpoint(sessionId: string): Promise<Checkpoint | null>;
+  getCheckpoint(sessionId: string, checkpointId: string): Promise<Checkpoint | null>;
+  listCheckpoints(sessionId: string): Promise<Checkpoint[]>;
+
+  // ── Sub-sessions ─────────────────────────────────────────────────────────
+  /** Insert refs; an existing subSessionId is left as it is. */
+  addSubSessionRefs(sessionId: string, refs: SubSessionRef[]): Promise<void>;
+  updateSubSessionRef(
+    sessionId: string,
+    subSessionId: string,
+    patch: Partial<Omit<SubSessionRef, 'subSessionId' | 'createdAt'>>,
+  ): Promise<void>;
+  getSubSessionRefs(sessionId: string): Promise<SubSessionRef[]>;
+
+  // ── Staging ──────────────────────────────────────────────────────────────
+  /** Upsert one tool's writes for a step, keyed by (stepId, stagingKey). */
+  stageChanges(sessionId: string, changes: StagedChanges): Promise<void>;
+  getStagedChanges(sessionId: string, stepId?: string): Promise<StagedChanges[]>;
+  /** Apply a step's staged patches to customState and delete them, atomically. Returns the new version. */
+  promoteStaging(sessionId: string, stepId: string): Promise<{ newVersion: number }>;
+  discardStaging(sessionId: string, stepId?: string): Promise<void>;
+  hasStagedChanges(sessionId: string, stepId?: string): Promise<boolean>;
+  /** Delete staged rows of every step except `keepStepId`. Returns how many rows went. */
+  cleanupOrphanedStaging(sessionId: string, keepStepId?: string): Promise<number>;
+
+  /** Release connections. */
+  close(): Promise<void>;
+}
+
+export type { StoredMessage };

@@ -1,0 +1,55 @@
+import type { StreamChunk, StreamChunkInput, StreamInfo } from '../types/stream.js';
+
+/**
+ * Appends chunks to one stream. Writes may be buffered; `flush()` resolves once every chunk written so far
+ * is durable and visible to readers. Sequences are assigned in write order, per stream, across writers.
+ */
+export interface StreamWriter {
+  /** Queue a chunk; resolves once it is accepted (not necessarily flushed). Throws StreamError(STREAM_CLOSED) on an ended stream. */
+  write(chunk: StreamChunkInput): Promise<void>;
+  /** Make everything written so far durable and visible. */
+  flush(): Promise<void>;
+  /** Flush and release the writer (does not end the stream). */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads one stream from a position: yields every chunk with `sequence > fromSequence`, in order, exactly
+ * once, then waits live for new ones until the stream ends or fails; then iteration completes (a failed
+ * stream's error is in `getInfo(streamId).error`; runtimes also write an `error` chunk before failing it).
+ */
+export interface StreamReader extends AsyncIterable<StreamChunk> {
+  /** Stop reading; a pending `next()` resolves `done`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Real-time transport for agent events. Chunks of a session's runs (and its sub-agents) flow into one
+ * stream; readers resume from the last sequence they saw, like SSE `Last-Event-ID`.
+ *
+ * Implementations: `InMemoryStreamManager` (single process), `PostgresStreamManager` (embedded default),
+ * `RedisStreamManager` (ioredis streams).
+ *
+ * @example
+ * const writer = await streams.createWriter('s1', 'agent-1', 'assistant');
+ * await writer.write({ type: 'text_delta', delta: 'Hi', agentId: 'agent-1', agentType: 'assistant', step: 1, timestamp: Date.now() });
+ * await writer.flush();
+ * for await (const chunk of await streams.createReader('s1')) console.log(chunk.sequence, chunk.type);
+ */
+export interface StreamManager {
+  /** Open (creating if needed) a stream for writing. Reopens nothing: writing to an ended stream throws. */
+  createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter>;
+  /** Read chunks after `fromSequence` (default 0: from the start). Works for unknown streams that appear later. */
+  createReader(streamId: string, fromSequence?: number): Promise<StreamReader>;
+  /** Mark the stream ended (readers finish after draining). Idempotent. */
+  endStream(streamId: string, output?: unknown): Promise<void>;
+  /** Mark the stream failed with a short, payload-free message. Idempotent. */
+  failStream(streamId: string, error: string): Promise<void>;
+  /** Set an ended or failed stream back to active so a new run can write (sequences continue). */
+  reactivateStream(streamId: string): Promise<void>;
+  getInfo(streamId: string): Promise<StreamInfo | null>;
+  /** Delete chunks whose `step` is greater than `step` (partial output of a retried step). Sequences are never reused. */
+  cleanupToStep(streamId: string, step: number): Promise<void>;
+  /** Release connections; open readers complete. */
+  close(): Promise<void>;
+}

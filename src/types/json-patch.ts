@@ -1,0 +1,8 @@
+/** One RFC 6902 JSON Patch operation, as produced by the Immer state tracker. */
+export type JsonPatchOperation =
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'move'; from: string; path: string }
+  | { op: 'copy'; from: string; path: string }
+  | { op: 'test'; path: string; value: unknown };

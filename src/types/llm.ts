@@ -1,0 +1,65 @@
+import type { Message, ToolCall } from './message.js';
+
+/** Token counts of one LLM call. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+}
+
+/** Why the model stopped generating. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
+
+/** A tool as the LLM sees it: name, description and the JSON Schema of its parameters. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 7 / 2020-12 object schema), e.g. from `z.toJSONSchema(parameters)`. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** Model settings of an agent. */
+export interface LLMConfig {
+  /** A live AI SDK LanguageModel (or any model object the adapter understands). Overrides the adapter's default. */
+  model?: unknown;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Accepted and ignored on DBOS (prompt-cache strategies do not cross the durable step boundary). */
+  cache?: unknown;
+}
+
+/** Everything an adapter needs for one step. All JSON except `abortSignal` and `config.model`. */
+export interface LLMGenerateInput {
+  /** System message first, then the conversation. */
+  messages: Message[];
+  tools: ToolSchema[];
+  config: LLMConfig;
+  abortSignal?: AbortSignal;
+  /** For logging and mock scripting. */
+  agentType?: string;
+  sessionId?: string;
+  step?: number;
+}
+
+/** Streaming callbacks; adapters call them while the model is still generating. */
+export interface LLMStreamCallbacks {
+  onTextDelta?(delta: string): void | Promise<void>;
+  onThinkingDelta?(delta: string): void | Promise<void>;
+  /** A fragment of a tool call's JSON arguments (`argumentsDelta` concatenates to the full text). */
+  onToolCallDelta?(delta: { toolCallId: string; toolName: string; argumentsDelta: string }): void | Promise<void>;
+  /** A complete tool call. */
+  onToolCall?(toolCall: ToolCall): void | Promise<void>;
+}
+
+/** The compact result of one LLM step: small and JSON-serializable (it is checkpointed). */
+export interface StepResult {
+  text: string;
+  thinking?: string;
+  toolCalls: ToolCall[];
+  usage: TokenUsage;
+  finishReason: FinishReason;
+  /** Provider model id, when known. */
+  modelId?: string;
+}
