@@ -62,4 +62,17 @@ export interface StepResult {
   finishReason: FinishReason;
   /** Provider model id, when known. */
   modelId?: string;
+  /**
+   * Tool calls whose arguments were not a JSON object (unparsable or truncated JSON). Each also appears in
+   * `toolCalls` with `arguments: {}`; answer it with a tool error (the `error` text) instead of executing it.
+   */
+  invalidToolCalls?: InvalidToolCall[];
+}
+
+/** A tool call the adapter could not parse, with a model-facing explanation. */
+export interface InvalidToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** Safe to feed back to the model, e.g. `Tool arguments were not a valid JSON object.` */
+  error: string;
 }

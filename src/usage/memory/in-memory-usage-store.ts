@@ -1,0 +1,38 @@
+import type { UsageRecord, UsageSummary } from '../../types/usage.js';
+import { summarizeUsage } from '../summarize.js';
+import type { UsageStore } from '../usage-store.js';
+
+/**
+ * Process-local UsageStore for tests and single-process demos.
+ *
+ * @example
+ * const usageStore = new InMemoryUsageStore();
+ * const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, usageStore });
+ */
+export class InMemoryUsageStore implements UsageStore {
+  private readonly records = new Map<string, UsageRecord>();
+
+  async record(records: UsageRecord[]): Promise<void> {
+    for (const record of records) if (!this.records.has(record.id)) this.records.set(record.id, { ...record });
+  }
+
+  async getSessionUsage(sessionId: string): Promise<UsageSummary> {
+    return summarizeUsage(this.select(sessionId));
+  }
+
+  async getRunUsage(sessionId: string, runId: string): Promise<UsageSummary> {
+    return summarizeUsage(this.select(sessionId, runId));
+  }
+
+  async listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]> {
+    return this.select(sessionId, options?.runId).map((record) => ({ ...record }));
+  }
+
+  async close(): Promise<void> {}
+
+  private select(sessionId: string, runId?: string): UsageRecord[] {
+    return [...this.records.values()].filter(
+      (record) => record.sessionId === sessionId && (runId === undefined || record.runId === runId),
+    );
+  }
+}

@@ -1,0 +1,19 @@
+import type { UsageRecord, UsageSummary } from '../types/usage.js';
+
+/**
+ * Durable meter for LLM tokens and tool durations, summed per session and per run. `record` is idempotent
+ * by record id, so a retried or recovered step never double-counts.
+ *
+ * Implementations: `PostgresUsageStore`, `InMemoryUsageStore`.
+ *
+ * @example
+ * const usage = await usageStore.getSessionUsage('s1');
+ * console.log(usage.totalTokens, usage.toolDurationMs);
+ */
+export interface UsageStore {
+  record(records: UsageRecord[]): Promise<void>;
+  getSessionUsage(sessionId: string): Promise<UsageSummary>;
+  getRunUsage(sessionId: string, runId: string): Promise<UsageSummary>;
+  listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]>;
+  close(): Promise<void>;
+}
