@@ -19,7 +19,8 @@ export type HelixErrorCode =
   | 'AGENT_ALREADY_RUNNING'
   | 'WORKSPACE_UNSUPPORTED'
   | 'INVALID_SUBMISSION'
-  | 'NOT_RESUMABLE';
+  | 'NOT_RESUMABLE'
+  | 'SESSION_NOT_CONTINUABLE';
 
 /**
  * Base class of every error this package throws: a stable `code`, an optional JSON `data` payload

@@ -9,3 +9,12 @@ export {
   StreamError,
   StoreError,
 } from './errors.js';
+export {
+  SessionIdRequiredError,
+  DBOSModeMismatchError,
+  DBOSWorkflowNotFoundError,
+  DBOSPersistentSessionTerminatedError,
+  AgentAlreadyRunningError,
+  WorkspaceUnsupportedError,
+  SessionNotContinuableError,
+} from './dbos-errors.js';

@@ -1,0 +1,128 @@
+import { HelixError, hasCode } from './helix-error.js';
+
+/**
+ * `execute()` was called without `options.sessionId`. Every run belongs to a caller-chosen session.
+ *
+ * @example
+ * await executor.execute(agent, 'hi', { sessionId: 'chat-42' }); // not: execute(agent, 'hi')
+ */
+export class SessionIdRequiredError extends HelixError {
+  constructor() {
+    super('SESSION_ID_REQUIRED', 'options.sessionId is required: pass the id of the session (conversation) to run in.');
+    this.name = 'SessionIdRequiredError';
+  }
+  static override isInstance(error: unknown): error is SessionIdRequiredError {
+    return hasCode(error, 'SESSION_ID_REQUIRED');
+  }
+}
+
+/**
+ * `execute()` used a mode that conflicts with the one written when the session was created.
+ *
+ * @example
+ * if (DBOSModeMismatchError.isInstance(error)) console.log(error.expected, error.actual);
+ */
+export class DBOSModeMismatchError extends HelixError {
+  constructor(readonly sessionId: string, readonly expected: string, readonly actual: string) {
+    super('DBOS_MODE_MISMATCH', `Session was created in "${expected}" mode and cannot run in "${actual}" mode; use the same mode or a new sessionId.`, {
+      data: { sessionId, expected, actual },
+    });
+    this.name = 'DBOSModeMismatchError';
+  }
+  static override isInstance(error: unknown): error is DBOSModeMismatchError {
+    return hasCode(error, 'DBOS_MODE_MISMATCH');
+  }
+}
+
+/**
+ * A DBOS workflow the session store expects cannot be found in the DBOS system database (it was reset or
+ * garbage-collected). Recover with `executor.retry()`.
+ *
+ * @example
+ * if (DBOSWorkflowNotFoundError.isInstance(error)) await executor.retry(agent, sessionId);
+ */
+export class DBOSWorkflowNotFoundError extends HelixError {
+  constructor(readonly workflowId: string) {
+    super('DBOS_WORKFLOW_NOT_FOUND', 'The DBOS workflow of this run is missing from the system database; call executor.retry() to run the session again.', {
+      data: { workflowId },
+    });
+    this.name = 'DBOSWorkflowNotFoundError';
+  }
+  static override isInstance(error: unknown): error is DBOSWorkflowNotFoundError {
+    return hasCode(error, 'DBOS_WORKFLOW_NOT_FOUND');
+  }
+}
+
+/**
+ * A message could not be routed to a persistent session because its workflow ended and a concurrent
+ * restart also failed. Retry `execute()` once.
+ *
+ * @example
+ * if (DBOSPersistentSessionTerminatedError.isInstance(error)) await executor.execute(agent, input, options);
+ */
+export class DBOSPersistentSessionTerminatedError extends HelixError {
+  constructor(readonly sessionId: string) {
+    super('DBOS_PERSISTENT_SESSION_TERMINATED', 'The persistent session workflow ended while routing a message; retry execute() once.', {
+      data: { sessionId },
+    });
+    this.name = 'DBOSPersistentSessionTerminatedError';
+  }
+  static override isInstance(error: unknown): error is DBOSPersistentSessionTerminatedError {
+    return hasCode(error, 'DBOS_PERSISTENT_SESSION_TERMINATED');
+  }
+}
+
+/**
+ * The session is running (or in a state that only resume()/retry() may leave) and cannot start another run.
+ *
+ * @example
+ * if (AgentAlreadyRunningError.isInstance(error)) return executor.getHandle(agent, sessionId);
+ */
+export class AgentAlreadyRunningError extends HelixError {
+  constructor(readonly sessionId: string, readonly status: string) {
+    super('AGENT_ALREADY_RUNNING', `The session is "${status}"; wait for its run, or use resume()/retry(), before starting another.`, {
+      data: { sessionId, status },
+    });
+    this.name = 'AgentAlreadyRunningError';
+  }
+  static override isInstance(error: unknown): error is AgentAlreadyRunningError {
+    return hasCode(error, 'AGENT_ALREADY_RUNNING');
+  }
+}
+
+/**
+ * The agent declares a `workspace`; the DBOS runtime has no workspace providers.
+ *
+ * @example
+ * executor.describeCapabilities().workspaceProviderKinds // []
+ */
+export class WorkspaceUnsupportedError extends HelixError {
+  constructor(readonly agentType: string) {
+    super('WORKSPACE_UNSUPPORTED', 'This agent declares a workspace, which the DBOS runtime does not support; run it without `workspace`.', {
+      data: { agentType },
+    });
+    this.name = 'WorkspaceUnsupportedError';
+  }
+  static override isInstance(error: unknown): error is WorkspaceUnsupportedError {
+    return hasCode(error, 'WORKSPACE_UNSUPPORTED');
+  }
+}
+
+/**
+ * `execute()` on a session that is `failed`, `interrupted` or `paused`: continuing such a session is not a
+ * new turn. Use `resume()` (interrupted/paused) or `retry()` (failed).
+ *
+ * @example
+ * if (SessionNotContinuableError.isInstance(error)) await executor.retry(agent, sessionId);
+ */
+export class SessionNotContinuableError extends HelixError {
+  constructor(readonly sessionId: string, readonly status: string) {
+    super('SESSION_NOT_CONTINUABLE', `The session is "${status}"; use resume() for an interrupted session or retry() for a failed one.`, {
+      data: { sessionId, status },
+    });
+    this.name = 'SessionNotContinuableError';
+  }
+  static override isInstance(error: unknown): error is SessionNotContinuableError {
+    return hasCode(error, 'SESSION_NOT_CONTINUABLE');
+  }
+}

@@ -1,0 +1,80 @@
+import type { HookManager } from '../hooks/index.js';
+import type { AgentHooks, Logger } from '../hooks/types.js';
+import type { LLMAdapter } from '../llm/adapter.js';
+import type { ToolRetryPolicy } from '../steps/tool-retry-policy.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import type { AgentResult } from '../types/result.js';
+import type { DBOSAgentMode, SessionState } from '../types/session.js';
+import type { StreamChunk } from '../types/stream.js';
+import type { UsageStore } from '../usage/usage-store.js';
+
+/**
+ * Configuration of `DBOSAgentExecutor`. `stateStore`, `streamManager` and `llmAdapter` are required.
+ *
+ * @example
+ * const config: DBOSAgentExecutorConfig = { stateStore, streamManager, llmAdapter: new VercelAIAdapter({ model }) };
+ */
+export interface DBOSAgentExecutorConfig {
+  /** Session data, messages and checkpoints. `PostgresStateStore` recommended. */
+  stateStore: SessionStateStore;
+  /** Real-time chunks. `PostgresStreamManager` (embedded) or `RedisStreamManager`. */
+  streamManager: StreamManager;
+  /** The LLM adapter (e.g. `VercelAIAdapter`). */
+  llmAdapter: LLMAdapter;
+  /** Token and tool-duration metering. */
+  usageStore?: UsageStore;
+  /** Hooks fired for every run (before agent and per-call hooks). */
+  hookManager?: HookManager;
+  /** Defaults to a no-op logger. */
+  logger?: Logger;
+  /** Idle timeout of persistent workflows in ms. Default 86 400 000 (24 h). */
+  defaultPersistentIdleTimeoutMs?: number;
+  /** Server-tool retries. Default: 3 attempts, 1 s, ×2, at most 60 s. */
+  toolRetryPolicy?: ToolRetryPolicy;
+}
+
+/**
+ * Options of `execute()`.
+ *
+ * @example
+ * await executor.execute(agent, 'Hello', { sessionId: 'chat-1', hooks: { afterTool: log } });
+ */
+export interface ExecuteOptions {
+  /** Required: the session (conversation) to run in. */
+  sessionId: string;
+  /** Written once at session creation. Default 'standard'. */
+  mode?: DBOSAgentMode;
+  /** Hooks for this call only (after the constructor's and the agent's). */
+  hooks?: AgentHooks;
+  /** A hook manager for this call only (fires last). */
+  hookManager?: HookManager;
+  userId?: string;
+  tags?: string[];
+  metadata?: Record<string, string>;
+}
+
+/**
+ * A run being observed: stream its chunks, await its result, read its session.
+ *
+ * @example
+ * const handle = await executor.execute(agent, 'Hi', { sessionId });
+ * for await (const chunk of handle.stream()) if (chunk.type === 'text_delta') process.stdout.write(chunk.delta);
+ * const result = await handle.result();
+ */
+export interface AgentExecutionHandle<TOutput = unknown> {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The DBOS workflow id of this run. */
+  readonly workflowId: string;
+  /** This run's chunks: what was written since the run started, then live ones, until the run ends. */
+  stream(): AsyncIterable<StreamChunk>;
+  /** The run's outcome (waits for it). */
+  result(): Promise<AgentResult<TOutput>>;
+  /** The session's current durable state. */
+  getState(): Promise<SessionState | null>;
+  /** True when the session can be resumed (interrupted, or waiting for client tool results). */
+  canResume(): Promise<boolean>;
+  /** Continue a completed session with a new user turn (a new run). */
+  send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<TOutput>>;
+}

@@ -1,0 +1,110 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
+import { LLMCallError } from '../errors/index.js';
+import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
+import type { StepResult, ToolSchema } from '../types/llm.js';
+import { loadHistory } from './history-cache.js';
+import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
+
+/** Input of `CallLLMStep.call`. */
+export interface CallLLMStepInput extends RunScope {
+  step: number;
+  /** Stream sequence at which the run started: a reset only removes this run's chunks. */
+  startSequence: number;
+}
+
+/** Output of `CallLLMStep.call`: the compact LLM result, or an observed interrupt request. */
+export type CallLLMStepOutput = { kind: 'result'; result: StepResult } | { kind: 'interrupted'; reason?: string };
+
+/** LLM attempts inside one step (retryable provider errors only). */
+const LLM_ATTEMPTS = 3;
+const LLM_RETRY_BASE_MS = 500;
+
+/** Workflows whose LLM steps already ran in this process (a first step here after recovery resets the stream). */
+const workflowsSeenHere = new Set<string>();
+const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
+
+/** @internal Mark a workflow as started by this process: its first LLM step needs no stream reset. */
+export function markWorkflowStartedHere(workflowId: string): void {
+  workflowsSeenHere.add(workflowId);
+}
+
+/**
+ * The durable LLM call of one agent step. Checks the interrupt flag, loads history inside the step (never
+ * through workflow arguments), streams deltas while the model generates and returns a compact StepResult
+ * that DBOS checkpoints, so a recovered workflow never pays for the same call twice. A retried attempt (or
+ * the first attempt in a process that recovered the workflow) first removes the step's partial chunks and
+ * emits `step_reset`.
+ */
+export class CallLLMStep {
+  @DBOS.step({ name: 'CallLLMStep' })
+  static async call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+    const environment = await stepEnvironment(input, input.step);
+    const { dependencies, agent, hooks, emitter } = environment;
+    const { stateStore, streamManager, usageStore } = dependencies;
+
+    const flag = await stateStore.checkInterruptFlag(input.sessionId);
+    if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
+
+    const state = await stateStore.loadState(input.sessionId);
+    if (state === null) throw new Error('The session of this run no longer exists.');
+    const history = await loadHistory(stateStore, input.sessionId);
+    const messages = buildMessagesForLLM(agent, history, state.customState);
+    const tools = toolSchemasOf(agent);
+    await hooks.fire('beforeLLMCall', { ...hookIdentity(input), step: input.step, messageCount: messages.length });
+
+    let resetNeeded = !workflowsSeenHere.has(input.workflowId);
+    workflowsSeenHere.add(input.workflowId);
+    for (let attempt = 1; ; attempt += 1) {
+      if (resetNeeded) {
+        await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence });
+        await emitter.emit({ type: 'step_reset', attempt });
+      }
+      const startedAt = Date.now();
+      try {
+        const result = await dependencies.llmAdapter.generateStep(
+          { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step },
+          {
+            onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
+            onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
+          },
+        );
+        await emitter.flush();
+        await usageStore?.record([
+          {
+            id: `${input.runId}:${input.step}:llm`,
+            sessionId: input.sessionId,
+            runId: input.runId,
+            kind: 'llm',
+            name: result.modelId ?? agent.name,
+            step: input.step,
+            inputTokens: result.usage.inputTokens,
+            outputTokens: result.usage.outputTokens,
+            totalTokens: result.usage.totalTokens,
+            durationMs: Date.now() - startedAt,
+            success: true,
+            createdAt: Date.now(),
+          },
+        ]);
+        await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
+        return { kind: 'result', result };
+      } catch (error) {
+        await emitter.flush().catch(() => undefined);
+        const retryable = LLMCallError.isInstance(error) && error.retryable;
+        if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
+        dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
+        await pause(LLM_RETRY_BASE_MS * 2 ** (attempt - 1));
+        resetNeeded = true;
+      }
+    }
+  }
+}
+
+function toolSchemasOf(agent: AnyAgentConfig): ToolSchema[] {
+  let schemas = toolSchemaCache.get(agent);
+  if (schemas === undefined) {
+    schemas = toToolSchemas(buildEffectiveTools(agent));
+    toolSchemaCache.set(agent, schemas);
+  }
+  return schemas;
+}

@@ -1,0 +1,174 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { ServerTool, ToolContext } from '../agent/index.js';
+import { findEffectiveTool, type PlannedToolCall } from '../orchestration/index.js';
+import { applyPatches, ImmerStateTracker } from '../state/index.js';
+import type { JsonPatchOperation } from '../types/json-patch.js';
+import { checkpointIdFor } from '../workflows/workflow-ids.js';
+import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
+import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
+
+/** Input of `ExecuteToolStep.execute`. */
+export interface ExecuteToolStepInput extends RunScope {
+  step: number;
+  call: PlannedToolCall;
+  /** 1: parallel regular tools, seeded from the committed state; 2: finishWith tools, seeing phase 1's writes. */
+  phase: 1 | 2;
+}
+
+/** Outcome of one tool call (JSON; checkpointed by DBOS). */
+export interface ToolOutcome {
+  toolCallId: string;
+  toolName: string;
+  index: number;
+  resultMessageId: string;
+  input: Record<string, unknown>;
+  success: boolean;
+  result?: unknown;
+  /** Payload-free error text for the model. */
+  error?: string;
+  durationMs: number;
+}
+
+class ToolTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The tool did not finish within ${timeoutMs} ms.`);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/**
+ * One server tool call as a durable step: fires beforeTool, runs `execute` with a ToolContext (Immer-tracked
+ * state, custom events), retries by the executor's ToolRetryPolicy, stages the state patches under the
+ * step's id (promoted atomically by the commit), fires onStateChange, and streams tool_start / state_patch /
+ * tool_end. A call that still fails after its retries becomes an error result for the model, never a crash.
+ * onMessage and afterTool fire later, from the commit step, in call order.
+ */
+export class ExecuteToolStep {
+  @DBOS.step({ name: 'ExecuteToolStep' })
+  static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+    const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
+    const { stateStore, usageStore } = dependencies;
+    const { call } = input;
+    const stepId = checkpointIdFor(input.runId, input.step);
+    const tool = findEffectiveTool(agent, call.toolName);
+    if (tool === undefined || tool.kind !== 'server') throw new Error(`"${call.toolName}" is not a server tool of agent "${agent.name}".`);
+    const serverTool = tool as ServerTool<any, unknown, Record<string, unknown>>;
+
+    await hooks.fire('beforeTool', { ...hookIdentity(input), toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+    await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input });
+
+    const base = await seedState(stateStore, input, stepId);
+    const startedAt = Date.now();
+    const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
+    let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string } = { error: 'The tool did not run.' };
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      try {
+        outcome = await runOnce(serverTool, input, base, emitter.emit.bind(emitter));
+        break;
+      } catch (error) {
+        outcome = { error: `Tool "${call.toolName}" failed: ${describeError(error)}` };
+        if (attempt < attempts) {
+          dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
+          await pause(retryDelayMs(dependencies.toolRetryPolicy, attempt));
+        }
+      }
+    }
+    const durationMs = Date.now() - startedAt;
+
+    if ('result' in outcome && outcome.patches.length > 0) {
+      await stateStore.stageChanges(input.sessionId, { stepId, stagingKey: call.toolCallId, patches: outcome.patches });
+      await emitter.emit({ type: 'state_patch', patches: outcome.patches });
+      await hooks.fire('onStateChange', { ...hookIdentity(input), toolCallId: call.toolCallId, patches: outcome.patches });
+    }
+    const success = 'result' in outcome;
+    const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
+    await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending });
+    await emitter.flush();
+    await usageStore?.record([
+      {
+        id: `${input.runId}:${input.step}:tool:${call.toolCallId}`,
+        sessionId: input.sessionId,
+        runId: input.runId,
+        kind: 'tool',
+        name: call.toolName,
+        step: input.step,
+        durationMs,
+        success,
+        createdAt: Date.now(),
+      },
+    ]);
+    return {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      index: call.index,
+      resultMessageId: call.resultMessageId,
+      input: call.input,
+      success,
+      ...ending,
+      durationMs,
+    };
+  }
+}
+
+/** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */
+async function seedState(
+  stateStore: import('../store/state-store.js').SessionStateStore,
+  input: ExecuteToolStepInput,
+  stepId: string,
+): Promise<Record<string, unknown>> {
+  const state = await stateStore.loadState(input.sessionId);
+  if (state === null) throw new Error('The session of this run no longer exists.');
+  if (input.phase === 1) return state.customState;
+  const staged = await stateStore.getStagedChanges(input.sessionId, stepId);
+  const patches = staged.filter((row) => row.stagingKey !== input.call.toolCallId).flatMap((row) => row.patches);
+  return applyPatches(state.customState, patches);
+}
+
+async function runOnce(
+  tool: ServerTool<any, unknown, Record<string, unknown>>,
+  input: ExecuteToolStepInput,
+  base: Record<string, unknown>,
+  emit: (payload: { type: 'custom'; eventName: string; data: unknown }) => Promise<void>,
+): Promise<{ result: unknown; patches: JsonPatchOperation[] }> {
+  const tracker = new ImmerStateTracker<Record<string, unknown>>(base);
+  const abort = new AbortController();
+  const pendingEmits: Promise<void>[] = [];
+  const context: ToolContext<Record<string, unknown>> = {
+    getState: () => tracker.getState(),
+    updateState: (recipe) => void tracker.update(recipe),
+    emit: (eventName, data) => void pendingEmits.push(emit({ type: 'custom', eventName, data }).catch(() => undefined)),
+    abortSignal: abort.signal,
+    sessionId: input.sessionId,
+    toolCallId: input.call.toolCallId,
+    agentType: input.agentType,
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const execution = tool.execute(input.call.input, context);
+    const result =
+      tool.timeoutMs === undefined
+        ? await execution
+        : await Promise.race([
+            execution,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                abort.abort();
+                reject(new ToolTimeoutError(tool.timeoutMs ?? 0));
+              }, tool.timeoutMs);
+            }),
+          ]);
+    await Promise.all(pendingEmits);
+    return { result: toJson(result), patches: tracker.getPatches() };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+function toJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    throw new Error('The tool returned a value that is not JSON-serializable.');
+  }
+}

@@ -1,0 +1,43 @@
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StoredMessage } from '../types/message.js';
+
+/** Sessions whose history this process keeps (least recently used are dropped first). */
+const MAX_CACHED_SESSIONS = 256;
+
+const cache = new Map<string, { store: SessionStateStore; messages: StoredMessage[] }>();
+
+/**
+ * The session's full message history, read incrementally: a session this process read before only fetches
+ * the messages appended since (plus the last known one, to detect truncation or rewrites). This keeps an
+ * agent step's cost flat as history grows.
+ */
+export async function loadHistory(store: SessionStateStore, sessionId: string): Promise<StoredMessage[]> {
+  const cached = cache.get(sessionId);
+  if (cached !== undefined && cached.store === store && cached.messages.length > 0) {
+    const known = cached.messages.length;
+    const tail = await store.getMessages(sessionId, { offset: known - 1 });
+    const anchor = tail.messages[0];
+    if (tail.total >= known && anchor !== undefined && anchor.id === cached.messages[known - 1]?.id) {
+      const messages = [...cached.messages, ...tail.messages.slice(1)];
+      remember(sessionId, store, messages);
+      return messages;
+    }
+  }
+  const { messages } = await store.getMessages(sessionId);
+  remember(sessionId, store, messages);
+  return messages;
+}
+
+/** Forget a session's cached history (after truncation by resume/retry/branch). */
+export function forgetHistory(sessionId: string): void {
+  cache.delete(sessionId);
+}
+
+function remember(sessionId: string, store: SessionStateStore, messages: StoredMessage[]): void {
+  cache.delete(sessionId);
+  cache.set(sessionId, { store, messages });
+  if (cache.size > MAX_CACHED_SESSIONS) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+}

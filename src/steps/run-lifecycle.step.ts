@@ -1,0 +1,102 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { findUnpairedFinishCallId, synthesizeFinishToolResult } from '../orchestration/index.js';
+import type { AgentResult } from '../types/result.js';
+import type { CompletionReason } from '../types/session.js';
+import type { Message, UserMessage } from '../types/message.js';
+import { forgetHistory, loadHistory } from './history-cache.js';
+import { workflowHookManagers } from './runtime-registry.js';
+import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { releaseStreamWriter } from './stream-writers.js';
+
+/** Input of `RunLifecycleStep.begin`. */
+export interface BeginRunInput extends RunScope {
+  /** The turn's user message (id `${runId}:0:0`), appended exactly once. */
+  userMessage?: UserMessage;
+  /** Custom state to write before the first step (validated by the executor). */
+  initialState?: Record<string, unknown>;
+}
+
+/** Input of `RunLifecycleStep.finish`. */
+export interface FinishRunInput extends RunScope {
+  status: 'completed' | 'failed' | 'interrupted';
+  completionReason: CompletionReason;
+  output?: unknown;
+  error?: string;
+  stepCount: number;
+}
+
+/**
+ * Durable run boundaries: `begin` appends the turn's input (healing a dangling `__finish__` call first) and
+ * fires onAgentStart; `finish` writes the session and run outcome, streams the terminal chunk, ends the
+ * stream, fires onAgentComplete/onAgentFail and returns the AgentResult.
+ */
+export class RunLifecycleStep {
+  @DBOS.step({ name: 'BeginRunStep' })
+  static async begin(input: BeginRunInput): Promise<{ stepCount: number }> {
+    const { dependencies, hooks } = await stepEnvironment(input, 0);
+    const { stateStore } = dependencies;
+    const toAppend: Message[] = [];
+    if (input.userMessage !== undefined) {
+      const history = await loadHistory(stateStore, input.sessionId);
+      const alreadyAppended = history.some((message) => message.id === input.userMessage?.id);
+      const unpaired = alreadyAppended ? undefined : findUnpairedFinishCallId(history);
+      if (unpaired !== undefined) toAppend.push({ ...synthesizeFinishToolResult(unpaired), id: `${input.runId}:heal:${unpaired}` });
+      toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
+    }
+    if (toAppend.length > 0) await stateStore.appendMessages(input.sessionId, toAppend);
+    await stateStore.saveState(input.sessionId, {
+      stepCount: 0,
+      ...(input.initialState === undefined ? {} : { customState: input.initialState }),
+    });
+    await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+    await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
+    return { stepCount: 0 };
+  }
+
+  @DBOS.step({ name: 'FinishRunStep' })
+  static async finish(input: FinishRunInput): Promise<AgentResult> {
+    const { dependencies, hooks, emitter } = await stepEnvironment(input, input.stepCount);
+    const { stateStore, streamManager, usageStore } = dependencies;
+    const now = Date.now();
+    if (input.status === 'completed') {
+      await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
+      if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
+    } else if (input.status === 'failed') {
+      await stateStore.saveState(input.sessionId, { status: 'failed', error: input.error ?? 'Run failed', stepCount: input.stepCount });
+      await emitter.emit({ type: 'error', error: input.error ?? 'Run failed', recoverable: false });
+    } else {
+      await stateStore.saveState(input.sessionId, {
+        status: 'interrupted',
+        interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
+      });
+      await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
+    }
+    await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
+      stepCount: input.stepCount,
+      completionReason: input.completionReason,
+      endedAt: now,
+      ...(input.error === undefined ? {} : { error: input.error }),
+    });
+    await emitter.flush();
+    await releaseStreamWriter(input.streamId, input.sessionId);
+    await streamManager.endStream(input.streamId, input.output);
+    if (input.status === 'completed') {
+      await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
+    } else if (input.status === 'failed') {
+      await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
+    }
+    workflowHookManagers.unregister(input.workflowId);
+    forgetHistory(input.sessionId);
+    const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
+    return {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      status: input.status,
+      completionReason: input.completionReason,
+      stepCount: input.stepCount,
+      ...(input.output === undefined ? {} : { output: input.output }),
+      ...(input.error === undefined ? {} : { error: input.error }),
+      ...(usage === undefined ? {} : { usage }),
+    };
+  }
+}

@@ -1,0 +1,129 @@
+import type { AnyAgentConfig } from '../agent/index.js';
+import { HookManager, HookManagerRegistry } from '../hooks/index.js';
+import type { Logger } from '../hooks/types.js';
+import type { LLMAdapter } from '../llm/adapter.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import type { UsageStore } from '../usage/usage-store.js';
+import type { ToolRetryPolicy } from './tool-retry-policy.js';
+
+/**
+ * The process-local dependencies every durable step uses. Bound by the `DBOSAgentExecutor` constructor;
+ * steps that run before binding (a recovered workflow in a process still starting) wait for it.
+ */
+export interface RuntimeDependencies {
+  stateStore: SessionStateStore;
+  streamManager: StreamManager;
+  llmAdapter: LLMAdapter;
+  usageStore?: UsageStore;
+  hookManager: HookManager;
+  logger: Logger;
+  toolRetryPolicy: Required<ToolRetryPolicy>;
+}
+
+/** How long a step waits for the executor to be constructed (or an agent registered) before failing. */
+const BINDING_WAIT_MS = 120_000;
+
+class Slot<T> {
+  private current: T | undefined;
+  private waiters: Array<(value: T) => void> = [];
+
+  set(value: T): void {
+    this.current = value;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake(value);
+  }
+
+  peek(): T | undefined {
+    return this.current;
+  }
+
+  async get(what: string): Promise<T> {
+    if (this.current !== undefined) return this.current;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((waiter) => waiter !== wake);
+        reject(new Error(`Timed out waiting for ${what}; construct the DBOSAgentExecutor and register agents before DBOS.launch().`));
+      }, BINDING_WAIT_MS);
+      timer.unref();
+      const wake = (value: T): void => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      this.waiters.push(wake);
+    });
+  }
+}
+
+const dependencies = new Slot<RuntimeDependencies>();
+const agents = new Map<string, Slot<AnyAgentConfig>>();
+
+/** Per-workflow hook managers (constructor → agent.hooks → options hooks), process-local. */
+export const workflowHookManagers = new HookManagerRegistry();
+
+/** @internal Bind the dependencies steps use (the executor constructor calls this). */
+export function bindRuntimeDependencies(value: RuntimeDependencies): void {
+  dependencies.set(value);
+}
+
+/** @internal The bound dependencies, waiting for binding if needed. */
+export async function runtimeDependencies(): Promise<RuntimeDependencies> {
+  return dependencies.get('the DBOSAgentExecutor to be constructed');
+}
+
+/** @internal The bound dependencies if any. */
+export function peekRuntimeDependencies(): RuntimeDependencies | undefined {
+  return dependencies.peek();
+}
+
+/**
+ * Swap the LLM adapter (and optionally the stream manager) used by `CallLLMStep`. Internal: the executor
+ * constructor binds these from its config; end-to-end test harnesses use it to switch adapters between runs.
+ *
+ * @example
+ * bindCallLLMStep(new MockLLMAdapter([{ type: 'text', text: 'hi' }]));
+ */
+export function bindCallLLMStep(llmAdapter: LLMAdapter, streamManager?: StreamManager): void {
+  const current = dependencies.peek();
+  if (current === undefined) throw new Error('bindCallLLMStep: construct the DBOSAgentExecutor first.');
+  dependencies.set({ ...current, llmAdapter, ...(streamManager === undefined ? {} : { streamManager }) });
+}
+
+/**
+ * Register an agent in this process so recovered workflows can find its tools and hooks. `execute()`,
+ * `resume()` and `retry()` call it; a process that only recovers runs must call it before `DBOS.launch()`.
+ * Idempotent; re-registering a name with a different definition replaces it (last writer wins) with a warning.
+ *
+ * @example
+ * registerAgent(researchAgent);
+ * new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter });
+ * await DBOS.launch(); // recovers pending research runs
+ */
+export function registerAgent(agent: AnyAgentConfig): void {
+  let slot = agents.get(agent.name);
+  if (slot === undefined) {
+    slot = new Slot<AnyAgentConfig>();
+    agents.set(agent.name, slot);
+  }
+  const previous = slot.peek();
+  if (previous !== undefined && previous !== agent) {
+    dependencies.peek()?.logger.warn('agent.reregistered', { agentType: agent.name });
+  }
+  slot.set(agent);
+}
+
+/** @internal The registered agent, waiting for registration if needed. */
+export async function resolveRegisteredAgent(agentType: string): Promise<AnyAgentConfig> {
+  let slot = agents.get(agentType);
+  if (slot === undefined) {
+    slot = new Slot<AnyAgentConfig>();
+    agents.set(agentType, slot);
+  }
+  return slot.get(`agent "${agentType}" to be registered`);
+}
+
+/** @internal The hook manager for a workflow: its own if registered in this process, else the executor's. */
+export function hookManagerFor(workflowId: string, fallback: HookManager): HookManager {
+  return workflowHookManagers.resolve(workflowId, fallback);
+}

@@ -1,0 +1,49 @@
+import type { AnyAgentConfig } from '../agent/index.js';
+import { mergeHookManagers, type HookManager } from '../hooks/index.js';
+import { hookManagerFor, resolveRegisteredAgent, runtimeDependencies, type RuntimeDependencies } from './runtime-registry.js';
+import { ChunkEmitter } from './stream-writers.js';
+
+/** Identity every durable step of an agent run receives (JSON, small). */
+export interface RunScope {
+  sessionId: string;
+  runId: string;
+  agentType: string;
+  streamId: string;
+  workflowId: string;
+}
+
+/** What a step body works with: bound dependencies, the agent, its hooks and a chunk emitter. */
+export interface StepEnvironment {
+  dependencies: RuntimeDependencies;
+  agent: AnyAgentConfig;
+  hooks: HookManager;
+  emitter: ChunkEmitter;
+}
+
+/** Resolve a step's environment (waits for the executor and agent registration in a starting process). */
+export async function stepEnvironment(scope: RunScope, step: number): Promise<StepEnvironment> {
+  const dependencies = await runtimeDependencies();
+  const agent = await resolveRegisteredAgent(scope.agentType);
+  const hooks = hookManagerFor(scope.workflowId, mergeHookManagers(dependencies.hookManager, agent.hooks));
+  const emitter = new ChunkEmitter(dependencies.streamManager, scope.streamId, scope.sessionId, scope.agentType, step);
+  return { dependencies, agent, hooks, emitter };
+}
+
+/** The hook event identity of a scope. */
+export function hookIdentity(scope: RunScope): { sessionId: string; runId: string; agentType: string } {
+  return { sessionId: scope.sessionId, runId: scope.runId, agentType: scope.agentType };
+}
+
+/** A short, payload-free description of an error for logs, streams and results. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${error.name} (${code}): ${error.message}` : `${error.name}: ${error.message}`;
+  }
+  return 'Unknown error';
+}
+
+/** Sleep that does not keep the process alive. */
+export async function pause(ms: number): Promise<void> {
+  await new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+}
