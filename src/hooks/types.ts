@@ -6,6 +6,9 @@ import type { StepResult } from '../types/llm.js';
 /**
  * Structured logger accepted by every component (pino, winston and `console` fit). Fields are ids, counts
  * and durations — never prompts, tool payloads or secrets.
+ *
+ * @example
+ * const logger: Logger = { info: console.info, warn: console.warn, error: console.error };
  */
 export interface Logger {
   debug?(message: string, fields?: Record<string, unknown>): void;
@@ -14,28 +17,87 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Identity of the run a hook fires in. */
+/**
+ * Identity of the run a hook fires in.
+ *
+ * @example
+ * const base: HookEventBase = { sessionId: 's1', runId: 'r1', agentType: 'assistant' };
+ */
 export interface HookEventBase {
   sessionId: string;
   runId: string;
   agentType: string;
 }
 
+/**
+ * Fired when a run starts.
+ *
+ * @example
+ * const onAgentStart = ({ sessionId, stepCount }: AgentStartEvent) => console.log(sessionId, stepCount);
+ */
 export interface AgentStartEvent extends HookEventBase { stepCount: number }
+/**
+ * Fired when a run completes, with its output and why it stopped.
+ *
+ * @example
+ * const onAgentComplete = ({ completionReason }: AgentCompleteEvent) => metrics.increment(completionReason);
+ */
 export interface AgentCompleteEvent extends HookEventBase { output: unknown; completionReason: CompletionReason; stepCount: number }
+/**
+ * Fired when a run fails.
+ *
+ * @example
+ * const onAgentFail = ({ error, sessionId }: AgentFailEvent) => alert(sessionId, error);
+ */
 export interface AgentFailEvent extends HookEventBase { error: string; completionReason: CompletionReason; stepCount: number }
+/**
+ * Fired when a run waits for client tool results / approvals or for children.
+ *
+ * @example
+ * const onAgentSuspended = ({ reason, toolCallIds }: AgentSuspendedEvent) => notify(reason, toolCallIds);
+ */
 export interface AgentSuspendedEvent extends HookEventBase {
   reason: 'client_tool' | 'awaiting_children';
   toolCallIds: string[];
 }
+/**
+ * Fired when a suspended run continues.
+ *
+ * @example
+ * const onAgentResumed = ({ previousRunId }: AgentResumedEvent) => linkSpans(previousRunId);
+ */
 export interface AgentResumedEvent extends HookEventBase {
   /** Always the suspended run's id (equal to runId when a warm workflow woke in place). */
   previousRunId: string;
   resumedFromCheckpointId?: string;
 }
+/**
+ * Fired before each LLM call.
+ *
+ * @example
+ * const beforeLLMCall = ({ step, messageCount }: BeforeLLMCallEvent) => console.log(step, messageCount);
+ */
 export interface BeforeLLMCallEvent extends HookEventBase { step: number; messageCount: number }
+/**
+ * Fired after each LLM call with its compact result.
+ *
+ * @example
+ * const afterLLMCall = ({ result }: AfterLLMCallEvent) => usage.add(result.usage.totalTokens);
+ */
 export interface AfterLLMCallEvent extends HookEventBase { step: number; result: StepResult }
+/**
+ * Fired before a tool executes.
+ *
+ * @example
+ * const beforeTool = ({ toolName }: BeforeToolEvent) => console.log('running', toolName);
+ */
 export interface BeforeToolEvent extends HookEventBase { toolCallId: string; toolName: string; input: Record<string, unknown> }
+/**
+ * Fired after a tool ran (last in the tool-path order).
+ *
+ * @example
+ * const afterTool = ({ toolName, durationMs }: AfterToolEvent) => metrics.observe(toolName, durationMs);
+ */
 export interface AfterToolEvent extends HookEventBase {
   toolCallId: string;
   toolName: string;
@@ -44,7 +106,19 @@ export interface AfterToolEvent extends HookEventBase {
   error?: string;
   durationMs?: number;
 }
+/**
+ * Fired when a tool changed the custom state, with the RFC 6902 patches.
+ *
+ * @example
+ * const onStateChange = ({ patches }: StateChangeEvent) => console.log(patches.length);
+ */
 export interface StateChangeEvent extends HookEventBase { toolCallId?: string; patches: JsonPatchOperation[] }
+/**
+ * Fired for each message appended to the conversation.
+ *
+ * @example
+ * const onMessage = ({ message }: MessageEvent) => console.log(message.role);
+ */
 export interface MessageEvent extends HookEventBase { message: Message }
 
 /**
@@ -68,5 +142,10 @@ export interface AgentHooks {
   onMessage?(event: MessageEvent): void | Promise<void>;
 }
 
-/** The names of every hook. */
+/**
+ * The names of every hook.
+ *
+ * @example
+ * const name: HookName = 'afterTool';
+ */
 export type HookName = keyof AgentHooks;

@@ -1,0 +1,37 @@
+import { InvalidArgumentError } from '../errors/index.js';
+
+/**
+ * Deterministic id of the `index`-th message written at `step` of run `runId`: `${runId}:${step}:${index}`.
+ * Step 0 holds the run's input message; at step n ≥ 1 index 0 is the assistant message and index i + 1 the
+ * result of its i-th tool call. Stores ignore an append whose id exists, so retries never duplicate.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for an empty runId or a negative / non-integer step or index.
+ * @example
+ * messageId('run-1', 3, 0); // 'run-1:3:0'
+ */
+export function messageId(runId: string, step: number, index: number): string {
+  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('messageId needs a non-empty runId.');
+  if (!Number.isInteger(step) || step < 0) throw new InvalidArgumentError('messageId needs a non-negative integer step.');
+  if (!Number.isInteger(index) || index < 0) throw new InvalidArgumentError('messageId needs a non-negative integer index.');
+  return `${runId}:${step}:${index}`;
+}
+
+/**
+ * Session id of the ephemeral child started by a sub-agent tool call: `${parentSessionId}-sub-${toolCallId}`.
+ *
+ * @example
+ * ephemeralChildSessionId('s1', 'call_9'); // 's1-sub-call_9'
+ */
+export function ephemeralChildSessionId(parentSessionId: string, toolCallId: string): string {
+  return `${parentSessionId}-sub-${toolCallId}`;
+}
+
+/**
+ * Session id of a named persistent child (companion): `${parentSessionId}-agent-${name}`.
+ *
+ * @example
+ * persistentChildSessionId('s1', 'researcher'); // 's1-agent-researcher'
+ */
+export function persistentChildSessionId(parentSessionId: string, name: string): string {
+  return `${parentSessionId}-agent-${name}`;
+}
