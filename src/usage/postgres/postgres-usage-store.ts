@@ -1,0 +1,136 @@
+import pg from 'pg';
+import { quoteIdentifier } from '../../store/postgres/tables.js';
+import { runMigrations } from '../../store/postgres/migrate.js';
+import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
+import type { UsageStore } from '../usage-store.js';
+
+/** Options of `PostgresUsageStore`. */
+export type PostgresUsageStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
+  /** Postgres schema of the `__agents_*` tables. Default 'public'. */
+  schema?: string;
+};
+
+interface UsageRow {
+  record_key: string;
+  session_id: string;
+  run_id: string;
+  kind: UsageKind;
+  name: string;
+  step: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  duration_ms: number | null;
+  success: boolean;
+  created_at: string;
+}
+
+/**
+ * UsageStore on the `__agents_usage` table: one row per LLM call or tool call, idempotent by record key,
+ * summed per session and run in SQL.
+ *
+ * @example
+ * const usageStore = new PostgresUsageStore({ connectionString: process.env.DATABASE_URL! });
+ * await usageStore.migrate();
+ * const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, usageStore });
+ */
+export class PostgresUsageStore implements UsageStore {
+  private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private readonly table: string;
+  private readonly schema: string;
+
+  constructor(options: PostgresUsageStoreOptions) {
+    this.ownsPool = 'connectionString' in options;
+    this.pool = 'connectionString' in options ? new pg.Pool({ connectionString: options.connectionString, max: 4 }) : options.pool;
+    this.schema = options.schema ?? 'public';
+    this.table = `${quoteIdentifier(this.schema)}.__agents_usage`;
+  }
+
+  /** Apply the package's migrations (idempotent; shared with the state store). */
+  async migrate(): Promise<void> {
+    await runMigrations(this.pool, this.schema);
+  }
+
+  async record(records: UsageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const values: unknown[] = [];
+    const rows = records.map((record, index) => {
+      values.push(
+        record.id,
+        record.sessionId,
+        record.runId,
+        record.kind,
+        record.name,
+        record.step,
+        record.inputTokens ?? 0,
+        record.outputTokens ?? 0,
+        record.totalTokens ?? 0,
+        record.durationMs ?? null,
+        record.success,
+        record.createdAt,
+      );
+      const base = index * 12;
+      return `(${Array.from({ length: 12 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
+    });
+    await this.pool.query(
+      `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at)
+       VALUES ${rows.join(', ')} ON CONFLICT (session_id, record_key) DO NOTHING`,
+      values,
+    );
+  }
+
+  async getSessionUsage(sessionId: string): Promise<UsageSummary> {
+    return this.summarize('session_id = $1', [sessionId]);
+  }
+
+  async getRunUsage(sessionId: string, runId: string): Promise<UsageSummary> {
+    return this.summarize('session_id = $1 AND run_id = $2', [sessionId, runId]);
+  }
+
+  async listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]> {
+    const filter = options?.runId === undefined ? 'session_id = $1' : 'session_id = $1 AND run_id = $2';
+    const parameters = options?.runId === undefined ? [sessionId] : [sessionId, options.runId];
+    const { rows } = await this.pool.query<UsageRow>(
+      `SELECT record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at
+       FROM ${this.table} WHERE ${filter} AND record_key IS NOT NULL ORDER BY id`,
+      parameters,
+    );
+    return rows.map((row) => ({
+      id: row.record_key,
+      sessionId: row.session_id,
+      runId: row.run_id,
+      kind: row.kind,
+      name: row.name,
+      step: row.step ?? 0,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      totalTokens: row.total_tokens,
+      ...(row.duration_ms === null ? {} : { durationMs: row.duration_ms }),
+      success: row.success,
+      createdAt: Number(row.created_at),
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async summarize(filter: string, parameters: unknown[]): Promise<UsageSummary> {
+    const { rows } = await this.pool.query<Record<keyof UsageSummary, string | null>>(
+      `SELECT
+         count(*) FILTER (WHERE kind = 'llm') AS "llmCalls",
+         coalesce(sum(input_tokens) FILTER (WHERE kind = 'llm'), 0) AS "inputTokens",
+         coalesce(sum(output_tokens) FILTER (WHERE kind = 'llm'), 0) AS "outputTokens",
+         coalesce(sum(total_tokens) FILTER (WHERE kind = 'llm'), 0) AS "totalTokens",
+         count(*) FILTER (WHERE kind = 'tool') AS "toolCalls",
+         count(*) FILTER (WHERE kind = 'tool' AND NOT success) AS "toolFailures",
+         coalesce(sum(duration_ms) FILTER (WHERE kind = 'tool'), 0) AS "toolDurationMs"
+       FROM ${this.table} WHERE ${filter}`,
+      parameters,
+    );
+    const row = rows[0];
+    if (row === undefined) return { ...EMPTY_USAGE_SUMMARY };
+    return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value ?? 0)])) as unknown as UsageSummary;
+  }
+}

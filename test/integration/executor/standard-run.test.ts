@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import { SessionIdRequiredError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
+import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import type { LLMGenerateInput } from '../../../src/types/llm.js';
+import type { StreamChunk } from '../../../src/types/stream.js';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+
+type Script = (input: LLMGenerateInput, callIndex: number) => import('../../../src/llm/mock/mock-llm-response.js').MockLLMResponse;
+let script: Script = () => ({ type: 'text', text: 'unset' });
+const llm = new MockLLMAdapter((input, callIndex) => script(input, callIndex));
+
+let toolRuns = 0;
+const addNote = defineTool({
+  name: 'add_note',
+  description: 'Store a note',
+  parameters: z.object({ note: z.string() }),
+  execute: async ({ note }, context) => {
+    toolRuns += 1;
+    context.updateState((draft: { notes: string[] }) => {
+      draft.notes.push(note);
+    });
+    return { saved: note };
+  },
+});
+
+const noteAgent = defineAgent({
+  name: 'note_taker',
+  systemPrompt: 'Take notes.',
+  tools: [addNote],
+  stateSchema: z.object({ notes: z.array(z.string()).default([]) }),
+  outputSchema: z.object({ summary: z.string() }),
+  maxSteps: 5,
+});
+
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime('executor_standard', llm);
+});
+afterAll(async () => {
+  await runtime?.shutdown();
+});
+
+describe('DBOSAgentExecutor standard mode', () => {
+  it('requires a sessionId and rejects workspaces with typed errors', async () => {
+    await expect(runtime.executor.execute(noteAgent, 'hi', {} as { sessionId: string })).rejects.toSatisfy(SessionIdRequiredError.isInstance);
+    const withWorkspace = defineAgent({ name: 'ws_agent', systemPrompt: 'x', workspace: { kind: 'local' } });
+    await expect(runtime.executor.execute(withWorkspace, 'hi', { sessionId: 'ws-1' })).rejects.toSatisfy(WorkspaceUnsupportedError.isInstance);
+    expect(await runtime.stateStore.loadState('ws-1')).toBeNull();
+    expect(runtime.executor.describeCapabilities()).toEqual({ workspaceProviderKinds: [] });
+  });
+
+  it('runs tools, commits state and returns structured output', async () => {
+    script = (_input, callIndex) =>
+      callIndex === 0
+        ? { type: 'tool_calls', toolCalls: [{ id: 'c1', name: 'add_note', arguments: { note: 'milk' } }, { id: 'c2', name: 'add_note', arguments: { note: 'eggs' } }] }
+        : { type: 'structured_output', output: { summary: 'two notes' } };
+    llm.reset();
+    const before = toolRuns;
+    const handle = await runtime.executor.execute(noteAgent, 'note milk and eggs', { sessionId: 'notes-1' });
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of handle.stream()) chunks.push(chunk);
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', completionReason: 'finish_tool', output: { summary: 'two notes' }, stepCount: 2 });
+    expect(toolRuns - before).toBe(2);
+    const state = await handle.getState();
+    expect([...(state?.customState as { notes: string[] }).notes].sort()).toEqual(['eggs', 'milk']);
+    expect(state?.status).toBe('completed');
+    const { messages } = await runtime.stateStore.getMessages('notes-1');
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'tool']);
+    expect(chunks.filter((chunk) => chunk.type === 'tool_end').map((chunk) => (chunk as { toolCallId: string }).toolCallId).sort()).toEqual(['c1', 'c2']);
+    expect(chunks.at(-1)).toMatchObject({ type: 'output', output: { summary: 'two notes' } });
+    const usage = await runtime.usageStore.getRunUsage('notes-1', handle.runId);
+    expect(usage).toMatchObject({ llmCalls: 2, toolCalls: 2, toolFailures: 0 });
+  });
+
+  it('continues a completed session as a new run that sees the conversation', async () => {
+    script = () => ({ type: 'structured_output', output: { summary: 'continued' } });
+    llm.reset();
+    const first = await runtime.executor.getHandle(noteAgent, 'notes-1');
+    const handle = await runtime.executor.execute(noteAgent, 'anything else?', { sessionId: 'notes-1' });
+    expect(handle.runId).not.toBe(first?.runId);
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', output: { summary: 'continued' }, stepCount: 1 });
+    expect(llm.calls[0]?.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      'note milk and eggs',
+      'anything else?',
+    ]);
+    const { runs } = await runtime.stateStore.listRuns('notes-1');
+    expect(runs.map((run) => run.turn)).toEqual([1, 2]);
+    expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
+  });
+
+  it('starts exactly one run for 50 concurrent executes of a new session', async () => {
+    script = () => ({ type: 'structured_output', output: { summary: 'once' }, delayMs: 50 });
+    llm.reset();
+    const handles = await Promise.all(
+      Array.from({ length: 50 }, () => runtime.executor.execute(noteAgent, 'race', { sessionId: 'race-1' })),
+    );
+    expect(new Set(handles.map((handle) => handle.runId)).size).toBe(1);
+    await handles[0]?.result();
+    expect((await runtime.stateStore.listRuns('race-1')).runs).toHaveLength(1);
+    expect(llm.callCount).toBe(1);
+  });
+});

@@ -1,0 +1,46 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOSAgentExecutor } from '../../src/executor/dbos-agent-executor.js';
+import type { DBOSAgentExecutorConfig } from '../../src/executor/types.js';
+import type { LLMAdapter } from '../../src/llm/adapter.js';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import { PostgresStreamManager } from '../../src/stream/postgres/postgres-stream-manager.js';
+import { PostgresUsageStore } from '../../src/usage/postgres/postgres-usage-store.js';
+import { createTestDatabase, type TestDatabase } from './services.js';
+
+/** A launched DBOS runtime on its own test database, with Postgres store, streams and usage. */
+export interface TestRuntime {
+  database: TestDatabase;
+  executor: DBOSAgentExecutor;
+  stateStore: PostgresStateStore;
+  streamManager: PostgresStreamManager;
+  usageStore: PostgresUsageStore;
+  shutdown(): Promise<void>;
+}
+
+/** Launch DBOS + a DBOSAgentExecutor on a fresh database (one per test file: DBOS is a process singleton). */
+export async function startTestRuntime(
+  prefix: string,
+  llmAdapter: LLMAdapter,
+  extra: Partial<Omit<DBOSAgentExecutorConfig, 'stateStore' | 'streamManager' | 'llmAdapter' | 'usageStore'>> = {},
+): Promise<TestRuntime> {
+  const database = await createTestDatabase(prefix);
+  const stateStore = new PostgresStateStore({ connectionString: database.url });
+  await stateStore.migrate();
+  const streamManager = new PostgresStreamManager({ connectionString: database.url });
+  const usageStore = new PostgresUsageStore({ connectionString: database.url });
+  const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, usageStore, ...extra });
+  DBOS.setConfig({ name: 'helix-test', systemDatabaseUrl: database.url, applicationVersion: 'test', logLevel: 'warn' });
+  await DBOS.launch();
+  return {
+    database,
+    executor,
+    stateStore,
+    streamManager,
+    usageStore,
+    shutdown: async () => {
+      await DBOS.shutdown();
+      await Promise.allSettled([stateStore.close(), streamManager.close(), usageStore.close()]);
+      await database.drop();
+    },
+  };
+}
