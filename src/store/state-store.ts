@@ -29,6 +29,16 @@ import type { JsonPatchOperation } from '../types/json-patch.js';
  * Message appends are idempotent by message `id`: appending a message whose id already exists in the
  * session is a no-op, so a retried step never duplicates history.
  *
+ * Versions: a session starts at version 1. Every write to the session's state bumps it (saveState,
+ * mergeCustomState, updateStatus, a successful compareAndSetStatus, saveStateAndPromoteStaging,
+ * promoteStaging with rows, createCheckpoint, the counters, patchMetadata). Message, run, staging,
+ * sub-session-ref and interrupt-flag writes do not, so they never make a concurrent versioned commit stale.
+ *
+ * Missing sessions: reads return null / empty results; writes throw SessionNotFoundError (deletes, discards
+ * and clears are no-ops; compareAndSetStatus reports `currentStatus: null`). Values are stored
+ * as JSON (a BigInt or cycle throws InvalidArgumentError before anything is written). Driver failures throw
+ * StoreError; no error message carries payloads or SQL parameters.
+ *
  * Implementations: `PostgresStateStore` (production), `InMemoryStateStore` (tests, from `/testing`).
  *
  * @example
@@ -59,7 +69,11 @@ export interface SessionStateStore {
   loadState<TState = Record<string, unknown>, TOutput = unknown>(
     sessionId: string,
   ): Promise<SessionState<TState, TOutput> | null>;
-  /** Write the given fields, bump version. When `customState` is present and `checkpointId` too, the pointer moves. */
+  /**
+   * Write the given fields, bump version. A key present with `undefined` (or `null`, except for `output`)
+   * clears an optional field; `mode` is write-once (a session that has one keeps it). Writing
+   * `checkpointId` moves the checkpoint pointer. With `expectedVersion`, throws StaleStateError on mismatch.
+   */
   saveState(sessionId: string, state: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }>;
   /** Apply RFC 6902 patches to customState atomically; returns the new version. */
   mergeCustomState(sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }>;
@@ -69,7 +83,10 @@ export interface SessionStateStore {
     status: SessionStatus,
     context?: { interruptContext?: InterruptContext; error?: string; failureReason?: string },
   ): Promise<void>;
-  /** Atomic CAS on status (and, when given, version). */
+  /**
+   * Atomic CAS on status (and, when given, version): of concurrent callers exactly one wins. A missing
+   * session yields `{ ok: false, currentStatus: null, currentVersion: 0 }`.
+   */
   compareAndSetStatus(
     sessionId: string,
     expectedStatuses: readonly SessionStatus[],
@@ -78,7 +95,9 @@ export interface SessionStateStore {
   ): Promise<CompareAndSetResult>;
   /**
    * The step commit, all-or-nothing: write `state` fields, apply the staged patches of `options.stepId`
-   * (default `checkpointMeta.checkpointId`) to customState in staging order, delete those staged rows,
+   * (default `checkpointMeta.checkpointId`) to customState in staging order with the parallel-tool merge
+   * contract (appends compose, replaces are last-write-wins, an operation whose target an earlier tool
+   * removed is skipped; a failed `test` operation rejects the commit), delete those staged rows,
    * append `appendMessages` (idempotent by id), write the checkpoint and point the session at it, bump the
    * version. With `expectedVersion`, throws StaleStateError (writing nothing) when the version differs.
    * Re-committing an existing checkpoint id is a no-op that returns the current version.
@@ -106,12 +125,16 @@ export interface SessionStateStore {
   appendMessages(sessionId: string, messages: Message[]): Promise<number>;
   getMessages(sessionId: string, options?: GetMessagesOptions): Promise<GetMessagesResult>;
   getMessageCount(sessionId: string): Promise<number>;
-  /** Keep the first `count` messages, delete the rest. */
+  /** Keep the first `count` messages, delete the rest; the next append gets sequence `count + 1`. */
   truncateMessages(sessionId: string, count: number): Promise<void>;
 
   // ── Runs ─────────────────────────────────────────────────────────────────
-  /** Record a run; the store assigns the next contiguous `turn`. Idempotent by runId. */
+  /**
+   * Record a run; the store assigns the next contiguous `turn` (a given `turn` must equal it). Idempotent by
+   * runId: an existing run is returned unchanged.
+   */
   createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+  /** Set a run's status and the defined patch fields. Unknown run: InvalidArgumentError. */
   updateRunStatus(
     sessionId: string,
     runId: string,
@@ -124,7 +147,10 @@ export interface SessionStateStore {
   getRun(sessionId: string, runId: string): Promise<RunRecord | null>;
 
   // ── Checkpoints ──────────────────────────────────────────────────────────
-  /** Snapshot the session's current customState and message count under `meta.checkpointId`; moves the pointer. */
+  /**
+   * Snapshot the session's current customState and message count under `meta.checkpointId`; moves the
+   * pointer. An existing checkpoint id returns the stored checkpoint and writes nothing.
+   */
   createCheckpoint(sessionId: string, meta: CheckpointMeta): Promise<Checkpoint>;
   /** The most recently written checkpoint (the session's pointer), not the highest stepCount. */
   getLatestCheckpoint(sessionId: string): Promise<Checkpoint | null>;
@@ -132,8 +158,9 @@ export interface SessionStateStore {
   listCheckpoints(sessionId: string): Promise<Checkpoint[]>;
 
   // ── Sub-sessions ─────────────────────────────────────────────────────────
-  /** Insert refs; an existing subSessionId is left as it is. */
+  /** Insert refs; an existing subSessionId is left as it is. An absent `completionDelivered` means "not delivered". */
   addSubSessionRefs(sessionId: string, refs: SubSessionRef[]): Promise<void>;
+  /** Patch one ref (defined fields only; `updatedAt` defaults to now). Unknown ref: InvalidArgumentError. */
   updateSubSessionRef(
     sessionId: string,
     subSessionId: string,
@@ -152,7 +179,7 @@ export interface SessionStateStore {
   /** Delete staged rows of every step except `keepStepId`. Returns how many rows went. */
   cleanupOrphanedStaging(sessionId: string, keepStepId?: string): Promise<number>;
 
-  /** Release connections. */
+  /** Release connections (a pool the caller passed in is left open). Idempotent. */
   close(): Promise<void>;
 }
 

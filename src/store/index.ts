@@ -1,0 +1,8 @@
+export type { SessionStateStore, StoredMessage } from './state-store.js';
+export { InMemoryStateStore } from './memory/in-memory-state-store.js';
+export {
+  PostgresStateStore,
+  type PostgresStateStoreConnection,
+  type PostgresStateStoreOptions,
+} from './postgres/postgres-state-store.js';
+export { runMigrations, type MigrationTarget, type RunMigrationsOptions } from './postgres/migrate.js';

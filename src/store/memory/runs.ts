@@ -1,0 +1,66 @@
+import { InvalidArgumentError } from '../../errors/index.js';
+import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.js';
+import { cloneJson } from '../json.js';
+import { applyRunPatch, buildRunRecord, type RunPatch } from '../record-updates.js';
+import type { MemoryData } from './memory-data.js';
+
+/**
+ * Record a run with the next contiguous turn; an existing runId returns the stored record.
+ *
+ * @example
+ * const run = createMemoryRun(data, 's1', { runId: 'r1', status: 'running', stepCount: 0, startSequence: 0, startedAt: Date.now() });
+ */
+export function createMemoryRun(data: MemoryData, sessionId: string, input: CreateRunInput): RunRecord {
+  const record = data.require(sessionId);
+  const existing = record.runs.find((run) => run.runId === input.runId);
+  if (existing !== undefined) return cloneJson(existing, 'run');
+  const run = buildRunRecord(sessionId, input, record.runs.length + 1);
+  record.runs.push(run);
+  return cloneJson(run, 'run');
+}
+
+/**
+ * Update a run's status and fields; throws InvalidArgumentError for an unknown runId.
+ *
+ * @example
+ * updateMemoryRunStatus(data, 's1', 'r1', 'completed', { endedAt: Date.now() });
+ */
+export function updateMemoryRunStatus(data: MemoryData, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): void {
+  const record = data.require(sessionId);
+  const index = record.runs.findIndex((run) => run.runId === runId);
+  const run = record.runs[index];
+  if (run === undefined) throw new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });
+  record.runs[index] = applyRunPatch(run, status, patch);
+}
+
+/**
+ * The run with the highest turn, or null.
+ *
+ * @example
+ * const current = getMemoryCurrentRun(data, 's1');
+ */
+export function getMemoryCurrentRun(data: MemoryData, sessionId: string): RunRecord | null {
+  const run = data.find(sessionId)?.runs.at(-1);
+  return run === undefined ? null : cloneJson(run, 'run');
+}
+
+/**
+ * Every run in turn order.
+ *
+ * @example
+ * const { runs } = listMemoryRuns(data, 's1');
+ */
+export function listMemoryRuns(data: MemoryData, sessionId: string): { runs: RunRecord[] } {
+  return { runs: cloneJson(data.find(sessionId)?.runs ?? [], 'runs') };
+}
+
+/**
+ * One run by id, or null.
+ *
+ * @example
+ * const run = getMemoryRun(data, 's1', 'r1');
+ */
+export function getMemoryRun(data: MemoryData, sessionId: string, runId: string): RunRecord | null {
+  const run = data.find(sessionId)?.runs.find((candidate) => candidate.runId === runId);
+  return run === undefined ? null : cloneJson(run, 'run');
+}

@@ -1,0 +1,57 @@
+import { StaleStateError } from '../../errors/index.js';
+import type { Message } from '../../types/message.js';
+import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
+import { buildStepCommit } from '../step-commit.js';
+import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
+import { findPostgresCheckpoint, insertPostgresCheckpoint } from './checkpoints.js';
+import type { PostgresContext } from './database.js';
+import { insertPostgresMessages, planPostgresAppend } from './messages.js';
+import { lockSession, writeSession } from './session-lock.js';
+import { selectStagedChanges } from './staging.js';
+
+/**
+ * `saveStateAndPromoteStaging` in one transaction with a constant number of statements whatever the
+ * history length: lock the session row, return early when the checkpoint id exists (idempotent
+ * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
+ * messages that already exist, compute the next state in JS, then update the session, delete the staged
+ * rows, insert the checkpoint and insert the new messages. Any failure rolls all of it back.
+ *
+ * @example
+ * await commitPostgresStep(context, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 }, { expectedVersion: 5 });
+ */
+export async function commitPostgresStep(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  write: SessionStateWrite,
+  appendMessages: Message[],
+  meta: CheckpointMeta,
+  options: SaveAndPromoteOptions = {},
+): Promise<{ newVersion: number; checkpointId: string }> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertCheckpointMeta(meta);
+  const stepId = options.stepId ?? meta.checkpointId;
+  return database.transaction('commit a step', async (connection) => {
+    const { state, messageCount } = await lockSession(connection, tables, sessionId);
+    if ((await findPostgresCheckpoint(connection, tables, sessionId, meta.checkpointId)) !== undefined) {
+      return { newVersion: state.version, checkpointId: meta.checkpointId };
+    }
+    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
+      throw new StaleStateError(sessionId, options.expectedVersion, state.version);
+    }
+    const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
+    const messages = await planPostgresAppend(connection, tables, sessionId, appendMessages, messageCount);
+    const total = messageCount + messages.length;
+    const commit = buildStepCommit(state, write, staged, total, meta, Date.now());
+    await writeSession(connection, tables, commit.state, total);
+    if (staged.length > 0) {
+      await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
+      sessionId,
+      stepId,
+      staged.map((row) => row.stagingKey),
+    ]);
+    }
+    await insertPostgresCheckpoint(connection, tables, commit.checkpoint);
+    await insertPostgresMessages(connection, tables, sessionId, messages);
+    return { newVersion: commit.state.version, checkpointId: meta.checkpointId };
+  });
+}

@@ -1,0 +1,58 @@
+import { SessionNotFoundError } from '../../errors/index.js';
+import type { InterruptFlagResult } from '../../types/session.js';
+import { assertIdentifier } from '../validation.js';
+import type { PostgresContext } from './database.js';
+
+/**
+ * Set the durable interrupt flag (does not bump the session version, so a running commit is not made stale).
+ *
+ * @example
+ * await setPostgresInterruptFlag(context, 's1', 'user clicked Stop');
+ */
+export async function setPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string, reason?: string): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  const result = await database.run('set the interrupt flag', (connection) =>
+    connection.query(`UPDATE ${tables.sessions} SET interrupt_requested = true, interrupt_reason = $2 WHERE session_id = $1`, [
+      sessionId,
+      reason ?? null,
+    ]),
+  );
+  if (result.rowCount !== 1) throw new SessionNotFoundError(sessionId);
+}
+
+/**
+ * Atomic check-and-clear in one statement: the locking sub-select re-checks the flag after waiting, so of
+ * concurrent checkers exactly one sees `interrupted: true`.
+ *
+ * @example
+ * const { interrupted, reason } = await checkPostgresInterruptFlag(context, 's1');
+ */
+export async function checkPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<InterruptFlagResult> {
+  assertIdentifier(sessionId, 'sessionId');
+  const row = await database.run('check the interrupt flag', async (connection) => {
+    const result = await connection.query<{ reason: string | null }>(
+      `UPDATE ${tables.sessions} AS target SET interrupt_requested = false, interrupt_reason = NULL
+       FROM (SELECT session_id, interrupt_reason FROM ${tables.sessions}
+             WHERE session_id = $1 AND interrupt_requested FOR NO KEY UPDATE) AS previous
+       WHERE target.session_id = previous.session_id
+       RETURNING previous.interrupt_reason AS reason`,
+      [sessionId],
+    );
+    return result.rows[0];
+  });
+  if (row === undefined) return { interrupted: false };
+  return row.reason === null ? { interrupted: true } : { interrupted: true, reason: row.reason };
+}
+
+/**
+ * Clear the interrupt flag.
+ *
+ * @example
+ * await clearPostgresInterruptFlag(context, 's1');
+ */
+export async function clearPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  await database.run('clear the interrupt flag', (connection) =>
+    connection.query(`UPDATE ${tables.sessions} SET interrupt_requested = false, interrupt_reason = NULL WHERE session_id = $1`, [sessionId]),
+  );
+}

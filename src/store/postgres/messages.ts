@@ -1,0 +1,135 @@
+import type { Message, StoredMessage } from '../../types/message.js';
+import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
+import { toJsonText } from '../json.js';
+import { messageIdsOf, prepareMessagesForAppend } from '../message-append.js';
+import { assertIdentifier, assertNonNegativeInteger } from '../validation.js';
+import type { PostgresContext, SqlConnection } from './database.js';
+import { lockMessageCount } from './session-lock.js';
+import type { StoreTables } from './tables.js';
+
+/**
+ * Inside a transaction that holds the session lock: the stored messages `messages` would add (ids that
+ * already exist skipped), found with one indexed lookup whatever the history length.
+ *
+ * @example
+ * const rows = await planPostgresAppend(connection, tables, 's1', messages, messageCount);
+ */
+export async function planPostgresAppend(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  messages: readonly Message[],
+  messageCount: number,
+): Promise<StoredMessage[]> {
+  const ids = messageIdsOf(messages);
+  let existing = new Set<string>();
+  if (ids.length > 0) {
+    const result = await connection.query<{ message_id: string }>(
+      `SELECT message_id FROM ${tables.messages} WHERE session_id = $1 AND message_id = ANY($2::text[])`,
+      [sessionId, ids],
+    );
+    existing = new Set(result.rows.map((row) => row.message_id));
+  }
+  return prepareMessagesForAppend(messages, existing, messageCount);
+}
+
+/**
+ * Insert prepared messages with one statement (a JSON array unpacked by jsonb_to_recordset).
+ *
+ * @example
+ * await insertPostgresMessages(connection, tables, 's1', rows);
+ */
+export async function insertPostgresMessages(connection: SqlConnection, tables: StoreTables, sessionId: string, rows: readonly StoredMessage[]): Promise<void> {
+  if (rows.length === 0) return;
+  const now = Date.now();
+  const records = rows.map(({ id, sequence, ...message }) => ({ sequence, message_id: id, message, created_at: message.createdAt ?? now }));
+  await connection.query(
+    `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
+     SELECT $1, record.sequence, record.message_id, record.message, record.created_at
+     FROM jsonb_to_recordset($2::jsonb) AS record(sequence integer, message_id text, message jsonb, created_at bigint)`,
+    [sessionId, toJsonText(records, 'messages')],
+  );
+}
+
+/**
+ * `appendMessages`: lock, look up existing ids, insert, bump message_count — five statements per call.
+ *
+ * @example
+ * const total = await appendPostgresMessages(context, 's1', [{ role: 'user', content: 'Hi' }]);
+ */
+export async function appendPostgresMessages({ database, tables }: PostgresContext, sessionId: string, messages: Message[]): Promise<number> {
+  assertIdentifier(sessionId, 'sessionId');
+  return database.transaction('append messages', async (connection) => {
+    const messageCount = await lockMessageCount(connection, tables, sessionId);
+    const rows = await planPostgresAppend(connection, tables, sessionId, messages, messageCount);
+    if (rows.length === 0) return messageCount;
+    await insertPostgresMessages(connection, tables, sessionId, rows);
+    const total = messageCount + rows.length;
+    await connection.query(`UPDATE ${tables.sessions} SET message_count = $2 WHERE session_id = $1`, [sessionId, total]);
+    return total;
+  });
+}
+
+/**
+ * `getMessages`: one statement returning the page and the total from the same snapshot.
+ *
+ * @example
+ * const { messages, total, hasMore } = await getPostgresMessages(context, 's1', { offset: 0, limit: 50 });
+ */
+export async function getPostgresMessages({ database, tables }: PostgresContext, sessionId: string, options: GetMessagesOptions = {}): Promise<GetMessagesResult> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertNonNegativeInteger(options.offset, 'offset', { optional: true });
+  assertNonNegativeInteger(options.limit, 'limit', { optional: true });
+  const offset = options.offset ?? 0;
+  const rows = await database.run('read messages', async (connection) => {
+    const result = await connection.query<{ total: number; sequence: number | null; message_id: string | null; message: Message | null }>(
+      `SELECT session.message_count AS total, page.sequence, page.message_id, page.message
+       FROM ${tables.sessions} AS session
+       LEFT JOIN LATERAL (
+         SELECT sequence, message_id, message FROM ${tables.messages}
+         WHERE session_id = session.session_id ORDER BY sequence OFFSET $2 LIMIT $3
+       ) AS page ON true
+       WHERE session.session_id = $1
+       ORDER BY page.sequence`,
+      [sessionId, offset, options.limit ?? null],
+    );
+    return result.rows;
+  });
+  const total = rows[0]?.total ?? 0;
+  const messages = rows.flatMap((row) =>
+    row.message === null || row.message_id === null || row.sequence === null
+      ? []
+      : [{ ...row.message, id: row.message_id, sequence: row.sequence }],
+  );
+  return { messages, total, hasMore: offset + messages.length < total };
+}
+
+/**
+ * `getMessageCount` (0 when the session does not exist).
+ *
+ * @example
+ * const count = await getPostgresMessageCount(context, 's1');
+ */
+export async function getPostgresMessageCount({ database, tables }: PostgresContext, sessionId: string): Promise<number> {
+  assertIdentifier(sessionId, 'sessionId');
+  return database.run('count messages', async (connection) => {
+    const result = await connection.query<{ message_count: number }>(`SELECT message_count FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
+    return result.rows[0]?.message_count ?? 0;
+  });
+}
+
+/**
+ * `truncateMessages`: keep the first `count` messages (rows past it are deleted, none rewritten).
+ *
+ * @example
+ * await truncatePostgresMessages(context, 's1', 4);
+ */
+export async function truncatePostgresMessages({ database, tables }: PostgresContext, sessionId: string, count: number): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertNonNegativeInteger(count, 'count');
+  await database.transaction('truncate messages', async (connection) => {
+    await lockMessageCount(connection, tables, sessionId);
+    await connection.query(`DELETE FROM ${tables.messages} WHERE session_id = $1 AND sequence > $2`, [sessionId, count]);
+    await connection.query(`UPDATE ${tables.sessions} SET message_count = LEAST(message_count, $2) WHERE session_id = $1`, [sessionId, count]);
+  });
+}

@@ -1,0 +1,239 @@
+import knexPackage from 'knex';
+import type { Knex } from 'knex';
+import type { Logger } from '../../hooks/types.js';
+import type { JsonPatchOperation } from '../../types/json-patch.js';
+import type { Message } from '../../types/message.js';
+import type {
+  Checkpoint,
+  CheckpointMeta,
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  CreateRunInput,
+  CreateSessionOptions,
+  GetMessagesOptions,
+  GetMessagesResult,
+  InterruptFlagResult,
+  RunRecord,
+  RunStatus,
+  SaveAndPromoteOptions,
+  SessionState,
+  SessionStateWrite,
+  SessionStatus,
+  StagedChanges,
+  SubSessionRef,
+} from '../../types/session.js';
+import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
+import type { StatusContext } from '../session-write.js';
+import type { SessionStateStore } from '../state-store.js';
+import { assertIdentifier } from '../validation.js';
+import * as checkpoints from './checkpoints.js';
+import { commitPostgresStep } from './commit.js';
+import { Database, type PostgresContext } from './database.js';
+import * as interrupt from './interrupt-flag.js';
+import * as messages from './messages.js';
+import { runMigrations } from './migrate.js';
+import * as runs from './runs.js';
+import * as sessions from './sessions.js';
+import * as staging from './staging.js';
+import * as state from './state.js';
+import * as subSessions from './sub-sessions.js';
+import { storeTables } from './tables.js';
+
+/**
+ * How `PostgresStateStore` reaches Postgres: a connection string (the store owns the pool) or your knex.
+ *
+ * @example
+ * const connection: PostgresStateStoreConnection = { connectionString: 'postgres://localhost/app' };
+ */
+export type PostgresStateStoreConnection = { connectionString: string } | { knex: Knex };
+
+/**
+ * Options of `PostgresStateStore`.
+ *
+ * @example
+ * const options: PostgresStateStoreOptions = { schema: 'helix', logger: console };
+ */
+export interface PostgresStateStoreOptions {
+  /** Postgres schema of the `__agents_*` tables (created by `migrate()` when absent). Default `'public'`. */
+  schema?: string;
+  /** Receives migration lines and driver failures (ids and SQLSTATEs only). */
+  logger?: Logger;
+}
+
+/**
+ * The production `SessionStateStore`: knex 3 + pg on the `__agents_*` tables of `schema/`. Every method
+ * is one statement or one transaction with a constant number of statements whatever the history length;
+ * message rows are written once. Call `migrate()` once before use.
+ *
+ * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
+ *   StoreError (code STORE_ERROR) for driver failures; messages never carry SQL parameters.
+ * @example
+ * const store = new PostgresStateStore({ connectionString: process.env.DATABASE_URL! }, { schema: 'helix' });
+ * await store.migrate();
+ * await store.createSession('s1', { agentType: 'assistant' });
+ */
+export class PostgresStateStore implements SessionStateStore {
+  private readonly knex: Knex;
+  private readonly ownsKnex: boolean;
+  private readonly context: PostgresContext;
+  private readonly logger: Logger | undefined;
+  private closed = false;
+
+  constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
+    if ('knex' in connection) {
+      this.knex = connection.knex;
+      this.ownsKnex = false;
+    } else {
+      assertIdentifier(connection.connectionString, 'connectionString');
+      this.knex = knexPackage.knex({ client: 'pg', connection: connection.connectionString, pool: { min: 0, max: 10 } });
+      this.ownsKnex = true;
+    }
+    this.logger = options.logger;
+    this.context = { database: new Database(this.knex, options.logger), tables: storeTables(options.schema ?? 'public') };
+  }
+
+  /** Apply pending migrations from the package's `schema/` folder (idempotent, safe to run concurrently). */
+  async migrate(): Promise<{ applied: string[] }> {
+    return runMigrations(this.knex, this.context.tables.schema, this.logger === undefined ? {} : { logger: this.logger });
+  }
+
+  async createSession<TState = Record<string, unknown>>(sessionId: string, options: CreateSessionOptions<TState>): Promise<SessionState<TState>> {
+    return sessions.createPostgresSession(this.context, sessionId, options);
+  }
+  async sessionExists(sessionId: string): Promise<boolean> {
+    return sessions.postgresSessionExists(this.context, sessionId);
+  }
+  async deleteSession(sessionId: string): Promise<void> {
+    await sessions.deletePostgresSession(this.context, sessionId);
+  }
+  async cloneSession(sourceSessionId: string, targetSessionId: string, options?: { checkpointId?: string; agentType?: string }): Promise<SessionState> {
+    return sessions.clonePostgresSession(this.context, sourceSessionId, targetSessionId, options);
+  }
+
+  async loadState<TState = Record<string, unknown>, TOutput = unknown>(sessionId: string): Promise<SessionState<TState, TOutput> | null> {
+    return sessions.loadPostgresState<TState, TOutput>(this.context, sessionId);
+  }
+  async saveState(sessionId: string, write: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }> {
+    return state.savePostgresState(this.context, sessionId, write, options);
+  }
+  async mergeCustomState(sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }> {
+    return state.mergePostgresCustomState(this.context, sessionId, patches);
+  }
+  async updateStatus(sessionId: string, status: SessionStatus, context?: StatusContext): Promise<void> {
+    await state.updatePostgresStatus(this.context, sessionId, status, context);
+  }
+  async compareAndSetStatus(
+    sessionId: string,
+    expectedStatuses: readonly SessionStatus[],
+    newStatus: SessionStatus,
+    options?: CompareAndSetOptions,
+  ): Promise<CompareAndSetResult> {
+    return state.compareAndSetPostgresStatus(this.context, sessionId, expectedStatuses, newStatus, options);
+  }
+  async saveStateAndPromoteStaging(
+    sessionId: string,
+    write: SessionStateWrite,
+    appendMessages: Message[],
+    checkpointMeta: CheckpointMeta,
+    options?: SaveAndPromoteOptions,
+  ): Promise<{ newVersion: number; checkpointId: string }> {
+    return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
+  }
+  async incrementStepCount(sessionId: string): Promise<number> {
+    return state.incrementPostgresCounter(this.context, sessionId, 'step_count');
+  }
+  async incrementResumeCount(sessionId: string): Promise<number> {
+    return state.incrementPostgresCounter(this.context, sessionId, 'resume_count');
+  }
+  async patchMetadata(sessionId: string, patch: Record<string, string | null>): Promise<void> {
+    await state.patchPostgresMetadata(this.context, sessionId, patch);
+  }
+
+  async setInterruptFlag(sessionId: string, reason?: string): Promise<void> {
+    await interrupt.setPostgresInterruptFlag(this.context, sessionId, reason);
+  }
+  async checkInterruptFlag(sessionId: string): Promise<InterruptFlagResult> {
+    return interrupt.checkPostgresInterruptFlag(this.context, sessionId);
+  }
+  async clearInterruptFlag(sessionId: string): Promise<void> {
+    await interrupt.clearPostgresInterruptFlag(this.context, sessionId);
+  }
+
+  async appendMessages(sessionId: string, toAppend: Message[]): Promise<number> {
+    return messages.appendPostgresMessages(this.context, sessionId, toAppend);
+  }
+  async getMessages(sessionId: string, options?: GetMessagesOptions): Promise<GetMessagesResult> {
+    return messages.getPostgresMessages(this.context, sessionId, options);
+  }
+  async getMessageCount(sessionId: string): Promise<number> {
+    return messages.getPostgresMessageCount(this.context, sessionId);
+  }
+  async truncateMessages(sessionId: string, count: number): Promise<void> {
+    await messages.truncatePostgresMessages(this.context, sessionId, count);
+  }
+
+  async createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord> {
+    return runs.createPostgresRun(this.context, sessionId, run);
+  }
+  async updateRunStatus(sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void> {
+    await runs.updatePostgresRunStatus(this.context, sessionId, runId, status, patch);
+  }
+  async getCurrentRun(sessionId: string): Promise<RunRecord | null> {
+    return (await runs.readPostgresRuns(this.context, sessionId, { latestOnly: true }))[0] ?? null;
+  }
+  async listRuns(sessionId: string): Promise<{ runs: RunRecord[] }> {
+    return { runs: await runs.readPostgresRuns(this.context, sessionId) };
+  }
+  async getRun(sessionId: string, runId: string): Promise<RunRecord | null> {
+    return (await runs.readPostgresRuns(this.context, sessionId, { runId }))[0] ?? null;
+  }
+
+  async createCheckpoint(sessionId: string, meta: CheckpointMeta): Promise<Checkpoint> {
+    return checkpoints.createPostgresCheckpoint(this.context, sessionId, meta);
+  }
+  async getLatestCheckpoint(sessionId: string): Promise<Checkpoint | null> {
+    return checkpoints.getLatestPostgresCheckpoint(this.context, sessionId);
+  }
+  async getCheckpoint(sessionId: string, checkpointId: string): Promise<Checkpoint | null> {
+    return (await checkpoints.readPostgresCheckpoints(this.context, sessionId, checkpointId))[0] ?? null;
+  }
+  async listCheckpoints(sessionId: string): Promise<Checkpoint[]> {
+    return checkpoints.readPostgresCheckpoints(this.context, sessionId);
+  }
+
+  async addSubSessionRefs(sessionId: string, refs: SubSessionRef[]): Promise<void> {
+    await subSessions.addPostgresSubSessionRefs(this.context, sessionId, refs);
+  }
+  async updateSubSessionRef(sessionId: string, subSessionId: string, patch: SubSessionRefPatch): Promise<void> {
+    await subSessions.updatePostgresSubSessionRef(this.context, sessionId, subSessionId, patch);
+  }
+  async getSubSessionRefs(sessionId: string): Promise<SubSessionRef[]> {
+    return subSessions.getPostgresSubSessionRefs(this.context, sessionId);
+  }
+
+  async stageChanges(sessionId: string, changes: StagedChanges): Promise<void> {
+    await staging.stagePostgresChanges(this.context, sessionId, changes);
+  }
+  async getStagedChanges(sessionId: string, stepId?: string): Promise<StagedChanges[]> {
+    return staging.getPostgresStagedChanges(this.context, sessionId, stepId);
+  }
+  async promoteStaging(sessionId: string, stepId: string): Promise<{ newVersion: number }> {
+    return staging.promotePostgresStaging(this.context, sessionId, stepId);
+  }
+  async discardStaging(sessionId: string, stepId?: string): Promise<void> {
+    await staging.deletePostgresStaging(this.context, sessionId, stepId === undefined ? {} : { stepId });
+  }
+  async hasStagedChanges(sessionId: string, stepId?: string): Promise<boolean> {
+    return staging.hasPostgresStagedChanges(this.context, sessionId, stepId);
+  }
+  async cleanupOrphanedStaging(sessionId: string, keepStepId?: string): Promise<number> {
+    return staging.deletePostgresStaging(this.context, sessionId, keepStepId === undefined ? { keep: true } : { stepId: keepStepId, keep: true });
+  }
+
+  /** Destroy the connection pool when the store created it (a knex you passed in is left open). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsKnex) await this.knex.destroy();
+  }
+}

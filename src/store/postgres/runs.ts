@@ -1,0 +1,138 @@
+import { InvalidArgumentError, SessionNotFoundError } from '../../errors/index.js';
+import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.js';
+import { toJsonText } from '../json.js';
+import { buildRunRecord, type RunPatch } from '../record-updates.js';
+import { assertIdentifier } from '../validation.js';
+import { toNumber, type PostgresContext } from './database.js';
+import { lockMessageCount } from './session-lock.js';
+
+/** A row of `__agents_runs`. */
+interface RunRow {
+  session_id: string;
+  run_id: string;
+  turn: number;
+  status: RunStatus;
+  step_count: number;
+  start_sequence: string | number;
+  previous_run_id: string | null;
+  workflow_id: string | null;
+  completion_reason: RunRecord['completionReason'] | null;
+  error: string | null;
+  metadata: Record<string, unknown> | null;
+  started_at: string | number;
+  ended_at: string | number | null;
+}
+
+function runFromRow(row: RunRow): RunRecord {
+  const run: RunRecord = {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    turn: row.turn,
+    status: row.status,
+    stepCount: row.step_count,
+    startSequence: toNumber(row.start_sequence) ?? 0,
+    startedAt: toNumber(row.started_at) ?? 0,
+  };
+  if (row.previous_run_id !== null) run.previousRunId = row.previous_run_id;
+  if (row.workflow_id !== null) run.workflowId = row.workflow_id;
+  if (row.completion_reason !== null) run.completionReason = row.completion_reason;
+  if (row.error !== null) run.error = row.error;
+  if (row.metadata !== null) run.metadata = row.metadata;
+  if (row.ended_at !== null) run.endedAt = toNumber(row.ended_at);
+  return run;
+}
+
+/**
+ * `createRun`: under the session lock, return the existing run with this id or insert the next
+ * contiguous turn.
+ *
+ * @example
+ * const run = await createPostgresRun(context, 's1', { runId: 'r1', status: 'running', stepCount: 0, startSequence: 0, startedAt: Date.now() });
+ */
+export async function createPostgresRun({ database, tables }: PostgresContext, sessionId: string, input: CreateRunInput): Promise<RunRecord> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertIdentifier(input.runId, 'runId');
+  return database.transaction('create a run', async (connection) => {
+    await lockMessageCount(connection, tables, sessionId);
+    const found = await connection.query<RunRow & { max_turn: number | null }>(
+      `SELECT (SELECT MAX(turn) FROM ${tables.runs} WHERE session_id = $1) AS max_turn, run.*
+       FROM (SELECT 1) AS one LEFT JOIN ${tables.runs} AS run ON run.session_id = $1 AND run.run_id = $2`,
+      [sessionId, input.runId],
+    );
+    const row = found.rows[0];
+    if (row !== undefined && row.run_id !== null) return runFromRow(row);
+    const run = buildRunRecord(sessionId, input, (row?.max_turn ?? 0) + 1);
+    await connection.query(
+      `INSERT INTO ${tables.runs} (session_id, run_id, turn, status, step_count, start_sequence, previous_run_id, workflow_id,
+         completion_reason, error, metadata, started_at, ended_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13)`,
+      [
+        sessionId,
+        run.runId,
+        run.turn,
+        run.status,
+        run.stepCount,
+        run.startSequence,
+        run.previousRunId ?? null,
+        run.workflowId ?? null,
+        run.completionReason ?? null,
+        run.error ?? null,
+        run.metadata === undefined ? null : toJsonText(run.metadata, 'run.metadata'),
+        run.startedAt,
+        run.endedAt ?? null,
+      ],
+    );
+    return run;
+  });
+}
+
+/**
+ * `updateRunStatus` as one UPDATE (undefined patch fields keep their value).
+ *
+ * @example
+ * await updatePostgresRunStatus(context, 's1', 'r1', 'completed', { endedAt: Date.now(), completionReason: 'finish_tool' });
+ */
+export async function updatePostgresRunStatus(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  runId: string,
+  status: RunStatus,
+  patch: RunPatch = {},
+): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertIdentifier(runId, 'runId');
+  const metadata = patch.metadata === undefined ? null : toJsonText(patch.metadata, 'run.metadata');
+  await database.run('update a run', async (connection) => {
+    const result = await connection.query(
+      `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count), completion_reason = COALESCE($5, completion_reason),
+         error = COALESCE($6, error), ended_at = COALESCE($7, ended_at), metadata = COALESCE($8::jsonb, metadata),
+         workflow_id = COALESCE($9, workflow_id)
+       WHERE session_id = $1 AND run_id = $2`,
+      [sessionId, runId, status, patch.stepCount ?? null, patch.completionReason ?? null, patch.error ?? null, patch.endedAt ?? null, metadata, patch.workflowId ?? null],
+    );
+    if (result.rowCount === 1) return;
+    const session = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
+    if (session.rowCount !== 1) throw new SessionNotFoundError(sessionId);
+    throw new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });
+  });
+}
+
+/**
+ * Runs of a session, in turn order; `latestOnly` returns just the highest turn.
+ *
+ * @example
+ * const runs = await readPostgresRuns(context, 's1', { latestOnly: true });
+ */
+export async function readPostgresRuns(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  filter: { latestOnly?: boolean; runId?: string } = {},
+): Promise<RunRecord[]> {
+  assertIdentifier(sessionId, 'sessionId');
+  const sql = filter.latestOnly === true
+    ? `SELECT * FROM ${tables.runs} WHERE session_id = $1 ORDER BY turn DESC LIMIT 1`
+    : `SELECT * FROM ${tables.runs} WHERE session_id = $1 AND ($2::text IS NULL OR run_id = $2) ORDER BY turn`;
+  const parameters = filter.latestOnly === true ? [sessionId] : [sessionId, filter.runId ?? null];
+  const rows = await database.run('read runs', async (connection) => (await connection.query<RunRow>(sql, parameters)).rows);
+  return rows.map(runFromRow);
+}

@@ -1,0 +1,123 @@
+import { InvalidArgumentError, SessionAlreadyExistsError } from '../../errors/index.js';
+import type { CreateSessionOptions, SessionState } from '../../types/session.js';
+import { buildClonedSessionState } from '../session-clone.js';
+import { createInitialSessionState } from '../session-write.js';
+import { assertIdentifier } from '../validation.js';
+import { checkpointFromRow, type CheckpointRow } from './checkpoints.js';
+import type { PostgresContext } from './database.js';
+import { insertSession, lockSession } from './session-lock.js';
+import { sessionFromRow, type SessionRow } from './session-row.js';
+
+/**
+ * Create a session with one `INSERT … ON CONFLICT DO NOTHING`: exactly one concurrent caller wins, the
+ * others get SessionAlreadyExistsError.
+ *
+ * @example
+ * const state = await createPostgresSession(context, 's1', { agentType: 'assistant' });
+ */
+export async function createPostgresSession<TState>(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  options: CreateSessionOptions<TState>,
+): Promise<SessionState<TState>> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertIdentifier(options.agentType, 'agentType');
+  const state = createInitialSessionState(sessionId, options, Date.now());
+  const inserted = await database.run('create a session', (connection) => insertSession(connection, tables, state as SessionState));
+  if (!inserted) throw new SessionAlreadyExistsError(sessionId);
+  return state;
+}
+
+/**
+ * Whether the session exists.
+ *
+ * @example
+ * if (await postgresSessionExists(context, 's1')) { … }
+ */
+export async function postgresSessionExists({ database, tables }: PostgresContext, sessionId: string): Promise<boolean> {
+  assertIdentifier(sessionId, 'sessionId');
+  return database.run('check a session', async (connection) => {
+    const result = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
+    return result.rowCount === 1;
+  });
+}
+
+/**
+ * Delete a session; its messages, runs, checkpoints, refs and staging go with it (ON DELETE CASCADE).
+ *
+ * @example
+ * await deletePostgresSession(context, 's1');
+ */
+export async function deletePostgresSession({ database, tables }: PostgresContext, sessionId: string): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  await database.run('delete a session', (connection) =>
+    connection.query(`DELETE FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]),
+  );
+}
+
+/**
+ * The session's state, or null.
+ *
+ * @example
+ * const state = await loadPostgresState(context, 's1');
+ */
+export async function loadPostgresState<TState, TOutput>(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+): Promise<SessionState<TState, TOutput> | null> {
+  assertIdentifier(sessionId, 'sessionId');
+  const row = await database.run('load a session', async (connection) => {
+    const result = await connection.query<SessionRow>(`SELECT * FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
+    return result.rows[0];
+  });
+  return row === undefined ? null : (sessionFromRow(row) as unknown as SessionState<TState, TOutput>);
+}
+
+/**
+ * Branch a session in one transaction: the new session row, the messages up to the checkpoint (copied
+ * with one INSERT … SELECT) and that checkpoint. The source row is locked so no commit interleaves.
+ *
+ * @example
+ * const branch = await clonePostgresSession(context, 's1', 's1-branch', { checkpointId: 'r1:2' });
+ */
+export async function clonePostgresSession(
+  { database, tables }: PostgresContext,
+  sourceSessionId: string,
+  targetSessionId: string,
+  options: { checkpointId?: string; agentType?: string } = {},
+): Promise<SessionState> {
+  assertIdentifier(sourceSessionId, 'sourceSessionId');
+  assertIdentifier(targetSessionId, 'targetSessionId');
+  return database.transaction('clone a session', async (connection) => {
+    const source = await lockSession(connection, tables, sourceSessionId);
+    let checkpoint = null;
+    if (options.checkpointId !== undefined) {
+      const result = await connection.query<CheckpointRow>(
+        `SELECT * FROM ${tables.checkpoints} WHERE session_id = $1 AND checkpoint_id = $2`,
+        [sourceSessionId, options.checkpointId],
+      );
+      const row = result.rows[0];
+      if (row === undefined) {
+        throw new InvalidArgumentError('checkpointId does not name a checkpoint of the source session.', { field: 'checkpointId' });
+      }
+      checkpoint = checkpointFromRow(row);
+    }
+    const state = buildClonedSessionState(source.state, targetSessionId, checkpoint, options.agentType, Date.now());
+    const messageCount = Math.min(source.messageCount, checkpoint?.messageCount ?? source.messageCount);
+    if (!(await insertSession(connection, tables, state, messageCount))) throw new SessionAlreadyExistsError(targetSessionId);
+    await connection.query(
+      `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
+       SELECT $1, sequence, message_id, message, created_at FROM ${tables.messages} WHERE session_id = $2 AND sequence <= $3`,
+      [targetSessionId, sourceSessionId, messageCount],
+    );
+    if (checkpoint !== null) {
+      await connection.query(
+        `INSERT INTO ${tables.checkpoints} (session_id, checkpoint_id, run_id, step_count, message_count, custom_state, created_at)
+         SELECT $1, checkpoint_id, run_id, step_count, message_count, custom_state, created_at
+         FROM ${tables.checkpoints} WHERE session_id = $2 AND checkpoint_id = $3`,
+        [targetSessionId, sourceSessionId, checkpoint.id],
+      );
+    }
+    return state;
+  });
+}

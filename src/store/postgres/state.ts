@@ -1,0 +1,158 @@
+import { InvalidArgumentError, SessionNotFoundError, StaleStateError } from '../../errors/index.js';
+import type { JsonPatchOperation } from '../../types/json-patch.js';
+import type { CompareAndSetOptions, CompareAndSetResult, SessionState, SessionStateWrite, SessionStatus } from '../../types/session.js';
+import { cloneJson, toJsonText } from '../json.js';
+import { applySessionWrite, assertMetadataPatch, statusWrite, type StatusContext } from '../session-write.js';
+import { applyCustomStatePatches } from '../staged-patches.js';
+import { assertIdentifier, assertSessionStatus } from '../validation.js';
+import type { PostgresContext } from './database.js';
+import { lockSession, writeSession } from './session-lock.js';
+
+/**
+ * Lock a session, compute its next state in JS, write it back: one transaction, four statements.
+ *
+ * @example
+ * await rewritePostgresSession(context, 'save session state', 's1', (state) => applySessionWrite(state, write, Date.now()));
+ */
+export async function rewritePostgresSession(
+  { database, tables }: PostgresContext,
+  operation: string,
+  sessionId: string,
+  next: (current: SessionState) => SessionState,
+  expectedVersion?: number,
+): Promise<{ newVersion: number }> {
+  assertIdentifier(sessionId, 'sessionId');
+  return database.transaction(operation, async (connection) => {
+    const { state } = await lockSession(connection, tables, sessionId);
+    if (expectedVersion !== undefined && expectedVersion !== state.version) {
+      throw new StaleStateError(sessionId, expectedVersion, state.version);
+    }
+    const updated = next(state);
+    await writeSession(connection, tables, updated);
+    return { newVersion: updated.version };
+  });
+}
+
+/**
+ * `saveState`: write fields, honouring `expectedVersion`.
+ *
+ * @example
+ * await savePostgresState(context, 's1', { status: 'completed' }, { expectedVersion: 4 });
+ */
+export async function savePostgresState(
+  context: PostgresContext,
+  sessionId: string,
+  write: SessionStateWrite,
+  options: { expectedVersion?: number } = {},
+): Promise<{ newVersion: number }> {
+  return rewritePostgresSession(context, 'save session state', sessionId, (state) => applySessionWrite(state, write, Date.now()), options.expectedVersion);
+}
+
+/**
+ * `mergeCustomState`: apply RFC 6902 patches to customState atomically.
+ *
+ * @example
+ * await mergePostgresCustomState(context, 's1', [{ op: 'replace', path: '/count', value: 2 }]);
+ */
+export async function mergePostgresCustomState(context: PostgresContext, sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }> {
+  if (!Array.isArray(patches)) throw new InvalidArgumentError('patches must be an array of JSON Patch operations.', { field: 'patches' });
+  const copy = cloneJson(patches, 'patches');
+  return rewritePostgresSession(context, 'merge custom state', sessionId, (state) =>
+    applySessionWrite(state, { customState: applyCustomStatePatches(state.customState, copy) }, Date.now()),
+  );
+}
+
+/**
+ * `updateStatus`: unconditional status write with optional context.
+ *
+ * @example
+ * await updatePostgresStatus(context, 's1', 'failed', { error: 'Tool crashed' });
+ */
+export async function updatePostgresStatus(context: PostgresContext, sessionId: string, status: SessionStatus, statusContext: StatusContext = {}): Promise<void> {
+  assertSessionStatus(status, 'status');
+  const write = statusWrite(status, statusContext);
+  await rewritePostgresSession(context, 'update session status', sessionId, (state) => applySessionWrite(state, write, Date.now()));
+}
+
+/**
+ * `compareAndSetStatus` as one `UPDATE … WHERE status = ANY(…) [AND version = …] RETURNING`; concurrent
+ * callers queue on the row lock and re-check the condition, so exactly one of them wins.
+ *
+ * @example
+ * const result = await compareAndSetPostgresStatus(context, 's1', ['active'], 'interrupted');
+ */
+export async function compareAndSetPostgresStatus(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  expectedStatuses: readonly SessionStatus[],
+  newStatus: SessionStatus,
+  options: CompareAndSetOptions = {},
+): Promise<CompareAndSetResult> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertSessionStatus(newStatus, 'newStatus');
+  const interruptContext = options.interruptContext === undefined ? null : toJsonText(options.interruptContext, 'interruptContext');
+  return database.run('compare and set session status', async (connection) => {
+    const updated = await connection.query<{ version: number }>(
+      `UPDATE ${tables.sessions}
+       SET status = $3, version = version + 1, updated_at = $4, error = COALESCE($5, error),
+           state = CASE WHEN $6::jsonb IS NULL THEN state ELSE state || jsonb_build_object('interruptContext', $6::jsonb) END
+       WHERE session_id = $1 AND status = ANY($2::text[]) AND ($7::integer IS NULL OR version = $7)
+       RETURNING version`,
+      [sessionId, [...expectedStatuses], newStatus, Date.now(), options.error ?? null, interruptContext, options.expectedVersion ?? null],
+    );
+    const row = updated.rows[0];
+    if (row !== undefined) return { ok: true, newVersion: row.version };
+    const current = await connection.query<{ status: SessionStatus; version: number }>(
+      `SELECT status, version FROM ${tables.sessions} WHERE session_id = $1`,
+      [sessionId],
+    );
+    const found = current.rows[0];
+    return { ok: false, currentStatus: found?.status ?? null, currentVersion: found?.version ?? 0 };
+  });
+}
+
+/**
+ * Add one to `step_count` or `resume_count` in a single UPDATE; returns the new value.
+ *
+ * @example
+ * const resumeCount = await incrementPostgresCounter(context, 's1', 'resume_count');
+ */
+export async function incrementPostgresCounter(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  column: 'step_count' | 'resume_count',
+): Promise<number> {
+  assertIdentifier(sessionId, 'sessionId');
+  const row = await database.run('increment a session counter', async (connection) => {
+    const result = await connection.query<{ value: number }>(
+      `UPDATE ${tables.sessions} SET ${column} = ${column} + 1, version = version + 1, updated_at = $2
+       WHERE session_id = $1 RETURNING ${column} AS value`,
+      [sessionId, Date.now()],
+    );
+    return result.rows[0];
+  });
+  if (row === undefined) throw new SessionNotFoundError(sessionId);
+  return row.value;
+}
+
+/**
+ * Merge keys into metadata in one UPDATE (`null` deletes a key), so concurrent patches all survive.
+ *
+ * @example
+ * await patchPostgresMetadata(context, 's1', { dbosWorkflowId: 'wf-1' });
+ */
+export async function patchPostgresMetadata({ database, tables }: PostgresContext, sessionId: string, patch: Record<string, string | null>): Promise<void> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertMetadataPatch(patch);
+  const removed = Object.keys(patch).filter((key) => patch[key] === null);
+  const set = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== null));
+  const result = await database.run('patch session metadata', (connection) =>
+    connection.query(
+      `UPDATE ${tables.sessions}
+       SET metadata = (COALESCE(metadata, '{}'::jsonb) - $2::text[]) || $3::jsonb, version = version + 1, updated_at = $4
+       WHERE session_id = $1`,
+      [sessionId, removed, toJsonText(set, 'metadata'), Date.now()],
+    ),
+  );
+  if (result.rowCount !== 1) throw new SessionNotFoundError(sessionId);
+}

@@ -1,0 +1,52 @@
+import type { Checkpoint, CheckpointMeta, SessionState, SessionStateWrite, StagedChanges } from '../types/session.js';
+import { cloneJson } from './json.js';
+import { applySessionWrite } from './session-write.js';
+import { applyStagedChanges } from './staged-patches.js';
+
+/**
+ * What one `saveStateAndPromoteStaging` writes: the next session state and the new checkpoint.
+ *
+ * @example
+ * const { state, checkpoint }: StepCommit = buildStepCommit(current, write, staged, 3, meta, Date.now());
+ */
+export interface StepCommit {
+  state: SessionState;
+  checkpoint: Checkpoint;
+}
+
+/**
+ * Compute a step commit without writing: apply `write`, then the staged patches (in order) to customState,
+ * snapshot a checkpoint with `messageCount` messages, and point the session at it (version + 1). Throws
+ * (InvalidArgumentError) before anything is written when a value is not JSON or a patch cannot apply.
+ *
+ * @example
+ * const { state, checkpoint } = buildStepCommit(current, write, stagedRows, 12, meta, Date.now());
+ */
+export function buildStepCommit(
+  current: SessionState,
+  write: SessionStateWrite,
+  staged: readonly Pick<StagedChanges, 'patches'>[],
+  messageCount: number,
+  meta: CheckpointMeta,
+  now: number,
+): StepCommit {
+  const written = applySessionWrite(current, write, now);
+  const customState = applyStagedChanges(written.customState, staged);
+  const state: SessionState = {
+    ...written,
+    customState,
+    checkpointId: meta.checkpointId,
+    checkpointedAt: now,
+    checkpointSource: 'staging',
+  };
+  const checkpoint: Checkpoint = {
+    id: meta.checkpointId,
+    sessionId: current.sessionId,
+    runId: meta.runId,
+    stepCount: meta.stepCount,
+    messageCount,
+    customState: cloneJson(customState, 'customState'),
+    createdAt: now,
+  };
+  return { state, checkpoint };
+}

@@ -1,0 +1,60 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import type { CheckpointMeta } from '../types/session.js';
+
+/**
+ * Throw InvalidArgumentError unless `value` is a non-empty string. The message names the field only.
+ *
+ * @example
+ * assertIdentifier(sessionId, 'sessionId');
+ */
+export function assertIdentifier(value: unknown, field: string): asserts value is string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidArgumentError(`${field} must be a non-empty string.`, { field });
+  }
+}
+
+/**
+ * Throw InvalidArgumentError unless `value` is an integer ≥ 0 (or undefined when `optional`).
+ *
+ * @example
+ * assertNonNegativeInteger(options.limit, 'limit', { optional: true });
+ */
+export function assertNonNegativeInteger(
+  value: unknown,
+  field: string,
+  options: { optional?: boolean } = {},
+): asserts value is number {
+  if (value === undefined && options.optional === true) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidArgumentError(`${field} must be an integer greater than or equal to 0.`, { field });
+  }
+}
+
+const SESSION_STATUSES: ReadonlySet<string> = new Set(['active', 'completed', 'failed', 'interrupted', 'paused']);
+
+/**
+ * Throw InvalidArgumentError unless `value` is a SessionStatus.
+ *
+ * @example
+ * assertSessionStatus('active', 'status');
+ */
+export function assertSessionStatus(value: unknown, field: string): void {
+  if (typeof value !== 'string' || !SESSION_STATUSES.has(value)) {
+    throw new InvalidArgumentError(`${field} must be one of active, completed, failed, interrupted, paused.`, { field });
+  }
+}
+
+/**
+ * Throw InvalidArgumentError unless `meta` names a checkpoint id, a run id and a step count.
+ *
+ * @example
+ * assertCheckpointMeta({ checkpointId: 'run-1:1', runId: 'run-1', stepCount: 1 });
+ */
+export function assertCheckpointMeta(meta: CheckpointMeta): void {
+  if (typeof meta !== 'object' || meta === null) {
+    throw new InvalidArgumentError('checkpointMeta must be an object.', { field: 'checkpointMeta' });
+  }
+  assertIdentifier(meta.checkpointId, 'checkpointId');
+  assertIdentifier(meta.runId, 'runId');
+  assertNonNegativeInteger(meta.stepCount, 'stepCount');
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { expectCode, runInput, type ContractContext } from './context.js';
+
+/**
+ * Contract: run records with contiguous turns.
+ *
+ * @example
+ * defineRunContract(context);
+ */
+export function defineRunContract(context: ContractContext): void {
+  describe('runs', () => {
+    it('assigns contiguous turns, is idempotent by runId, and lists runs as { runs }', async () => {
+      const { sessionId: id } = await context.createSession('runs');
+      const first = await context.store.createRun(id, runInput('r1', { workflowId: 'wf-1', metadata: { source: 'test' } }));
+      expect(first).toEqual({ ...runInput('r1'), sessionId: id, turn: 1, workflowId: 'wf-1', metadata: { source: 'test' } });
+      expect((await context.store.createRun(id, runInput('r2', { previousRunId: 'r1', startSequence: 42 }))).turn).toBe(2);
+      expect(await context.store.createRun(id, runInput('r1', { status: 'failed' }))).toEqual(first);
+      const { runs } = await context.store.listRuns(id);
+      expect(runs.map((run) => [run.runId, run.turn])).toEqual([
+        ['r1', 1],
+        ['r2', 2],
+      ]);
+      expect(await context.store.getCurrentRun(id)).toMatchObject({ runId: 'r2', turn: 2, previousRunId: 'r1', startSequence: 42 });
+      expect(await context.store.getRun(id, 'r1')).toEqual(first);
+      expect(await context.store.getRun(id, 'nope')).toBeNull();
+      expect(await context.store.getCurrentRun(context.sessionId('missing'))).toBeNull();
+      expect(await context.store.listRuns(context.sessionId('missing'))).toEqual({ runs: [] });
+    });
+
+    it('concurrent createRun calls get turns 1..n without gaps', async () => {
+      const { sessionId: id } = await context.createSession('runs-race');
+      await Promise.all(Array.from({ length: 10 }, (_, index) => context.store.createRun(id, runInput(`r${index}`))));
+      const { runs } = await context.store.listRuns(id);
+      expect(runs.map((run) => run.turn)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(new Set(runs.map((run) => run.runId)).size).toBe(10);
+    });
+
+    it('updateRunStatus sets the status and patched fields, keeping the rest', async () => {
+      const { sessionId: id } = await context.createSession('runs-update');
+      await context.store.createRun(id, runInput('r1', { workflowId: 'wf-1' }));
+      await context.store.updateRunStatus(id, 'r1', 'suspended_client_tool', { stepCount: 3 });
+      await context.store.updateRunStatus(id, 'r1', 'completed', { completionReason: 'finish_tool', endedAt: 1_700_000_000_500, metadata: { tokens: 7 } });
+      expect(await context.store.getRun(id, 'r1')).toMatchObject({
+        status: 'completed',
+        stepCount: 3,
+        workflowId: 'wf-1',
+        completionReason: 'finish_tool',
+        endedAt: 1_700_000_000_500,
+        metadata: { tokens: 7 },
+      });
+      await expectCode(context.store.updateRunStatus(id, 'nope', 'failed'), 'INVALID_ARGUMENT');
+      await expectCode(context.store.createRun(context.sessionId('missing'), runInput('r1')), 'SESSION_NOT_FOUND');
+      await expectCode(context.store.createRun(id, runInput('r9', { turn: 5 })), 'INVALID_ARGUMENT');
+    });
+  });
+}

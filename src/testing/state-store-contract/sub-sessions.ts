@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { SubSessionRef } from '../../types/session.js';
+import { expectCode, type ContractContext } from './context.js';
+
+/**
+ * Contract: sub-session refs with mode, name and completionDelivered.
+ *
+ * @example
+ * defineSubSessionContract(context);
+ */
+export function defineSubSessionContract(context: ContractContext): void {
+  describe('sub-session refs', () => {
+    it('adds refs (existing ids are kept), updates them and lists them in insertion order', async () => {
+      const { sessionId: id } = await context.createSession('refs');
+      const ephemeral: SubSessionRef = { subSessionId: `${id}-sub-t1`, agentType: 'researcher', parentToolCallId: 't1', mode: 'ephemeral', status: 'running', createdAt: 100 };
+      const companion: SubSessionRef = {
+        subSessionId: `${id}-agent-helper`,
+        agentType: 'helper',
+        parentToolCallId: 't2',
+        mode: 'persistent',
+        name: 'helper',
+        status: 'running',
+        completionDelivered: false,
+        createdAt: 200,
+      };
+      await context.store.addSubSessionRefs(id, [ephemeral, companion]);
+      await context.store.addSubSessionRefs(id, [{ ...ephemeral, status: 'failed', agentType: 'changed' }]);
+      expect(await context.store.getSubSessionRefs(id)).toEqual([ephemeral, companion]);
+      await context.store.updateSubSessionRef(id, companion.subSessionId, { status: 'completed', completionDelivered: true, output: { summary: 'done' } });
+      const [, updated] = await context.store.getSubSessionRefs(id);
+      expect(updated).toMatchObject({ ...companion, status: 'completed', completionDelivered: true, output: { summary: 'done' } });
+      expect(typeof updated?.updatedAt).toBe('number');
+    });
+
+    it('rejects unknown refs and sessions', async () => {
+      const { sessionId: id } = await context.createSession('refs-errors');
+      await expectCode(context.store.updateSubSessionRef(id, 'nope', { status: 'completed' }), 'INVALID_ARGUMENT');
+      await expectCode(
+        context.store.addSubSessionRefs(context.sessionId('missing'), [
+          { subSessionId: 'x', agentType: 'a', parentToolCallId: 't', mode: 'ephemeral', status: 'running', createdAt: 1 },
+        ]),
+        'SESSION_NOT_FOUND',
+      );
+      expect(await context.store.getSubSessionRefs(context.sessionId('missing'))).toEqual([]);
+    });
+  });
+}
