@@ -1,26 +1,30 @@
 /** Every error code this package throws. */
-export type HelixErrorCode =
-  | 'SESSION_ID_REQUIRED'
-  | 'SESSION_ALREADY_EXISTS'
-  | 'SESSION_NOT_FOUND'
-  | 'STALE_STATE'
-  | 'INVALID_AGENT_CONFIG'
-  | 'INVALID_TOOL_CONFIG'
-  | 'INVALID_INPUT'
-  | 'INVALID_ARGUMENT'
-  | 'LLM_CALL_FAILED'
-  | 'STREAM_NOT_FOUND'
-  | 'STREAM_CLOSED'
-  | 'STORE_ERROR'
-  | 'MIGRATION_FAILED'
-  | 'DBOS_MODE_MISMATCH'
-  | 'DBOS_WORKFLOW_NOT_FOUND'
-  | 'DBOS_PERSISTENT_SESSION_TERMINATED'
-  | 'AGENT_ALREADY_RUNNING'
-  | 'WORKSPACE_UNSUPPORTED'
-  | 'INVALID_SUBMISSION'
-  | 'NOT_RESUMABLE'
-  | 'SESSION_NOT_CONTINUABLE';
+export const HELIX_ERROR_CODES = [
+  'SESSION_ID_REQUIRED',
+  'SESSION_ALREADY_EXISTS',
+  'SESSION_NOT_FOUND',
+  'STALE_STATE',
+  'INVALID_AGENT_CONFIG',
+  'INVALID_TOOL_CONFIG',
+  'INVALID_INPUT',
+  'INVALID_ARGUMENT',
+  'LLM_CALL_FAILED',
+  'STREAM_NOT_FOUND',
+  'STREAM_CLOSED',
+  'STORE_ERROR',
+  'MIGRATION_FAILED',
+  'DBOS_MODE_MISMATCH',
+  'DBOS_WORKFLOW_NOT_FOUND',
+  'DBOS_PERSISTENT_SESSION_TERMINATED',
+  'AGENT_ALREADY_RUNNING',
+  'WORKSPACE_UNSUPPORTED',
+  'INVALID_SUBMISSION',
+  'NOT_RESUMABLE',
+  'SESSION_NOT_CONTINUABLE',
+] as const;
+
+/** Every error code this package throws. */
+export type HelixErrorCode = (typeof HELIX_ERROR_CODES)[number];
 
 /**
  * Base class of every error this package throws: a stable `code`, an optional JSON `data` payload
@@ -44,11 +48,14 @@ export class HelixError extends Error {
     if (options?.data !== undefined) this.data = options.data;
   }
 
-  /** True for any HelixError, including ones revived by DBOS as plain objects with a matching `code`. */
+  /** True for any HelixError, including ones revived by DBOS as plain `Error`s that kept a known `code`. */
   static isInstance(error: unknown): error is HelixError {
-    return error instanceof Error && hasCode(error);
+    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+    return error instanceof Error && typeof code === 'string' && KNOWN_CODES.has(code);
   }
 }
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(HELIX_ERROR_CODES);
 
 /** @internal True when `error` is an object whose `code` is `code` (or any string, when `code` is omitted). */
 export function hasCode(error: unknown, code?: string): boolean {

@@ -1,0 +1,94 @@
+// Public API of helix-agents-dbos. Every export is listed by name.
+
+// Runtime
+export { DBOSAgentExecutor, type AgentExecutionHandle, type DBOSAgentExecutorConfig, type ExecuteOptions } from './executor/index.js';
+export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
+export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './workflows/workflow-ids.js';
+export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
+export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-retry-policy.js';
+
+// Agent model
+export {
+  defineAgent,
+  defineTool,
+  createSubAgentTool,
+  isSubAgentTool,
+  createCompanionTools,
+  companionToolName,
+  isCompanionTool,
+  COMPANION_ACTIONS,
+  FINISH_TOOL_NAME,
+  SUBAGENT_TOOL_PREFIX,
+  COMPANION_TOOL_PREFIX,
+  RESERVED_TOOL_NAMES,
+  type AgentConfig,
+  type AgentDefinition,
+  type AgentInput,
+  type AnyAgentConfig,
+  type StopWhen,
+  type StopWhenContext,
+  type SystemPrompt,
+  type AgentTool,
+  type ApprovalPredicate,
+  type ClientTool,
+  type CompanionTool,
+  type CompanionAction,
+  type FinishTool,
+  type ServerTool,
+  type SubAgentTool,
+  type ToolContext,
+  type UserTool,
+  type PersistentAgentConfig,
+  type PersistentAgentMode,
+} from './agent/index.js';
+
+// Storage
+export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
+export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
+
+// LLM
+export { VercelAIAdapter, type VercelAIAdapterOptions, type LLMAdapter } from './llm/index.js';
+
+// Hooks and logging
+export { HookManager, consoleLogger, noopLogger } from './hooks/index.js';
+export type { AgentHooks, HookName, Logger } from './hooks/types.js';
+
+// Errors
+export {
+  HelixError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  StaleStateError,
+  ConfigurationError,
+  InvalidArgumentError,
+  LLMCallError,
+  StreamError,
+  StoreError,
+  SessionIdRequiredError,
+  DBOSModeMismatchError,
+  DBOSWorkflowNotFoundError,
+  DBOSPersistentSessionTerminatedError,
+  AgentAlreadyRunningError,
+  WorkspaceUnsupportedError,
+  SessionNotContinuableError,
+  type HelixErrorCode,
+} from './errors/index.js';
+
+// Types
+export type { Message, StoredMessage, ToolCall, AssistantMessage, UserMessage, ToolResultMessage, SystemMessage } from './types/message.js';
+export type {
+  SessionState,
+  SessionStatus,
+  RunStatus,
+  RunRecord,
+  Checkpoint,
+  CompletionReason,
+  DBOSAgentMode,
+  PendingClientToolCall,
+  SubSessionRef,
+} from './types/session.js';
+export type { StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
+export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema } from './types/llm.js';
+export type { AgentResult, SuspensionInfo } from './types/result.js';
+export type { UsageRecord, UsageSummary } from './types/usage.js';
+export type { JsonPatchOperation } from './types/json-patch.js';
