@@ -1,4 +1,4 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import { DBOSWorkflowNotFoundError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -17,7 +17,12 @@ export interface HandleContext<TOutput> {
   streamId: string;
   startSequence: number;
   send: (input: string | { message: string; state?: Record<string, unknown> }) => Promise<AgentExecutionHandle<TOutput>>;
+  /** The live DBOS handle when this process started the workflow (awaits its promise instead of polling). */
+  liveHandle?: WorkflowHandle<unknown>;
 }
+
+/** Poll interval for results of workflows running in another process. */
+const RESULT_POLL_MS = 100;
 
 /** @internal The handle of one standard-mode run. */
 export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
@@ -41,9 +46,11 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   }
 
   async result(): Promise<AgentResult<TOutput>> {
+    if (this.context.liveHandle !== undefined) return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
     const status = await DBOS.getWorkflowStatus(this.workflowId);
     if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
-    return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult()) as AgentResult<TOutput>;
+    const handle = DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId);
+    return (await handle.getResult({ pollingIntervalMs: RESULT_POLL_MS })) as AgentResult<TOutput>;
   }
 
   async getState(): Promise<SessionState | null> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
 import {
@@ -185,13 +185,13 @@ export class DBOSAgentExecutor {
       metadata: { workflowInput },
     });
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
-    await this.startWorkflow(workflowInput);
-    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence } as RunRecord);
+    const live = await this.startWorkflow(workflowInput);
+    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence } as RunRecord, live);
   }
 
-  private async startWorkflow(input: AgentWorkflowInput): Promise<void> {
+  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
     markWorkflowStartedHere(input.workflowId);
-    await DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
   }
 
   /**
@@ -227,6 +227,7 @@ export class DBOSAgentExecutor {
     agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
     sessionId: string,
     run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
+    liveHandle?: WorkflowHandle<unknown>,
   ): AgentExecutionHandle<TOutput> {
     const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
     return new DBOSAgentHandle<TOutput>(sessionId, run.runId, workflowId, {
@@ -235,6 +236,7 @@ export class DBOSAgentExecutor {
       streamId: sessionId,
       startSequence: run.startSequence,
       send: (input) => this.execute(agent, input as AgentInput<TState>, { sessionId }),
+      ...(liveHandle === undefined ? {} : { liveHandle }),
     });
   }
 }
