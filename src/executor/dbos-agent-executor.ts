@@ -21,6 +21,9 @@ import { standardWorkflowId } from '../workflows/workflow-ids.js';
 import { DBOSAgentHandle } from './agent-handle.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
+/** Default warm window of a human-in-the-loop wait. */
+const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
+
 /** How long a concurrent execute() waits for the winning call's run record to appear. */
 const RUN_RECORD_WAIT_MS = 10_000;
 
@@ -172,7 +175,17 @@ export class DBOSAgentExecutor {
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
     const workflowId = standardWorkflowId(agent.name, sessionId, runId);
-    const workflowInput: AgentWorkflowInput = { sessionId, runId, agentType: agent.name, streamId, workflowId, startSequence, ...turn };
+    const workflowInput: AgentWorkflowInput = {
+      sessionId,
+      runId,
+      agentType: agent.name,
+      streamId,
+      workflowId,
+      startSequence,
+      rootSessionId: sessionId,
+      warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
+      ...turn,
+    };
     const previous = await stateStore.getCurrentRun(sessionId);
     await stateStore.createRun(sessionId, {
       runId,

@@ -32,6 +32,11 @@ export interface DBOSAgentExecutorConfig {
   defaultPersistentIdleTimeoutMs?: number;
   /** Server-tool retries. Default: 3 attempts, 1 s, ×2, at most 60 s. */
   toolRetryPolicy?: ToolRetryPolicy;
+  /**
+   * How long a run waiting for a client tool result or an approval stays warm (a submission continues it in
+   * place, same runId) before it parks durably and ends its workflow (then `resume()` continues it). Default 60 000.
+   */
+  hitlWarmWindowMs?: number;
 }
 
 /**

@@ -1,8 +1,13 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { StaleStateError } from '../errors/index.js';
+import type { SessionStateStore } from '../store/state-store.js';
 import type { Message } from '../types/message.js';
+import type { CheckpointMeta } from '../types/session.js';
+import { updateSessionWithRetry } from './pending-calls.js';
 import { checkpointIdFor } from '../workflows/workflow-ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { fireMessageHooks } from './message-hooks.js';
+import { stepEnvironment, type RunScope } from './step-scope.js';
 
 /** A tool call answered without running (unknown tool, invalid arguments, …): streamed as a failed tool_end. */
 export interface RejectedToolCall {
@@ -21,6 +26,8 @@ export interface CommitStepInput extends RunScope {
   rejectedCalls: RejectedToolCall[];
   /** Return the committed custom state (only when the agent has a `stopWhen`). */
   returnState: boolean;
+  /** Human-answered calls settled by this commit: their pending entries go, atomically with their results. */
+  settledHitl?: { toolCallIds: string[]; expired: string[]; rootSessionId: string };
 }
 
 /** Output of `CommitStep.commit`. */
@@ -45,30 +52,56 @@ export class CommitStep {
       await emitter.emit({ type: 'tool_end', toolCallId: rejected.toolCallId, toolName: rejected.toolName, error: rejected.error });
     }
     await emitter.flush();
-    const { newVersion } = await stateStore.saveStateAndPromoteStaging(
-      input.sessionId,
-      { stepCount: input.step },
-      input.messages,
-      { checkpointId, runId: input.runId, stepCount: input.step },
-    );
-
-    const outcomes = new Map(input.toolOutcomes.map((outcome) => [outcome.resultMessageId, outcome]));
-    for (const message of input.messages) {
-      await hooks.fire('onMessage', { ...hookIdentity(input), message });
-      const outcome = message.id === undefined ? undefined : outcomes.get(message.id);
-      if (outcome !== undefined) {
-        await hooks.fire('afterTool', {
-          ...hookIdentity(input),
-          toolCallId: outcome.toolCallId,
-          toolName: outcome.toolName,
-          input: outcome.input,
-          ...(outcome.success ? { result: outcome.result } : { error: outcome.error }),
-          durationMs: outcome.durationMs,
-        });
+    const meta = { checkpointId, runId: input.runId, stepCount: input.step };
+    let newVersion: number;
+    const settled = input.settledHitl;
+    if (settled === undefined) {
+      ({ newVersion } = await stateStore.saveStateAndPromoteStaging(input.sessionId, { stepCount: input.step }, input.messages, meta));
+    } else {
+      newVersion = await commitSettlingPending(stateStore, input, settled, meta);
+      if (settled.rootSessionId !== input.sessionId && settled.expired.length > 0) {
+        const now = Date.now();
+        await updateSessionWithRetry(stateStore, settled.rootSessionId, (root) => ({
+          write: { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), ...Object.fromEntries(settled.expired.map((id) => [id, now])) } },
+          value: undefined,
+        }));
       }
     }
+
+    await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     if (!input.returnState) return { version: newVersion };
     const state = await stateStore.loadState(input.sessionId);
     return { version: newVersion, customState: state?.customState ?? {} };
+  }
+}
+
+/** The commit, removing the settled pending entries in the same transaction (retried on a lost version race). */
+async function commitSettlingPending(
+  stateStore: SessionStateStore,
+  input: CommitStepInput,
+  settled: NonNullable<CommitStepInput['settledHitl']>,
+  meta: CheckpointMeta,
+): Promise<number> {
+  for (let attempt = 1; ; attempt += 1) {
+    const state = await stateStore.loadState(input.sessionId);
+    if (state === null) throw new Error('The session of this run no longer exists.');
+    const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !settled.toolCallIds.includes(id)));
+    const now = Date.now();
+    const completed =
+      settled.rootSessionId === input.sessionId && settled.expired.length > 0
+        ? { completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(settled.expired.map((id) => [id, now])) } }
+        : {};
+    try {
+      const { newVersion } = await stateStore.saveStateAndPromoteStaging(
+        input.sessionId,
+        { stepCount: input.step, pendingClientToolCalls: pending, suspendedStepId: undefined, ...completed },
+        input.messages,
+        meta,
+        { expectedVersion: state.version },
+      );
+      return newVersion;
+    } catch (error) {
+      if (!StaleStateError.isInstance(error) || attempt >= 50) throw error;
+    }
   }
 }

@@ -14,6 +14,8 @@ export interface BeginRunInput extends RunScope {
   userMessage?: UserMessage;
   /** Custom state to write before the first step (validated by the executor). */
   initialState?: Record<string, unknown>;
+  /** Set for resume/retry runs: onAgentResumed fires here unless a suspension is settled (its wake fires it). */
+  resumedFrom?: { previousRunId: string; settlesSuspension: boolean };
 }
 
 /** Input of `RunLifecycleStep.finish`. */
@@ -50,6 +52,14 @@ export class RunLifecycleStep {
     });
     await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
     await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
+    if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
+      const state = await stateStore.loadState(input.sessionId);
+      await hooks.fire('onAgentResumed', {
+        ...hookIdentity(input),
+        previousRunId: input.resumedFrom.previousRunId,
+        ...(state?.checkpointId === undefined ? {} : { resumedFromCheckpointId: state.checkpointId }),
+      });
+    }
     return { stepCount: 0 };
   }
 

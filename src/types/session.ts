@@ -28,7 +28,8 @@ export type CompletionReason =
   | 'interrupted'
   | 'aborted'
   | 'failed'
-  | 'text_response';
+  | 'text_response'
+  | 'suspended';
 
 /** Context recorded when a session is interrupted or paused. */
 export interface InterruptContext {

@@ -1,0 +1,212 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { StaleStateError } from '../errors/index.js';
+import type { Message } from '../types/message.js';
+import type { PendingClientToolCall } from '../types/session.js';
+import { checkpointIdFor } from '../workflows/workflow-ids.js';
+import type { ToolOutcome } from './execute-tool.step.js';
+import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission, type SuspensionRecord } from './hitl-types.js';
+import { fireMessageHooks } from './message-hooks.js';
+import { updateSessionWithRetry } from './pending-calls.js';
+import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { releaseStreamWriter } from './stream-writers.js';
+
+/** Input of `ClientToolStep.suspend`. */
+export interface SuspendInput extends RunScope {
+  step: number;
+  calls: HitlCall[];
+  /** Root of the session tree: ownership of each call is recorded there for submit routing. */
+  rootSessionId: string;
+}
+
+/** What `ClientToolStep.poll` found. */
+export interface PollOutput {
+  submissions: Record<string, Submission>;
+  /** Calls whose client deadline passed without a submission. */
+  expired: string[];
+  interrupted: boolean;
+  interruptReason?: string;
+}
+
+/** Input of `ClientToolStep.park`. */
+export interface ParkInput extends RunScope {
+  step: number;
+  /** What the step produced so far (assistant message, phase-1 results), committed with the suspension. */
+  messages: Message[];
+  toolOutcomes: ToolOutcome[];
+  suspension: SuspensionRecord;
+  /** Park even if answers arrived (an interrupt during the wait); leaves the run status and stream to the finish step. */
+  force: boolean;
+}
+
+
+/**
+ * Durable steps of a human-in-the-loop wait: write the pending entries (and root ownership) and announce
+ * them; poll durable submissions; park the run (commit the suspension atomically and end the workflow);
+ * resolve answered calls into results with their chunks, usage and hooks.
+ */
+export class ClientToolStep {
+  @DBOS.step({ name: 'ClientToolStep.suspend' })
+  static async suspend(input: SuspendInput): Promise<{ createdAt: number }> {
+    const { dependencies, hooks, emitter } = await stepEnvironment(input, input.step);
+    const { stateStore } = dependencies;
+    const createdAt = Date.now();
+    await updateSessionWithRetry(stateStore, input.sessionId, (state) => {
+      const pending = { ...(state.pendingClientToolCalls ?? {}) };
+      let changed = false;
+      for (const { call, kind, approvalId, timeoutMs } of input.calls) {
+        if (pending[call.toolCallId] !== undefined || state.completedClientToolCalls?.[call.toolCallId] !== undefined) continue;
+        const entry: PendingClientToolCall = {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          kind,
+          input: call.input,
+          ownerSessionId: input.sessionId,
+          agentType: input.agentType,
+          runId: input.runId,
+          approvalId,
+          createdAt,
+          ...(timeoutMs === undefined ? {} : { deadlineAt: createdAt + timeoutMs }),
+        };
+        pending[call.toolCallId] = entry;
+        changed = true;
+      }
+      return { write: changed ? { pendingClientToolCalls: pending } : null, value: undefined };
+    });
+    if (input.rootSessionId !== input.sessionId) {
+      await updateSessionWithRetry(stateStore, input.rootSessionId, (root) => {
+        const ownership = { ...(root.clientToolCallOwnership ?? {}) };
+        for (const { call } of input.calls) ownership[call.toolCallId] = input.sessionId;
+        return { write: { clientToolCallOwnership: ownership }, value: undefined };
+      });
+    }
+    for (const { call, kind, approvalId } of input.calls) {
+      if (kind === 'client') {
+        await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, clientExecuted: true });
+      } else {
+        await emitter.emit({ type: 'tool_approval_request', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, approvalId });
+      }
+    }
+    await emitter.flush();
+    dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: input.calls.length });
+    await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: input.calls.map(({ call }) => call.toolCallId) });
+    return { createdAt };
+  }
+
+  @DBOS.step({ name: 'ClientToolStep.poll' })
+  static async poll(input: RunScope & { toolCallIds: string[] }): Promise<PollOutput> {
+    const { stateStore } = (await stepEnvironment(input, 0)).dependencies;
+    const flag = await stateStore.checkInterruptFlag(input.sessionId);
+    const state = await stateStore.loadState(input.sessionId);
+    const now = Date.now();
+    const submissions: Record<string, Submission> = {};
+    const expired: string[] = [];
+    for (const id of input.toolCallIds) {
+      const entry = state?.pendingClientToolCalls?.[id];
+      if (entry?.submission !== undefined) submissions[id] = entry.submission;
+      else if (entry?.deadlineAt !== undefined && entry.deadlineAt <= now) expired.push(id);
+    }
+    return { submissions, expired, interrupted: flag.interrupted, ...(flag.reason === undefined ? {} : { interruptReason: flag.reason }) };
+  }
+
+  /**
+   * Commit the suspension and end the run, unless a submission or deadline arrived meanwhile (then
+   * `parked: false` and the workflow keeps going). The version check makes park and submit mutually exclusive.
+   */
+  @DBOS.step({ name: 'ClientToolStep.park' })
+  static async park(input: ParkInput): Promise<{ parked: boolean }> {
+    const { dependencies, hooks, emitter } = await stepEnvironment(input, input.step);
+    const { stateStore, streamManager } = dependencies;
+    const state = await stateStore.loadState(input.sessionId);
+    if (state === null) throw new Error('The session of this run no longer exists.');
+    const now = Date.now();
+    const answered = input.suspension.hitlCalls.some(({ call }) => {
+      const entry = state.pendingClientToolCalls?.[call.toolCallId];
+      return entry?.submission !== undefined || (entry?.deadlineAt !== undefined && entry.deadlineAt <= now);
+    });
+    if (answered && !input.force) return { parked: false };
+    const stepId = checkpointIdFor(input.runId, input.step);
+    try {
+      await stateStore.saveStateAndPromoteStaging(
+        input.sessionId,
+        { suspendedStepId: stepId, stepCount: input.step },
+        input.messages,
+        { checkpointId: `${stepId}:suspended`, runId: input.runId, stepCount: input.step },
+        { expectedVersion: state.version, stepId },
+      );
+    } catch (error) {
+      if (StaleStateError.isInstance(error)) return { parked: false };
+      throw error;
+    }
+    const run = await stateStore.getRun(input.sessionId, input.runId);
+    await stateStore.updateRunStatus(input.sessionId, input.runId, input.force ? (run?.status ?? 'running') : 'suspended_client_tool', {
+      stepCount: input.step,
+      metadata: { ...(run?.metadata ?? {}), suspension: input.suspension },
+    });
+    await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
+    await emitter.flush();
+    if (input.force) return { parked: true };
+    await releaseStreamWriter(input.streamId, input.sessionId);
+    await streamManager.endStream(input.streamId);
+    dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
+    return { parked: true };
+  }
+
+  /**
+   * Turn answered calls into results: client results/errors, approvals (approved → run the tool later in
+   * this step's phase; denied → the reference tool_error), expired deadlines (synthetic tool_error). Streams
+   * tool_end for the resolved results, records client usage and fires afterTool for them (onMessage fires
+   * at the commit). Fires onAgentResumed once with `previousRunId`.
+   */
+  @DBOS.step({ name: 'ClientToolStep.resolve' })
+  static async resolve(
+    input: RunScope & { step: number; calls: HitlCall[]; submissions: Record<string, Submission>; expired: string[]; previousRunId: string },
+  ): Promise<HitlResolution[]> {
+    const { dependencies, hooks, emitter } = await stepEnvironment(input, input.step);
+    const resolutions: HitlResolution[] = [];
+    for (const hitl of input.calls) {
+      const id = hitl.call.toolCallId;
+      const submission = input.submissions[id];
+      let resolution: HitlResolution;
+      if (submission === undefined) {
+        resolution = { call: hitl, outcome: 'error', error: input.expired.includes(id) ? CLIENT_TOOL_TIMEOUT_MESSAGE : 'No result was submitted for this tool call.' };
+      } else if (hitl.kind === 'approval') {
+        resolution = submission.approved === true ? { call: hitl, outcome: 'run' } : { call: hitl, outcome: 'error', error: APPROVAL_DENIED_MESSAGE };
+      } else if (submission.error !== undefined) {
+        resolution = { call: hitl, outcome: 'error', error: submission.error };
+      } else {
+        resolution = { call: hitl, outcome: 'result', result: submission.result ?? null };
+      }
+      resolutions.push(resolution);
+      if (resolution.outcome === 'run') continue;
+      const ending = resolution.outcome === 'result' ? { result: resolution.result } : { error: resolution.error ?? 'error' };
+      await emitter.emit({ type: 'tool_end', toolCallId: id, toolName: hitl.call.toolName, ...ending });
+      await dependencies.usageStore?.record([
+        {
+          id: `${input.runId}:hitl:${id}`,
+          sessionId: input.sessionId,
+          runId: input.runId,
+          kind: 'tool',
+          name: hitl.call.toolName,
+          step: input.step,
+          durationMs: 0,
+          success: resolution.outcome === 'result',
+          createdAt: Date.now(),
+        },
+      ]);
+    }
+    await emitter.flush();
+    await hooks.fire('onAgentResumed', { ...hookIdentity(input), previousRunId: input.previousRunId });
+    for (const resolution of resolutions) {
+      // Denied approvals skip execute and afterTool (cross-runtime contract); client results and timeouts fire afterTool here.
+      if (resolution.outcome === 'run' || (resolution.call.kind === 'approval' && resolution.error === APPROVAL_DENIED_MESSAGE)) continue;
+      await hooks.fire('afterTool', {
+        ...hookIdentity(input),
+        toolCallId: resolution.call.call.toolCallId,
+        toolName: resolution.call.call.toolName,
+        input: resolution.call.call.input,
+        ...(resolution.outcome === 'result' ? { result: resolution.result } : { error: resolution.error ?? 'error' }),
+      });
+    }
+    return resolutions;
+  }
+}

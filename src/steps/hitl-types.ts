@@ -1,0 +1,41 @@
+import type { PlannedToolCall } from '../orchestration/index.js';
+import type { ToolResultMessage } from '../types/message.js';
+import type { PendingClientToolCall } from '../types/session.js';
+
+/** A call that waits for a human: a client-executed tool, or a server tool behind an approval gate. */
+export interface HitlCall {
+  call: PlannedToolCall;
+  kind: 'client' | 'approval';
+  /** What an approval-response must echo back (the toolCallId unless the client is told otherwise). */
+  approvalId: string;
+  /** Client deadline, from the tool's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** A submission as stored on the pending entry. */
+export type Submission = NonNullable<PendingClientToolCall['submission']>;
+
+/** What a parked run leaves for `resume()` (kept in the run record's metadata). */
+export interface SuspensionRecord {
+  step: number;
+  stepId: string;
+  hitlCalls: HitlCall[];
+  /** finishWith calls of the suspended step: they run after the human answers. */
+  finishWithCalls: PlannedToolCall[];
+  /** A valid `__finish__` in the same batch: its output (the run completes once the humans answered). */
+  finishCall?: { output: unknown; resultMessage: ToolResultMessage };
+}
+
+/** One human-answered call, resolved to a tool result (or to "run the tool" for an approval). */
+export interface HitlResolution {
+  call: HitlCall;
+  /** 'run': approved, execute the server tool; 'result'/'error': the call's final result. */
+  outcome: 'run' | 'result' | 'error';
+  result?: unknown;
+  error?: string;
+}
+
+/** Text of a denied approval (the reference wording). */
+export const APPROVAL_DENIED_MESSAGE = 'Tool call was not approved by the user';
+/** Text of an expired client-tool deadline. */
+export const CLIENT_TOOL_TIMEOUT_MESSAGE = 'The client did not submit a result before the tool call deadline.';

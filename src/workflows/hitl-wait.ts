@@ -1,0 +1,57 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { ClientToolStep } from '../steps/client-tool.step.js';
+import type { ToolOutcome } from '../steps/execute-tool.step.js';
+import type { HitlCall, Submission, SuspensionRecord } from '../steps/hitl-types.js';
+import type { RunScope } from '../steps/step-scope.js';
+import type { Message } from '../types/message.js';
+
+/** How a human-in-the-loop wait ended. */
+export type HitlWaitOutcome =
+  | { kind: 'answered'; submissions: Record<string, Submission>; expired: string[] }
+  | { kind: 'parked' }
+  | { kind: 'interrupted'; reason?: string };
+
+/** What the wait needs besides the scope. */
+export interface HitlWaitInput {
+  step: number;
+  calls: HitlCall[];
+  rootSessionId: string;
+  /** How long the workflow stays warm (answers continue in place) before it parks. */
+  warmWindowMs: number;
+  /** Committed with the suspension if the run parks. */
+  messages: Message[];
+  toolOutcomes: ToolOutcome[];
+  suspension: SuspensionRecord;
+}
+
+/**
+ * Workflow-body helper: announce the calls, then wait — warm — in `DBOS.recv(toolCallId, timeout)` until
+ * every call is answered (submission or client deadline), an interrupt arrives, or the warm window passes
+ * (then the suspension is committed and the run parks). Submissions are read from the store, the recv is only
+ * the wake-up, so a message lost to a crash or a race costs at most one timeout, never a result.
+ * Deterministic: time comes from `DBOS.now()`, every effect from a step.
+ */
+export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Promise<HitlWaitOutcome> {
+  const ids = input.calls.map(({ call }) => call.toolCallId);
+  const { createdAt } = await ClientToolStep.suspend({ ...scope, step: input.step, calls: input.calls, rootSessionId: input.rootSessionId });
+  const warmUntil = (await DBOS.now()) + input.warmWindowMs;
+  const deadlines = input.calls.flatMap(({ timeoutMs }) => (timeoutMs === undefined ? [] : [createdAt + timeoutMs]));
+  for (;;) {
+    const polled = await ClientToolStep.poll({ ...scope, toolCallIds: ids });
+    if (polled.interrupted) {
+      await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: true });
+      return { kind: 'interrupted', ...(polled.interruptReason === undefined ? {} : { reason: polled.interruptReason }) };
+    }
+    const open = ids.filter((id) => polled.submissions[id] === undefined && !polled.expired.includes(id));
+    const first = open[0];
+    if (first === undefined) return { kind: 'answered', submissions: polled.submissions, expired: polled.expired };
+    const now = await DBOS.now();
+    if (now >= warmUntil) {
+      const { parked } = await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: false });
+      if (parked) return { kind: 'parked' };
+      continue;
+    }
+    const wakeAt = Math.min(warmUntil, ...deadlines.filter((deadline) => deadline > now));
+    await DBOS.recv<unknown>(first, { timeoutSeconds: Math.max(0.05, (wakeAt - now) / 1000) });
+  }
+}
