@@ -1,7 +1,19 @@
 // Public API of helix-agents-dbos. Every export is listed by name.
 
 // Runtime
-export { DBOSAgentExecutor, type AgentExecutionHandle, type DBOSAgentExecutorConfig, type ExecuteOptions } from './executor/index.js';
+export {
+  DBOSAgentExecutor,
+  resolveOwnerWorkflowId,
+  type AgentExecutionHandle,
+  type DBOSAgentExecutorConfig,
+  type ExecuteOptions,
+  type ResumeOptions,
+  type RetryOptions,
+  type SubmitToolResult,
+  type SubmitToolResultResponse,
+} from './executor/index.js';
+export { ClientToolStep } from './steps/client-tool.step.js';
+export { ApprovalGateStep } from './steps/approval-gate.step.js';
 export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
 export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './workflows/workflow-ids.js';
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
@@ -71,6 +83,8 @@ export {
   AgentAlreadyRunningError,
   WorkspaceUnsupportedError,
   SessionNotContinuableError,
+  InvalidSubmissionError,
+  NotResumableError,
   type HelixErrorCode,
 } from './errors/index.js';
 

@@ -126,3 +126,37 @@ export class SessionNotContinuableError extends HelixError {
     return hasCode(error, 'SESSION_NOT_CONTINUABLE');
   }
 }
+
+/**
+ * A `submitToolResult` payload is malformed, or does not match the pending call (wrong kind, wrong
+ * approvalId). Nothing was changed. The message names the field, never its value.
+ *
+ * @example
+ * if (InvalidSubmissionError.isInstance(error)) console.log(error.message);
+ */
+export class InvalidSubmissionError extends HelixError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super('INVALID_SUBMISSION', message, data === undefined ? undefined : { data });
+    this.name = 'InvalidSubmissionError';
+  }
+  static override isInstance(error: unknown): error is InvalidSubmissionError {
+    return hasCode(error, 'INVALID_SUBMISSION');
+  }
+}
+
+/**
+ * `resume()` on a session that has nothing to resume (completed, failed, or running), or `retry()` on a
+ * session that has not failed.
+ *
+ * @example
+ * if (NotResumableError.isInstance(error)) console.log(error.status);
+ */
+export class NotResumableError extends HelixError {
+  constructor(readonly sessionId: string, readonly status: string, hint: string) {
+    super('NOT_RESUMABLE', `The session is "${status}": ${hint}`, { data: { sessionId, status } });
+    this.name = 'NotResumableError';
+  }
+  static override isInstance(error: unknown): error is NotResumableError {
+    return hasCode(error, 'NOT_RESUMABLE');
+  }
+}

@@ -17,4 +17,6 @@ export {
   AgentAlreadyRunningError,
   WorkspaceUnsupportedError,
   SessionNotContinuableError,
+  InvalidSubmissionError,
+  NotResumableError,
 } from './dbos-errors.js';

@@ -5,24 +5,32 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
 import type { SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
-import type { AgentExecutionHandle } from './types.js';
+import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
+/** Poll interval for results of workflows running elsewhere, and for "is the run waiting for a human?". */
+const RESULT_POLL_MS = 100;
+
+/** Executor operations a handle delegates to (injected, so a handle holds no executor reference). */
+export interface HandleCallbacks {
+  send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<any>>;
+  resume(options?: ResumeOptions): Promise<AgentExecutionHandle<any>>;
+  retry(): Promise<AgentExecutionHandle<any>>;
+  interrupt(reason?: string): Promise<void>;
+  abort(reason?: string): Promise<void>;
+}
 
 /** What a handle needs from its executor. */
-export interface HandleContext<TOutput> {
+export interface HandleContext {
   stateStore: SessionStateStore;
   streamManager: StreamManager;
   streamId: string;
   startSequence: number;
-  send: (input: string | { message: string; state?: Record<string, unknown> }) => Promise<AgentExecutionHandle<TOutput>>;
+  callbacks: HandleCallbacks;
   /** The live DBOS handle when this process started the workflow (awaits its promise instead of polling). */
   liveHandle?: WorkflowHandle<unknown>;
 }
-
-/** Poll interval for results of workflows running in another process. */
-const RESULT_POLL_MS = 100;
 
 /** @internal The handle of one standard-mode run. */
 export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
@@ -30,7 +38,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     readonly sessionId: string,
     readonly runId: string,
     readonly workflowId: string,
-    private readonly context: HandleContext<TOutput>,
+    private readonly context: HandleContext,
   ) {}
 
   async *stream(): AsyncIterable<StreamChunk> {
@@ -45,12 +53,27 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     }
   }
 
+  /**
+   * The run's outcome: its final result, or — as soon as it waits for client tool results or approvals — a
+   * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
+   */
   async result(): Promise<AgentResult<TOutput>> {
-    if (this.context.liveHandle !== undefined) return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
-    const status = await DBOS.getWorkflowStatus(this.workflowId);
-    if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
-    const handle = DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId);
-    return (await handle.getResult({ pollingIntervalMs: RESULT_POLL_MS })) as AgentResult<TOutput>;
+    const final = this.finalResult();
+    final.catch(() => undefined);
+    let settled: { value: AgentResult<TOutput> } | { error: unknown } | undefined;
+    final.then(
+      (value) => (settled = { value }),
+      (error: unknown) => (settled = { error }),
+    );
+    for (;;) {
+      await Promise.race([final.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS))]);
+      if (settled !== undefined) {
+        if ('error' in settled) throw settled.error;
+        return settled.value;
+      }
+      const waiting = await this.waitingResult();
+      if (waiting !== undefined) return waiting;
+    }
   }
 
   async getState(): Promise<SessionState | null> {
@@ -59,11 +82,72 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 
   async canResume(): Promise<boolean> {
     const state = await this.getState();
-    if (state === null) return false;
+    if (state === null || state.failureReason === 'aborted') return false;
     return state.status === 'interrupted' || state.status === 'paused' || Object.keys(state.pendingClientToolCalls ?? {}).length > 0;
   }
 
   async send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<TOutput>> {
-    return this.context.send(input);
+    return this.context.callbacks.send(input) as Promise<AgentExecutionHandle<TOutput>>;
+  }
+
+  async resume(options?: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
+    return this.context.callbacks.resume(options) as Promise<AgentExecutionHandle<TOutput>>;
+  }
+
+  async retry(): Promise<AgentExecutionHandle<TOutput>> {
+    return this.context.callbacks.retry() as Promise<AgentExecutionHandle<TOutput>>;
+  }
+
+  async interrupt(reason?: string): Promise<void> {
+    await this.context.callbacks.interrupt(reason);
+  }
+
+  async abort(reason?: string): Promise<void> {
+    await this.context.callbacks.abort(reason);
+  }
+
+  private async finalResult(): Promise<AgentResult<TOutput>> {
+    try {
+      if (this.context.liveHandle !== undefined) return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
+      const status = await DBOS.getWorkflowStatus(this.workflowId);
+      if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
+      return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS })) as AgentResult<TOutput>;
+    } catch (error) {
+      const aborted = await this.abortedResult();
+      if (aborted !== undefined) return aborted;
+      throw error;
+    }
+  }
+
+  /** The result of a run cancelled by abort(). */
+  private async abortedResult(): Promise<AgentResult<TOutput> | undefined> {
+    const status = await DBOS.getWorkflowStatus(this.workflowId);
+    if (status?.status !== 'CANCELLED') return undefined;
+    const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
+    return {
+      sessionId: this.sessionId,
+      runId: this.runId,
+      status: 'aborted',
+      completionReason: 'aborted',
+      stepCount: run?.stepCount ?? 0,
+      ...(run?.error === undefined ? {} : { error: run.error }),
+    };
+  }
+
+  /** A suspended result while this run is the session's current run and waits for a human. */
+  private async waitingResult(): Promise<AgentResult<TOutput> | undefined> {
+    const run = await this.context.stateStore.getCurrentRun(this.sessionId);
+    if (run?.runId !== this.runId || run.status !== 'running') return undefined;
+    const state = await this.context.stateStore.loadState(this.sessionId);
+    const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
+    if (open.length === 0) return undefined;
+    return {
+      sessionId: this.sessionId,
+      runId: this.runId,
+      status: 'suspended_client_tool',
+      completionReason: 'suspended',
+      stepCount: run.stepCount,
+      suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(state?.suspendedStepId === undefined ? {} : { stepId: state.suspendedStepId }) },
+    };
   }
 }

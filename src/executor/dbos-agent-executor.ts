@@ -1,31 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
 import {
+  AgentAlreadyRunningError,
   DBOSModeMismatchError,
+  NotResumableError,
   SessionAlreadyExistsError,
   SessionIdRequiredError,
   SessionNotContinuableError,
+  SessionNotFoundError,
   WorkspaceUnsupportedError,
-  AgentAlreadyRunningError,
 } from '../errors/index.js';
-import { HookManager, mergeHookManagers, noopLogger } from '../hooks/index.js';
+import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
-import { markWorkflowStartedHere } from '../steps/call-llm.step.js';
-import { bindRuntimeDependencies, registerAgent, workflowHookManagers } from '../steps/runtime-registry.js';
+import { forgetHistory } from '../steps/history-cache.js';
+import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
-import type { RunRecord } from '../types/session.js';
-import { AgentWorkflows, registerDBOSAgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
-import { standardWorkflowId } from '../workflows/workflow-ids.js';
-import { DBOSAgentHandle } from './agent-handle.js';
-import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
+import type { SuspensionRecord } from '../steps/hitl-types.js';
+import type { UserMessage } from '../types/message.js';
+import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
+import { abortSession, interruptSession } from './run-control.js';
+import { RunLauncher, type TurnInput } from './run-launcher.js';
+import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
+import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 
-/** Default warm window of a human-in-the-loop wait. */
-const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
-
-/** How long a concurrent execute() waits for the winning call's run record to appear. */
-const RUN_RECORD_WAIT_MS = 10_000;
+type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
 
 /**
  * Runs agents as DBOS durable workflows on Postgres. The constructor binds every step's dependencies and
@@ -41,27 +40,36 @@ const RUN_RECORD_WAIT_MS = 10_000;
  */
 export class DBOSAgentExecutor {
   private readonly config: DBOSAgentExecutorConfig;
-  private readonly hookManager: HookManager;
+  private readonly launcher: RunLauncher;
+  private readonly logger;
 
   constructor(config: DBOSAgentExecutorConfig) {
     this.config = config;
-    const logger = config.logger ?? noopLogger;
-    this.hookManager = config.hookManager ?? new HookManager({ logger });
+    this.logger = config.logger ?? noopLogger;
+    const hookManager = config.hookManager ?? new HookManager({ logger: this.logger });
     registerDBOSAgentWorkflows();
     bindRuntimeDependencies({
       stateStore: config.stateStore,
       streamManager: config.streamManager,
       llmAdapter: config.llmAdapter,
       ...(config.usageStore === undefined ? {} : { usageStore: config.usageStore }),
-      hookManager: this.hookManager,
-      logger,
+      hookManager,
+      logger: this.logger,
       toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),
     });
+    this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({
+      send: (input) => this.execute(agent, input, { sessionId }),
+      resume: (options) => this.resume(agent, sessionId, options),
+      retry: () => this.retry(agent, sessionId),
+      interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
+      abort: async (reason) => void (await abortSession(config.stateStore, config.streamManager, sessionId, reason)),
+    }));
   }
 
   /**
-   * Start a run in a session: a new session, or a new turn of a `completed` one (it sees the whole
-   * conversation, with a fresh `maxSteps` budget). While the session runs, returns a handle to that run.
+   * Start a run in a session: a new session, a branch of another session's checkpoint, or a new turn of a
+   * `completed` one (it sees the whole conversation, with a fresh `maxSteps` budget). While the session
+   * runs, returns a handle to that run instead of starting another.
    *
    * @throws SessionIdRequiredError `SESSION_ID_REQUIRED` without `options.sessionId`.
    * @throws WorkspaceUnsupportedError `WORKSPACE_UNSUPPORTED` when the agent declares a workspace.
@@ -71,22 +79,20 @@ export class DBOSAgentExecutor {
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
-  async execute<TState, TOutput>(
-    agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
-    input: AgentInput<TState>,
-    options: ExecuteOptions,
-  ): Promise<AgentExecutionHandle<TOutput>> {
+  async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
     const sessionId = options?.sessionId;
     if (typeof sessionId !== 'string' || sessionId.length === 0) throw new SessionIdRequiredError();
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
+    const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
-    registerAgent(agent as AnyAgentConfig);
+    registerAgent(any);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
 
     const existing = await stateStore.loadState(sessionId);
     if (existing === null) {
-      const initial = initializeAgentState(agent as AnyAgentConfig, input as AgentInput, { runId });
+      if (options.branch !== undefined) return this.branch(any, input as AgentInput, runId, options);
+      const initial = initializeAgentState(any, input as AgentInput, { runId });
       try {
         await stateStore.createSession(sessionId, {
           agentType: agent.name,
@@ -94,35 +100,109 @@ export class DBOSAgentExecutor {
           status: 'active',
           mode,
           streamId: sessionId,
-          ...pick(options, ['userId', 'tags', 'metadata']),
+          ...(options.userId === undefined ? {} : { userId: options.userId }),
+          ...(options.tags === undefined ? {} : { tags: options.tags }),
+          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
         });
       } catch (error) {
         if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-        return this.handleOfRunningSession(agent, sessionId, undefined);
+        return this.launcher.handleOfRunningSession(any, sessionId, undefined);
       }
-      return this.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
+      return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message }, options);
     }
 
     if (existing.agentType !== agent.name) throw new SessionNotContinuableError(sessionId, `owned by agent "${existing.agentType}"`);
     if (existing.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
-    if (existing.status === 'active') return this.handleOfRunningSession(agent, sessionId, undefined);
+    if (existing.status === 'active') return this.launcher.handleOfRunningSession(any, sessionId, undefined);
     if (existing.status !== 'completed') throw new SessionNotContinuableError(sessionId, existing.status);
 
-    const initial = initializeAgentState(agent as AnyAgentConfig, input as AgentInput, { runId, existingState: existing.customState });
+    const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
     const previousRun = await stateStore.getCurrentRun(sessionId);
     const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
     if (!swapped.ok) {
-      if (swapped.currentStatus === 'active') return this.handleOfRunningSession(agent, sessionId, previousRun?.runId);
+      if (swapped.currentStatus === 'active') return this.launcher.handleOfRunningSession(any, sessionId, previousRun?.runId);
       throw new AgentAlreadyRunningError(sessionId, swapped.currentStatus ?? 'missing');
     }
     await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
-    return this.startRun(
-      agent,
-      sessionId,
-      runId,
-      { userMessage: initial.message, ...(typeof input === 'object' && input.state !== undefined ? { initialState: initial.customState as Record<string, unknown> } : {}) },
-      options,
-    );
+    const withState = typeof input === 'object' && input.state !== undefined;
+    return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
+  }
+
+  /**
+   * Continue an interrupted session, or a session parked while waiting for client tool results or
+   * approvals (submitted results are drained first). A CAS on the session makes concurrent resumes start
+   * one run. The new run's onAgentResumed gets `previousRunId` = the suspended run.
+   *
+   * @throws SessionNotFoundError `SESSION_NOT_FOUND`; NotResumableError `NOT_RESUMABLE` when there is nothing to resume.
+   * @example
+   * await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result });
+   * const handle = await executor.resume(agent, sessionId);
+   */
+  async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    const any = agent as AnyAgentConfig;
+    registerAgent(any);
+    const { stateStore } = this.config;
+    for (;;) {
+      const state = await stateStore.loadState(sessionId);
+      if (state === null) throw new SessionNotFoundError(sessionId);
+      const run = await stateStore.getCurrentRun(sessionId);
+      if (state.failureReason === 'aborted') throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
+      const parked = state.status === 'active' && run?.status === 'suspended_client_tool';
+      if (state.status === 'active' && !parked) {
+        if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
+        return this.launcher.handleFor(any, sessionId, run);
+      }
+      if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
+        throw new NotResumableError(sessionId, state.status, state.status === 'failed' ? 'use retry() for a failed session.' : 'use execute() to start a new turn.');
+      }
+      const swapped = await stateStore.compareAndSetStatus(sessionId, [state.status], 'active', { expectedVersion: state.version });
+      if (!swapped.ok) {
+        const current = await stateStore.getCurrentRun(sessionId);
+        if (current !== null && current.runId !== run?.runId) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
+        continue; // another writer (e.g. a submission) bumped the version: decide again
+      }
+      await stateStore.incrementResumeCount(sessionId);
+      const runId = `run-${randomUUID()}`;
+      const turn = await this.resumeTurn(state.pendingClientToolCalls ?? {}, run, runId, sessionId, options);
+      await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
+      return this.launcher.startRun(any, sessionId, runId, turn, options);
+    }
+  }
+
+  /**
+   * Re-run a failed session: a fresh workflow re-runs the loop from the message history (custom state is
+   * kept; the LLM call sequence restarts at step 1).
+   *
+   * @throws SessionNotFoundError `SESSION_NOT_FOUND`; NotResumableError `NOT_RESUMABLE` unless the session failed.
+   * @example
+   * if ((await handle.result()).status === 'failed') await executor.retry(agent, handle.sessionId);
+   */
+  async retry<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    const any = agent as AnyAgentConfig;
+    registerAgent(any);
+    const { stateStore } = this.config;
+    const state = await stateStore.loadState(sessionId);
+    if (state === null) throw new SessionNotFoundError(sessionId);
+    const run = await stateStore.getCurrentRun(sessionId);
+    if (state.status !== 'failed') throw new NotResumableError(sessionId, state.status, 'only a failed session can be retried.');
+    const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
+    if (!swapped.ok) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
+    await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
+    await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
+    const runId = `run-${randomUUID()}`;
+    return this.launcher.startRun(any, sessionId, runId, run === null ? {} : { resume: { previousRunId: run.runId } }, options);
+  }
+
+  /**
+   * Answer a pending client-executed tool call or approval request, exactly once. Wakes a warm run in place
+   * (same runId); for a parked run, call `resume()` afterwards.
+   *
+   * @throws InvalidSubmissionError `INVALID_SUBMISSION` for a malformed payload (nothing is changed).
+   * @example
+   * const { status } = await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result: { city: 'Oslo' } });
+   */
+  async submitToolResult(params: SubmitToolResult): Promise<SubmitToolResultResponse> {
+    return submitToolResult(this.config.stateStore, this.logger, params);
   }
 
   /**
@@ -132,16 +212,10 @@ export class DBOSAgentExecutor {
    * const handle = await executor.getHandle(agent, 'trip-1');
    * if (handle) console.log((await handle.result()).status);
    */
-  async getHandle<TState, TOutput>(
-    agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
-    sessionId: string,
-  ): Promise<AgentExecutionHandle<TOutput> | null> {
+  async getHandle<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string): Promise<AgentExecutionHandle<TOutput> | null> {
     registerAgent(agent as AnyAgentConfig);
-    const state = await this.config.stateStore.loadState(sessionId);
-    if (state === null) return null;
     const run = await this.config.stateStore.getCurrentRun(sessionId);
-    if (run === null) return null;
-    return this.handleFor(agent, sessionId, run);
+    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
   }
 
   /**
@@ -164,98 +238,48 @@ export class DBOSAgentExecutor {
     return undefined;
   }
 
-  private async startRun<TState, TOutput>(
-    agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
-    sessionId: string,
-    runId: string,
-    turn: Pick<AgentWorkflowInput, 'userMessage' | 'initialState'>,
-    options: ExecuteOptions,
-  ): Promise<AgentExecutionHandle<TOutput>> {
-    const { stateStore, streamManager } = this.config;
-    const streamId = sessionId;
-    const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
-    const workflowId = standardWorkflowId(agent.name, sessionId, runId);
-    const workflowInput: AgentWorkflowInput = {
-      sessionId,
-      runId,
-      agentType: agent.name,
-      streamId,
-      workflowId,
-      startSequence,
-      rootSessionId: sessionId,
-      warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
-      ...turn,
-    };
-    const previous = await stateStore.getCurrentRun(sessionId);
-    await stateStore.createRun(sessionId, {
-      runId,
-      status: 'running',
-      stepCount: 0,
-      startSequence,
-      workflowId,
-      startedAt: Date.now(),
-      ...(previous === null ? {} : { previousRunId: previous.runId }),
-      metadata: { workflowInput },
-    });
-    workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
-    const live = await this.startWorkflow(workflowInput);
-    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence } as RunRecord, live);
-  }
-
-  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
-    markWorkflowStartedHere(input.workflowId);
-    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
-  }
-
-  /**
-   * The session is active: return a handle to its current run (waiting briefly for a concurrent winner to
-   * record it), restarting the run's workflow if a crash came between the run record and its start.
-   */
-  private async handleOfRunningSession<TState, TOutput>(
-    agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
-    sessionId: string,
-    previousRunId: string | undefined,
-  ): Promise<AgentExecutionHandle<TOutput>> {
-    const deadline = Date.now() + RUN_RECORD_WAIT_MS;
-    for (;;) {
-      const run = await this.config.stateStore.getCurrentRun(sessionId);
-      if (run !== null && run.runId !== previousRunId && run.workflowId !== undefined) {
-        if ((await DBOS.getWorkflowStatus(run.workflowId)) === null) {
-          const input = (run.metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
-          if (input !== undefined && Date.now() - run.startedAt > 2_000) await this.startWorkflow(input);
-          else if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
-          else {
-            await new Promise((resolve) => setTimeout(resolve, 25));
-            continue;
-          }
-        }
-        return this.handleFor(agent, sessionId, run);
-      }
-      if (Date.now() > deadline) throw new AgentAlreadyRunningError(sessionId, 'active');
-      await new Promise((resolve) => setTimeout(resolve, 25));
+  private async branch(agent: AnyAgentConfig, input: AgentInput, runId: string, options: ExecuteOptions): Promise<AgentExecutionHandle<any>> {
+    const { stateStore } = this.config;
+    const { sessionId, branch } = options;
+    if (branch === undefined) throw new Error('unreachable');
+    try {
+      await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
+    } catch (error) {
+      if (!SessionAlreadyExistsError.isInstance(error)) throw error;
+      return this.launcher.handleOfRunningSession(agent, sessionId, undefined);
     }
+    const cloned = await stateStore.loadState(sessionId);
+    const initial = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
+    await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: initial.customState, output: undefined, error: undefined });
+    return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
   }
 
-  private handleFor<TState, TOutput>(
-    agent: AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>,
+  /** The turn input of a resumed run: a parked step to settle, a rewind, or a message to append first. */
+  private async resumeTurn(
+    pending: Record<string, { submittedAt?: number }>,
+    run: { runId: string; metadata?: Record<string, unknown> } | null,
+    runId: string,
     sessionId: string,
-    run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
-    liveHandle?: WorkflowHandle<unknown>,
-  ): AgentExecutionHandle<TOutput> {
-    const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
-    return new DBOSAgentHandle<TOutput>(sessionId, run.runId, workflowId, {
-      stateStore: this.config.stateStore,
-      streamManager: this.config.streamManager,
-      streamId: sessionId,
-      startSequence: run.startSequence,
-      send: (input) => this.execute(agent, input as AgentInput<TState>, { sessionId }),
-      ...(liveHandle === undefined ? {} : { liveHandle }),
-    });
+    options: ResumeOptions,
+  ): Promise<TurnInput> {
+    const suspension = (run?.metadata as { suspension?: SuspensionRecord } | undefined)?.suspension;
+    const open = suspension?.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ?? false;
+    const mode = options.mode ?? 'continue';
+    if (mode === 'from_checkpoint') await this.rewind(sessionId, options.checkpointId);
+    const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
+    const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
+    return {
+      ...(userMessage === undefined ? {} : { userMessage }),
+      ...(run === null ? {} : { resume: { previousRunId: run.runId, ...(open && suspension !== undefined ? { suspension } : {}) } }),
+    };
   }
-}
 
-function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Partial<Pick<T, K>> {
-  const picked: Partial<Pick<T, K>> = {};
-  for (const key of keys) if (value[key] !== undefined) picked[key] = value[key];
-  return picked;
+  private async rewind(sessionId: string, checkpointId: string | undefined): Promise<void> {
+    const { stateStore } = this.config;
+    const checkpoint = checkpointId === undefined ? await stateStore.getLatestCheckpoint(sessionId) : await stateStore.getCheckpoint(sessionId, checkpointId);
+    if (checkpoint === null) throw new NotResumableError(sessionId, 'no checkpoint', 'from_checkpoint needs a checkpoint; use mode "continue".');
+    await stateStore.truncateMessages(sessionId, checkpoint.messageCount);
+    await stateStore.saveState(sessionId, { customState: checkpoint.customState, pendingClientToolCalls: undefined, suspendedStepId: undefined });
+    forgetHistory(sessionId);
+  }
 }

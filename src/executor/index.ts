@@ -1,2 +1,3 @@
 export { DBOSAgentExecutor } from './dbos-agent-executor.js';
-export type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
+export { resolveOwnerWorkflowId, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
+export type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';

@@ -57,6 +57,37 @@ export interface ExecuteOptions {
   userId?: string;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** Start the new session `sessionId` as a branch of another session at one of its checkpoints. */
+  branch?: { fromSessionId: string; checkpointId?: string };
+}
+
+/**
+ * Options of `resume()`.
+ * - `continue` (default): carry on from the durable history (and settle a parked human-in-the-loop step).
+ * - `with_message`: append `message` as a user turn first.
+ * - `with_confirmation`: append `message` (default "Confirmed.") as the user's confirmation first.
+ * - `from_checkpoint`: rewind messages and state to `checkpointId` (default: the latest) first.
+ *
+ * @example
+ * await executor.resume(agent, 's1', { mode: 'with_message', message: 'Use metric units.' });
+ */
+export interface ResumeOptions {
+  mode?: 'continue' | 'with_message' | 'with_confirmation' | 'from_checkpoint';
+  message?: string;
+  checkpointId?: string;
+  hooks?: AgentHooks;
+  hookManager?: HookManager;
+}
+
+/**
+ * Options of `retry()`.
+ *
+ * @example
+ * await executor.retry(agent, 's1', { hooks: { onAgentResumed: log } });
+ */
+export interface RetryOptions {
+  hooks?: AgentHooks;
+  hookManager?: HookManager;
 }
 
 /**
@@ -82,4 +113,12 @@ export interface AgentExecutionHandle<TOutput = unknown> {
   canResume(): Promise<boolean>;
   /** Continue a completed session with a new user turn (a new run). */
   send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<TOutput>>;
+  /** Resume an interrupted or parked session (see `DBOSAgentExecutor.resume`). */
+  resume(options?: ResumeOptions): Promise<AgentExecutionHandle<TOutput>>;
+  /** Re-run a failed session from its message history (see `DBOSAgentExecutor.retry`). */
+  retry(): Promise<AgentExecutionHandle<TOutput>>;
+  /** Durable interrupt: the run ends `interrupted` at its next step boundary or at once if waiting; resumable. */
+  interrupt(reason?: string): Promise<void>;
+  /** Cancel the run: it ends `aborted` and the session is not resumable. */
+  abort(reason?: string): Promise<void>;
 }

@@ -3,6 +3,11 @@ import type { StreamChunk, StreamChunkInput, StreamInfo } from '../types/stream.
 /**
  * Appends chunks to one stream. Writes may be buffered; `flush()` resolves once every chunk written so far
  * is durable and visible to readers. Sequences are assigned in write order, per stream, across writers.
+ *
+ * @example
+ * const writer = await streams.createWriter(sessionId, agentId, 'assistant');
+ * await writer.write({ type: 'text_delta', delta: 'Hi', agentId, agentType: 'assistant', step: 1, timestamp: Date.now() });
+ * await writer.close(); // flushes
  */
 export interface StreamWriter {
   /** Queue a chunk; resolves once it is accepted (not necessarily flushed). Throws StreamError(STREAM_CLOSED) on an ended stream. */
@@ -17,6 +22,10 @@ export interface StreamWriter {
  * Reads one stream from a position: yields every chunk with `sequence > fromSequence`, in order, exactly
  * once, then waits live for new ones until the stream ends or fails; then iteration completes (a failed
  * stream's error is in `getInfo(streamId).error`; runtimes also write an `error` chunk before failing it).
+ *
+ * @example
+ * const reader = await streams.createReader(sessionId, lastEventId);
+ * for await (const chunk of reader) response.write(`id: ${chunk.sequence}\ndata: ${JSON.stringify(chunk)}\n\n`);
  */
 export interface StreamReader extends AsyncIterable<StreamChunk> {
   /** Stop reading; a pending `next()` resolves `done`. */
@@ -41,15 +50,22 @@ export interface StreamManager {
   createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter>;
   /** Read chunks after `fromSequence` (default 0: from the start). Works for unknown streams that appear later. */
   createReader(streamId: string, fromSequence?: number): Promise<StreamReader>;
-  /** Mark the stream ended (readers finish after draining). Idempotent. */
+  /**
+   * Mark the stream ended (readers finish after draining). Idempotent: a no-op on an ended or failed stream
+   * (the first output/error is kept). An unknown stream is created already ended, so waiting readers finish.
+   */
   endStream(streamId: string, output?: unknown): Promise<void>;
-  /** Mark the stream failed with a short, payload-free message. Idempotent. */
+  /** Mark the stream failed with a short, payload-free message. Same rules as `endStream`. */
   failStream(streamId: string, error: string): Promise<void>;
-  /** Set an ended or failed stream back to active so a new run can write (sequences continue). */
+  /**
+   * Set an ended or failed stream back to active so a new run can write (sequences continue; output and
+   * error are cleared). Throws StreamError(`STREAM_NOT_FOUND`) for an unknown stream.
+   */
   reactivateStream(streamId: string): Promise<void>;
+  /** Status, last sequence, chunk count, output/error and times of a stream; `null` when it does not exist. */
   getInfo(streamId: string): Promise<StreamInfo | null>;
   /** Delete chunks whose `step` is greater than `step` (partial output of a retried step). Sequences are never reused. */
   cleanupToStep(streamId: string, step: number): Promise<void>;
-  /** Release connections; open readers complete. */
+  /** Flush and release writers and connections; open readers complete. Idempotent. */
   close(): Promise<void>;
 }

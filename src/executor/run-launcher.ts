@@ -1,0 +1,105 @@
+import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
+import type { AnyAgentConfig } from '../agent/index.js';
+import { AgentAlreadyRunningError } from '../errors/index.js';
+import { mergeHookManagers, type HookManager } from '../hooks/index.js';
+import { markWorkflowStartedHere } from '../steps/call-llm.step.js';
+import { workflowHookManagers } from '../steps/runtime-registry.js';
+import type { RunRecord } from '../types/session.js';
+import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
+import { standardWorkflowId } from '../workflows/workflow-ids.js';
+import { DBOSAgentHandle, type HandleCallbacks } from './agent-handle.js';
+import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
+
+/** How long a concurrent call waits for the winning call's run record to appear. */
+const RUN_RECORD_WAIT_MS = 10_000;
+/** A run record older than this without a DBOS workflow lost its start to a crash: start it again. */
+const ORPHANED_RUN_AFTER_MS = 2_000;
+/** Default warm window of a human-in-the-loop wait. */
+export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
+
+/** The turn-specific part of a workflow input. */
+export type TurnInput = Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>;
+
+/** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
+export class RunLauncher {
+  constructor(
+    private readonly config: DBOSAgentExecutorConfig,
+    private readonly hookManager: HookManager,
+    private readonly callbacks: (agent: AnyAgentConfig, sessionId: string) => HandleCallbacks,
+  ) {}
+
+  /** Record the run, register its hooks and start its workflow (deterministic id). */
+  async startRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager'>): Promise<AgentExecutionHandle<any>> {
+    const { stateStore, streamManager } = this.config;
+    const streamId = sessionId;
+    const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
+    const workflowId = standardWorkflowId(agent.name, sessionId, runId);
+    const workflowInput: AgentWorkflowInput = {
+      sessionId,
+      runId,
+      agentType: agent.name,
+      streamId,
+      workflowId,
+      startSequence,
+      rootSessionId: sessionId,
+      warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
+      ...turn,
+    };
+    const previous = await stateStore.getCurrentRun(sessionId);
+    await stateStore.createRun(sessionId, {
+      runId,
+      status: 'running',
+      stepCount: 0,
+      startSequence,
+      workflowId,
+      startedAt: Date.now(),
+      ...(previous === null ? {} : { previousRunId: previous.runId }),
+      metadata: { workflowInput },
+    });
+    workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
+    const live = await this.startWorkflow(workflowInput);
+    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, live);
+  }
+
+  /**
+   * The session is active: a handle to its current run (waiting briefly for a concurrent winner to record
+   * it), restarting the run's workflow if a crash came between the run record and the workflow start.
+   */
+  async handleOfRunningSession(agent: AnyAgentConfig, sessionId: string, previousRunId: string | undefined): Promise<AgentExecutionHandle<any>> {
+    const deadline = Date.now() + RUN_RECORD_WAIT_MS;
+    for (;;) {
+      const run = await this.config.stateStore.getCurrentRun(sessionId);
+      if (run !== null && run.runId !== previousRunId && run.workflowId !== undefined) {
+        if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
+        const input = (run.metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+        if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
+        if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, await this.startWorkflow(input));
+      }
+      if (Date.now() > deadline) throw new AgentAlreadyRunningError(sessionId, 'active');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** A handle for a recorded run. */
+  handleFor(
+    agent: AnyAgentConfig,
+    sessionId: string,
+    run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
+    liveHandle?: WorkflowHandle<unknown>,
+  ): AgentExecutionHandle<any> {
+    const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
+    return new DBOSAgentHandle(sessionId, run.runId, workflowId, {
+      stateStore: this.config.stateStore,
+      streamManager: this.config.streamManager,
+      streamId: sessionId,
+      startSequence: run.startSequence,
+      callbacks: this.callbacks(agent, sessionId),
+      ...(liveHandle === undefined ? {} : { liveHandle }),
+    });
+  }
+
+  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+    markWorkflowStartedHere(input.workflowId);
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+  }
+}

@@ -1,0 +1,154 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { InvalidSubmissionError, StaleStateError } from '../errors/index.js';
+import type { Logger } from '../hooks/types.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { PendingClientToolCall, SessionState } from '../types/session.js';
+
+/**
+ * A client's answer to a pending call: a client-executed tool's result (or error), or an approval decision.
+ * Always addressed to the ROOT session; calls owned by sub-agent sessions are routed through the root's
+ * ownership map.
+ *
+ * @example
+ * const submission: SubmitToolResult = { kind: 'approval-response', sessionId, toolCallId, approvalId: toolCallId, approved: true };
+ */
+export type SubmitToolResult =
+  | { kind: 'client-tool-result'; sessionId: string; toolCallId: string; result?: unknown; error?: string }
+  | { kind: 'approval-response'; sessionId: string; toolCallId: string; approvalId: string; approved: boolean; reason?: string };
+
+/**
+ * The outcome of a submission: `accepted` (first writer), `already_completed` (answered before, or expired),
+ * `unknown_tool_call` (no such pending call).
+ *
+ * @example
+ * const { status } = await executor.submitToolResult(submission); // 'accepted'
+ */
+export interface SubmitToolResultResponse {
+  status: 'accepted' | 'already_completed' | 'unknown_tool_call';
+  sessionId: string;
+  toolCallId: string;
+}
+
+const MAX_CAS_ATTEMPTS = 100;
+
+/**
+ * Resolve the DBOS workflow that owns a session's pending calls: the workflow of the session's current run
+ * (standard-mode ids are deterministic), or `metadata.dbosWorkflowId` for persistent sessions. `null` when
+ * the session has no live workflow (parked or ended).
+ *
+ * @example
+ * const workflowId = await resolveOwnerWorkflowId(stateStore, childSessionId, 'researcher');
+ */
+export async function resolveOwnerWorkflowId(stateStore: SessionStateStore, ownerSessionId: string, _agentType?: string): Promise<string | null> {
+  const state = await stateStore.loadState(ownerSessionId);
+  const persistent = state?.mode === 'persistent' ? state.metadata?.dbosWorkflowId : undefined;
+  if (persistent !== undefined) return persistent;
+  const run = await stateStore.getCurrentRun(ownerSessionId);
+  return run !== null && run.status === 'running' && run.workflowId !== undefined ? run.workflowId : null;
+}
+
+/**
+ * Exactly-once submission: validate, stamp `submittedAt` on the pending entry with a version CAS (first
+ * writer wins), mark the call in the root's `completedClientToolCalls` (survives restarts), then wake the
+ * owner workflow with `DBOS.send(workflowId, …, toolCallId, idempotencyKey)`.
+ *
+ * @throws InvalidSubmissionError `INVALID_SUBMISSION` for a malformed payload or a kind/approvalId mismatch.
+ * @example
+ * await submitToolResult(stateStore, logger, { kind: 'client-tool-result', sessionId, toolCallId, result: { ok: true } });
+ */
+export async function submitToolResult(stateStore: SessionStateStore, logger: Logger, params: SubmitToolResult): Promise<SubmitToolResultResponse> {
+  const submission = validateSubmission(params);
+  const { sessionId, toolCallId } = params;
+  const respond = (status: SubmitToolResultResponse['status']): SubmitToolResultResponse => ({ status, sessionId, toolCallId });
+  const root = await stateStore.loadState(sessionId);
+  if (root === null) return respond('unknown_tool_call');
+  if (root.completedClientToolCalls?.[toolCallId] !== undefined) return respond('already_completed');
+  const ownerId = root.clientToolCallOwnership?.[toolCallId] ?? sessionId;
+
+  for (let attempt = 1; ; attempt += 1) {
+    const owner: SessionState | null = ownerId === sessionId && attempt === 1 ? root : await stateStore.loadState(ownerId);
+    const entry = owner?.pendingClientToolCalls?.[toolCallId];
+    if (owner === null || entry === undefined) {
+      const rootNow = attempt === 1 ? root : await stateStore.loadState(sessionId);
+      return respond(rootNow?.completedClientToolCalls?.[toolCallId] !== undefined ? 'already_completed' : 'unknown_tool_call');
+    }
+    if (entry.submittedAt !== undefined) return respond('already_completed');
+    assertMatches(entry, params);
+    const now = Date.now();
+    const stamped: PendingClientToolCall = { ...entry, submittedAt: now, submission };
+    try {
+      await stateStore.saveState(
+        ownerId,
+        {
+          pendingClientToolCalls: { ...owner.pendingClientToolCalls, [toolCallId]: stamped },
+          ...(ownerId === sessionId ? { completedClientToolCalls: { ...(owner.completedClientToolCalls ?? {}), [toolCallId]: now } } : {}),
+        },
+        { expectedVersion: owner.version },
+      );
+      break;
+    } catch (error) {
+      if (!StaleStateError.isInstance(error) || attempt >= MAX_CAS_ATTEMPTS) throw error;
+    }
+  }
+  if (ownerId !== sessionId) await markCompletedOnRoot(stateStore, sessionId, toolCallId);
+  logger.info('client_tool.submitted', { sessionId, toolCallId, kind: params.kind });
+
+  const workflowId = await resolveOwnerWorkflowId(stateStore, ownerId);
+  if (workflowId !== null) {
+    await DBOS.send(workflowId, { kind: 'submitted', toolCallId }, toolCallId, `${workflowId}:${toolCallId}`);
+  }
+  return respond('accepted');
+}
+
+async function markCompletedOnRoot(stateStore: SessionStateStore, rootId: string, toolCallId: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    const root = await stateStore.loadState(rootId);
+    if (root === null || root.completedClientToolCalls?.[toolCallId] !== undefined) return;
+    try {
+      await stateStore.saveState(rootId, { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), [toolCallId]: Date.now() } }, { expectedVersion: root.version });
+      return;
+    } catch (error) {
+      if (!StaleStateError.isInstance(error) || attempt >= MAX_CAS_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function assertMatches(entry: PendingClientToolCall, params: SubmitToolResult): void {
+  const expected = entry.kind === 'client' ? 'client-tool-result' : 'approval-response';
+  if (params.kind !== expected) {
+    throw new InvalidSubmissionError(`This tool call waits for a "${expected}" submission, not "${params.kind}".`, { toolCallId: params.toolCallId });
+  }
+  if (params.kind === 'approval-response' && params.approvalId !== (entry.approvalId ?? entry.toolCallId)) {
+    throw new InvalidSubmissionError('approvalId does not match the pending approval request; send the approvalId of the tool_approval_request.', {
+      toolCallId: params.toolCallId,
+    });
+  }
+}
+
+function validateSubmission(params: unknown): NonNullable<PendingClientToolCall['submission']> {
+  if (typeof params !== 'object' || params === null) throw new InvalidSubmissionError('A submission must be an object.');
+  const value = params as Record<string, unknown>;
+  for (const field of ['sessionId', 'toolCallId'] as const) {
+    if (typeof value[field] !== 'string' || value[field] === '') throw new InvalidSubmissionError(`${field} must be a non-empty string.`);
+  }
+  if (value.kind === 'client-tool-result') {
+    if (value.error !== undefined && typeof value.error !== 'string') throw new InvalidSubmissionError('error must be a string when given.');
+    if (value.error !== undefined && value.result !== undefined) throw new InvalidSubmissionError('Send either result or error, not both.');
+    let result: unknown = null;
+    if (value.result !== undefined) {
+      try {
+        result = JSON.parse(JSON.stringify(value.result)) as unknown;
+      } catch {
+        throw new InvalidSubmissionError('result must be JSON-serializable.');
+      }
+    }
+    return value.error === undefined ? { kind: 'client-tool-result', result } : { kind: 'client-tool-result', error: value.error as string };
+  }
+  if (value.kind === 'approval-response') {
+    if (typeof value.approvalId !== 'string' || value.approvalId === '') throw new InvalidSubmissionError('approvalId must be a non-empty string.');
+    if (typeof value.approved !== 'boolean') throw new InvalidSubmissionError('approved must be a boolean.');
+    if (value.reason !== undefined && typeof value.reason !== 'string') throw new InvalidSubmissionError('reason must be a string when given.');
+    return { kind: 'approval-response', approved: value.approved, ...(value.reason === undefined ? {} : { reason: value.reason as string }) };
+  }
+  throw new InvalidSubmissionError("kind must be 'client-tool-result' or 'approval-response'.");
+}

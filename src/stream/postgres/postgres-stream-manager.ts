@@ -1,0 +1,244 @@
+import pg from 'pg';
+import { InvalidArgumentError, StreamError } from '../../errors/index.js';
+import { noopLogger } from '../../hooks/logger.js';
+import type { Logger } from '../../hooks/types.js';
+import { runMigrations } from '../../store/postgres/migrate.js';
+import type { StreamChunk, StreamChunkInput, StreamInfo, StreamStatus } from '../../types/stream.js';
+import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
+import { positiveIntegerOption } from '../positive-integer-option.js';
+import { ChangeSignal } from '../change-signal.js';
+import { describeError } from '../describe-error.js';
+import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
+import type { StreamManager, StreamReader, StreamWriter } from '../stream-manager.js';
+import { isTerminalStatus } from '../stream-status.js';
+import { isTransientPostgresError } from './is-transient-postgres-error.js';
+import { PostgresNotificationListener } from './postgres-notification-listener.js';
+import { postgresStreamStatements, type PostgresStreamStatements } from './postgres-stream-statements.js';
+
+/**
+ * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
+ * close) or your pool (left open; one of its connections is held for LISTEN while readers exist). `{}`
+ * uses the PG* environment variables.
+ *
+ * @example
+ * const connection: PostgresStreamConnection = { connectionString: 'postgres://localhost/app' };
+ */
+export type PostgresStreamConnection = { connectionString: string } | { pool?: pg.Pool };
+
+/**
+ * Options of {@link PostgresStreamManager}; every field is optional.
+ *
+ * @example
+ * const options: PostgresStreamManagerOptions = { schema: 'helix', batchSize: 100, flushIntervalMs: 10, logger: consoleLogger };
+ */
+export interface PostgresStreamManagerOptions {
+  /** Schema holding `__agents_streams` and `__agents_stream_chunks`. Default `public`. */
+  schema?: string;
+  /** A writer flushes as soon as this many chunks are buffered. Default 100. */
+  batchSize?: number;
+  /** A writer flushes buffered chunks after this many milliseconds. Default 10. */
+  flushIntervalMs?: number;
+  /** Readers re-query at least this often even without a notification. Default 1000. */
+  pollIntervalMs?: number;
+  /** Chunks fetched per reader query. Default 500. */
+  readBatchSize?: number;
+  /** Default: `noopLogger`. */
+  logger?: Logger;
+}
+
+/**
+ * A {@link StreamManager} on Postgres, the embedded default: writers buffer chunks and append them in
+ * batches (one statement reserves the sequence range, inserts the rows and NOTIFYs); readers sleep on one
+ * shared LISTEN connection (reconnected when dropped) and poll as a fallback.
+ *
+ * `write` throws StreamError(`STREAM_CLOSED`) once the stream is known to be ended: ended by this manager,
+ * found ended by `createWriter`, or found ended by a flush (the chunks of that flush are dropped).
+ * `endStream`, `failStream` and `cleanupToStep` first flush this manager's writers of that stream.
+ *
+ * @example
+ * const streams = new PostgresStreamManager({ connectionString: process.env.DATABASE_URL! });
+ * await streams.migrate();
+ * const writer = await streams.createWriter('s1', 'agent-1', 'assistant');
+ * await writer.write({ type: 'text_delta', delta: 'Hi', agentId: 'agent-1', agentType: 'assistant', step: 1, timestamp: Date.now() });
+ * await writer.close();
+ */
+export class PostgresStreamManager implements StreamManager {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #sql: PostgresStreamStatements;
+  readonly #logger: Logger;
+  readonly #batchSize: number;
+  readonly #flushIntervalMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #readBatchSize: number;
+  readonly #listener: PostgresNotificationListener;
+  readonly #writers: BufferedWriterRegistry;
+  readonly #readers = new Set<SequencedStreamReader>();
+  #closing: Promise<void> | undefined;
+
+  constructor(connection: PostgresStreamConnection = {}, options: PostgresStreamManagerOptions = {}) {
+    this.#logger = options.logger ?? noopLogger;
+    this.#writers = new BufferedWriterRegistry(this.#logger);
+    if ('connectionString' in connection) {
+      this.#pool = new pg.Pool({ connectionString: connection.connectionString });
+      this.#ownsPool = true;
+    } else {
+      this.#pool = connection.pool ?? new pg.Pool();
+      this.#ownsPool = connection.pool === undefined;
+    }
+    if (this.#ownsPool) {
+      this.#pool.on('error', (error) => this.#logger.warn('idle stream connection failed', { error: describeError(error) }));
+    }
+    this.#schema = options.schema ?? 'public';
+    this.#sql = postgresStreamStatements(this.#schema);
+    this.#batchSize = positiveIntegerOption(options.batchSize ?? 100, 'batchSize');
+    this.#flushIntervalMs = positiveIntegerOption(options.flushIntervalMs ?? 10, 'flushIntervalMs');
+    this.#pollIntervalMs = positiveIntegerOption(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
+    this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
+    this.#listener = new PostgresNotificationListener(this.#pool, {
+      listenStatement: this.#sql.listen,
+      channel: this.#sql.channel,
+      logger: this.#logger,
+    });
+  }
+
+  /** Open (creating if needed) a stream for writing. */
+  async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
+    const result = await this.#pool.query<{ status: StreamStatus }>(this.#sql.open, [streamId]);
+    return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
+      sink: { append: (id, chunks) => this.#append(id, chunks) },
+      batchSize: this.#batchSize,
+      flushIntervalMs: this.#flushIntervalMs,
+      isRetryable: isTransientPostgresError,
+    });
+  }
+
+  /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
+  async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    const signal = new ChangeSignal();
+    const unsubscribe = this.#listener.subscribe(streamId, () => signal.notify());
+    let seenVersion = signal.version;
+    const source: ChunkSource = {
+      read: async (afterSequence) => {
+        seenVersion = signal.version;
+        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; chunk: StreamChunk | null }>(
+          this.#sql.read,
+          [streamId, afterSequence, this.#readBatchSize],
+        );
+        const chunks: StreamChunk[] = [];
+        for (const row of result.rows) {
+          if (row.chunk !== null && row.sequence !== null) chunks.push({ ...row.chunk, sequence: Number(row.sequence) });
+        }
+        return { status: result.rows[0]?.status ?? null, chunks };
+      },
+      waitForChange: (_afterSequence, abortSignal) => signal.waitBeyond(seenVersion, this.#pollIntervalMs, abortSignal),
+      release: async () => unsubscribe(),
+    };
+    const reader: SequencedStreamReader = new SequencedStreamReader(source, fromSequence, {
+      streamId,
+      logger: this.#logger,
+      onClose: () => this.#readers.delete(reader),
+    });
+    this.#readers.add(reader);
+    return reader;
+  }
+
+  /** Flush this manager's writers of the stream, then mark it ended (creating it when unknown). No-op when already ended/failed. */
+  async endStream(streamId: string, output?: unknown): Promise<void> {
+    await this.#finish(streamId, 'ended', output === undefined ? null : JSON.stringify(output), null);
+  }
+
+  /** Flush this manager's writers of the stream, then mark it failed (creating it when unknown). No-op when already ended/failed. */
+  async failStream(streamId: string, error: string): Promise<void> {
+    await this.#finish(streamId, 'failed', null, error);
+  }
+
+  /**
+   * Set an ended or failed stream active again (output and error cleared; sequences continue).
+   *
+   * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
+   */
+  async reactivateStream(streamId: string): Promise<void> {
+    const result = await this.#pool.query(this.#sql.reactivate, [streamId, this.#sql.channel]);
+    if (result.rowCount === 0) {
+      throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
+    }
+    this.#writers.setClosed(streamId, false);
+  }
+
+  /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
+  async getInfo(streamId: string): Promise<StreamInfo | null> {
+    const result = await this.#pool.query<{
+      status: StreamStatus;
+      last_sequence: string;
+      output: unknown;
+      has_output: boolean;
+      error: string | null;
+      created_at: string;
+      updated_at: string;
+      chunk_count: string;
+    }>(this.#sql.info, [streamId]);
+    const row = result.rows[0];
+    if (row === undefined) return null;
+    return {
+      streamId,
+      status: row.status,
+      lastSequence: Number(row.last_sequence),
+      chunkCount: Number(row.chunk_count),
+      ...(row.has_output ? { output: row.output } : {}),
+      ...(row.error === null ? {} : { error: row.error }),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    };
+  }
+
+  /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
+  async cleanupToStep(streamId: string, step: number): Promise<void> {
+    if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
+    await this.#writers.flushStream(streamId);
+    await this.#pool.query(this.#sql.cleanup, [streamId, step]);
+  }
+
+  /**
+   * Apply the package's store migrations (which create the stream tables) to this manager's schema.
+   * Safe to call from several processes and alongside the state store's own migrate.
+   *
+   * @throws StoreError `MIGRATION_FAILED`.
+   */
+  async migrate(): Promise<void> {
+    await runMigrations(this.#pool, this.#schema, { logger: this.#logger });
+  }
+
+  /** Flush and release writers, complete readers, drop the LISTEN connection, and end the pool if owned. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  /** The LISTEN connection's backend pid (for diagnostics and tests), or `undefined` while disconnected. */
+  get listenerProcessId(): number | undefined {
+    return this.#listener.processId;
+  }
+
+  async #shutdown(): Promise<void> {
+    await this.#writers.closeAll();
+    await Promise.all([...this.#readers].map((reader) => reader.close()));
+    await this.#listener.close();
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  async #append(streamId: string, chunks: StreamChunkInput[]): Promise<void> {
+    const result = await this.#pool.query(this.#sql.append, [streamId, chunks.length, JSON.stringify(chunks), this.#sql.channel]);
+    if (result.rowCount === 0) {
+      throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
+    }
+  }
+
+  async #finish(streamId: string, status: 'ended' | 'failed', output: string | null, error: string | null): Promise<void> {
+    await this.#writers.flushStream(streamId);
+    await this.#pool.query(this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
+    this.#writers.setClosed(streamId, true);
+  }
+}
+

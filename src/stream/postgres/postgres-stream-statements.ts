@@ -1,0 +1,103 @@
+import { escapeIdentifier } from 'pg';
+
+/**
+ * The SQL the Postgres stream manager runs, with table names qualified by one schema.
+ *
+ * @example
+ * const { read }: PostgresStreamStatements = postgresStreamStatements('public');
+ */
+export interface PostgresStreamStatements {
+  /** The NOTIFY channel writers signal (payload: the stream id). */
+  channel: string;
+  /** `LISTEN` statement for {@link PostgresStreamStatements.channel}. */
+  listen: string;
+  /** $1 stream id → one row `{ status }` (creating the stream as active when missing). */
+  open: string;
+  /** $1 stream id, $2 count, $3 jsonb array of chunks, $4 channel → `{ base }`; no row when not active. */
+  append: string;
+  /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, chunk }` (one row, chunk null, when none). */
+  read: string;
+  /** $1 stream id, $2 status, $3 output jsonb, $4 error, $5 channel → one row when the status changed. */
+  finish: string;
+  /** $1 stream id, $2 channel → one row when the stream exists. */
+  reactivate: string;
+  /** $1 stream id → the stream row plus `chunk_count` and `has_output`. */
+  info: string;
+  /** $1 stream id, $2 step → deletes later-step chunks. */
+  cleanup: string;
+}
+
+/** The database clock in epoch milliseconds (the schema stores timestamps as bigint ms). */
+const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/**
+ * Build the stream statements for `schema` (tables `__agents_streams` and `__agents_stream_chunks`).
+ * Each statement is one round trip; `append` reserves the sequence range, inserts the rows and notifies
+ * atomically, and the row lock it takes orders concurrent writers, so readers never see a later range
+ * before an earlier one commits.
+ *
+ * @example
+ * const sql = postgresStreamStatements('public');
+ * await pool.query(sql.append, [streamId, chunks.length, JSON.stringify(chunks), sql.channel]);
+ */
+export function postgresStreamStatements(schema: string): PostgresStreamStatements {
+  const streams = `${escapeIdentifier(schema)}.__agents_streams`;
+  const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
+  const channel = `helix_streams.${schema}`.slice(0, 63);
+  const NOW = NOW_MILLISECONDS;
+  return {
+    channel,
+    listen: `LISTEN ${escapeIdentifier(channel)}`,
+    open: `WITH inserted AS (
+        INSERT INTO ${streams} (stream_id, status, last_sequence, created_at, updated_at)
+        VALUES ($1, 'active', 0, ${NOW}, ${NOW})
+        ON CONFLICT (stream_id) DO NOTHING
+        RETURNING status
+      )
+      SELECT status FROM inserted
+      UNION ALL
+      SELECT status FROM ${streams} WHERE stream_id = $1`,
+    append: `WITH reserved AS (
+        INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
+        VALUES ($1, 'active', $2::bigint, ${NOW}, ${NOW})
+        ON CONFLICT (stream_id) DO UPDATE
+          SET last_sequence = s.last_sequence + $2::bigint, updated_at = ${NOW}
+          WHERE s.status = 'active'
+        RETURNING s.last_sequence - $2::bigint AS base
+      ), inserted AS (
+        INSERT INTO ${chunks} (stream_id, sequence, step, chunk)
+        SELECT $1, reserved.base + item.position, (item.value->>'step')::int,
+               item.value || jsonb_build_object('sequence', reserved.base + item.position)
+        FROM reserved CROSS JOIN LATERAL jsonb_array_elements($3::jsonb) WITH ORDINALITY AS item(value, position)
+      )
+      SELECT reserved.base, pg_notify($4, $1) FROM reserved`,
+    read: `SELECT s.status, c.sequence, c.chunk
+      FROM (SELECT 1) AS anchor
+      LEFT JOIN ${streams} s ON s.stream_id = $1
+      LEFT JOIN LATERAL (
+        SELECT sequence, chunk FROM ${chunks}
+        WHERE stream_id = $1 AND sequence > $2::bigint
+        ORDER BY sequence LIMIT $3
+      ) c ON true
+      ORDER BY c.sequence`,
+    finish: `WITH changed AS (
+        INSERT INTO ${streams} AS s (stream_id, status, last_sequence, output, error, created_at, updated_at)
+        VALUES ($1, $2, 0, $3::jsonb, $4, ${NOW}, ${NOW})
+        ON CONFLICT (stream_id) DO UPDATE
+          SET status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error, updated_at = ${NOW}
+          WHERE s.status = 'active'
+        RETURNING s.stream_id
+      )
+      SELECT pg_notify($5, stream_id) FROM changed`,
+    reactivate: `WITH changed AS (
+        UPDATE ${streams} SET status = 'active', output = NULL, error = NULL, updated_at = ${NOW}
+        WHERE stream_id = $1
+        RETURNING stream_id
+      )
+      SELECT pg_notify($2, stream_id) FROM changed`,
+    info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
+        (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
+      FROM ${streams} WHERE stream_id = $1`,
+    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND step > $2`,
+  };
+}

@@ -1,0 +1,33 @@
+import { afterEach, describe } from 'vitest';
+import type { StreamManager } from '../stream/stream-manager.js';
+import { defineStreamLifecycleContract } from './stream-manager-contract/lifecycle.js';
+import { defineStreamReadingContract } from './stream-manager-contract/reading.js';
+
+/**
+ * Register the StreamManager contract suite: one `describe` block that every implementation must pass
+ * (sequencing, concurrent writers, live and resumed readers, end/fail/reactivate, cleanup, closed-stream
+ * writes, 1,000 chunks through one reader). `factory` is called once per test and the manager is closed
+ * after it; stream ids are random, so every test (and other test files) may share one database or Redis.
+ *
+ * @example
+ * // test/contract/stream/in-memory-stream-manager.test.ts
+ * describeStreamManagerContract('InMemoryStreamManager', () => new InMemoryStreamManager());
+ */
+export function describeStreamManagerContract(name: string, factory: () => StreamManager | Promise<StreamManager>): void {
+  describe(`StreamManager contract: ${name}`, () => {
+    let managers: StreamManager[] = [];
+    const create = async (): Promise<StreamManager> => {
+      const manager = await factory();
+      managers.push(manager);
+      return manager;
+    };
+    afterEach(async () => {
+      const open = managers;
+      managers = [];
+      await Promise.all(open.map((manager) => manager.close()));
+    });
+
+    defineStreamReadingContract(create);
+    defineStreamLifecycleContract(create);
+  });
+}
