@@ -58,6 +58,21 @@ export {
 export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
 
+// Streams
+export {
+  PostgresStreamManager,
+  RedisStreamManager,
+  isTerminalStatus,
+  type StreamManager,
+  type StreamReader,
+  type StreamWriter,
+  type CleanupOptions,
+  type PostgresStreamConnection,
+  type PostgresStreamManagerOptions,
+  type RedisStreamConnection,
+  type RedisStreamManagerOptions,
+} from './stream/index.js';
+
 // LLM
 export { VercelAIAdapter, type VercelAIAdapterOptions, type LLMAdapter } from './llm/index.js';
 

@@ -1,6 +1,17 @@
 import type { StreamChunk, StreamChunkInput, StreamInfo } from '../types/stream.js';
 
 /**
+ * Options of `cleanupToStep`. `afterSequence` limits the cleanup to chunks written after that sequence —
+ * the current run's chunks in a multi-run session stream, whose step numbers restart every run.
+ *
+ * @example
+ * await streams.cleanupToStep('s1', 2, { afterSequence: run.startSequence });
+ */
+export interface CleanupOptions {
+  afterSequence?: number;
+}
+
+/**
  * Appends chunks to one stream. Writes may be buffered; `flush()` resolves once every chunk written so far
  * is durable and visible to readers. Sequences are assigned in write order, per stream, across writers.
  *
@@ -65,7 +76,7 @@ export interface StreamManager {
   /** Status, last sequence, chunk count, output/error and times of a stream; `null` when it does not exist. */
   getInfo(streamId: string): Promise<StreamInfo | null>;
   /** Delete chunks whose `step` is greater than `step` (partial output of a retried step). Sequences are never reused. */
-  cleanupToStep(streamId: string, step: number): Promise<void>;
+  cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void>;
   /** Flush and release writers and connections; open readers complete. Idempotent. */
   close(): Promise<void>;
 }

@@ -5,7 +5,7 @@ import type { StreamChunk, StreamChunkInput, StreamInfo, StreamStatus } from '..
 import { ChangeSignal } from '../change-signal.js';
 import { prepareChunk } from '../prepare-chunk.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
-import type { StreamManager, StreamReader, StreamWriter } from '../stream-manager.js';
+import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
 
 /**
@@ -144,10 +144,11 @@ export class InMemoryStreamManager implements StreamManager {
   }
 
   /** Delete the chunks whose `step` is greater than `step`; sequences are not reused. */
-  async cleanupToStep(streamId: string, step: number): Promise<void> {
+  async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return;
-    stream.chunks = stream.chunks.filter((chunk) => chunk.step <= step);
+    const after = options?.afterSequence ?? 0;
+    stream.chunks = stream.chunks.filter((chunk) => chunk.step <= step || chunk.sequence <= after);
     stream.updatedAt = Date.now();
   }
 

@@ -9,7 +9,7 @@ import { positiveIntegerOption } from '../positive-integer-option.js';
 import { ChangeSignal } from '../change-signal.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
-import type { StreamManager, StreamReader, StreamWriter } from '../stream-manager.js';
+import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { isTransientPostgresError } from './is-transient-postgres-error.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
@@ -194,10 +194,10 @@ export class PostgresStreamManager implements StreamManager {
   }
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
-  async cleanupToStep(streamId: string, step: number): Promise<void> {
+  async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
-    await this.#pool.query(this.#sql.cleanup, [streamId, step]);
+    await this.#pool.query(this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0]);
   }
 
   /**

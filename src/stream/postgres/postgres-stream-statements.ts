@@ -23,7 +23,7 @@ export interface PostgresStreamStatements {
   reactivate: string;
   /** $1 stream id → the stream row plus `chunk_count` and `has_output`. */
   info: string;
-  /** $1 stream id, $2 step → deletes later-step chunks. */
+  /** $1 stream id, $2 step, $3 after-sequence → deletes later-step chunks written after $3. */
   cleanup: string;
 }
 
@@ -98,6 +98,6 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
         (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
-    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND step > $2`,
+    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2`,
   };
 }

@@ -7,7 +7,7 @@ import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader } from '../sequenced-stream-reader.js';
-import type { StreamManager, StreamReader, StreamWriter } from '../stream-manager.js';
+import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { RedisChunkSource } from './redis-chunk-source.js';
 import { redisStreamKeys, type RedisStreamKeys } from './redis-stream-keys.js';
@@ -163,10 +163,10 @@ export class RedisStreamManager implements StreamManager {
   }
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
-  async cleanupToStep(streamId: string, step: number): Promise<void> {
+  async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
-    await cleanupToStepScript.run(this.#client, [this.#keys(streamId).chunks], [step]);
+    await cleanupToStepScript.run(this.#client, [this.#keys(streamId).chunks], [step, options?.afterSequence ?? 0]);
   }
 
   /** Flush and release writers, complete readers (closing their connections), and quit the client if owned. Idempotent. */

@@ -81,7 +81,8 @@ return 1
  */
 export const cleanupToStepScript = new RedisLuaScript(`
 local step = tonumber(ARGV[1])
-local start = '-'
+local after = tonumber(ARGV[2] or '0')
+local start = string.format('%d-0', after + 1)
 local removed = 0
 while true do
   local entries = redis.call('XRANGE', KEYS[1], start, '+', 'COUNT', 500)

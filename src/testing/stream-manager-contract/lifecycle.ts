@@ -126,6 +126,21 @@ export function defineStreamLifecycleContract(create: () => Promise<StreamManage
     expect(resumed.map((chunk) => chunk.sequence)).toEqual([6]);
   });
 
+  it('cleanupToStep with afterSequence only touches chunks of the current run (steps restart per run)', async () => {
+    const streams = await create();
+    const id = newStreamId();
+    const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+    for (const step of [1, 2, 3]) await writer.write(textChunk(step, `run1-step-${step}`));
+    await writer.flush();
+    const runTwoStart = 3;
+    for (const step of [1, 2]) await writer.write(textChunk(step, `run2-step-${step}`));
+    await streams.cleanupToStep(id, 1, { afterSequence: runTwoStart });
+    await writer.close();
+    await streams.endStream(id);
+    const chunks = await collect(await streams.createReader(id));
+    expect(chunks.map(deltaOf)).toEqual(['run1-step-1', 'run1-step-2', 'run1-step-3', 'run2-step-1']);
+  });
+
   it('writing to an ended stream throws StreamError STREAM_CLOSED and stores nothing', async () => {
     const streams = await create();
     const id = newStreamId();
