@@ -111,7 +111,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       if (this.context.liveHandle !== undefined) return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
       const status = await DBOS.getWorkflowStatus(this.workflowId);
       if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
-      return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS })) as AgentResult<TOutput>;
+      return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;

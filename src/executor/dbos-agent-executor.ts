@@ -91,7 +91,7 @@ export class DBOSAgentExecutor {
 
     const existing = await stateStore.loadState(sessionId);
     if (existing === null) {
-      if (options.branch !== undefined) return this.branch(any, input as AgentInput, runId, options);
+      if (options.branch !== undefined) return this.branch(any, input, runId, options);
       const initial = initializeAgentState(any, input as AgentInput, { runId });
       try {
         await stateStore.createSession(sessionId, {

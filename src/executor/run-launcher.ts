@@ -100,6 +100,8 @@ export class RunLauncher {
 
   private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
     markWorkflowStartedHere(input.workflowId);
+    // DBOS needs the registered (decorated) static method itself, not a wrapper.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
   }
 }

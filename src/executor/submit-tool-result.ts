@@ -142,13 +142,13 @@ function validateSubmission(params: unknown): NonNullable<PendingClientToolCall[
         throw new InvalidSubmissionError('result must be JSON-serializable.');
       }
     }
-    return value.error === undefined ? { kind: 'client-tool-result', result } : { kind: 'client-tool-result', error: value.error as string };
+    return value.error === undefined ? { kind: 'client-tool-result', result } : { kind: 'client-tool-result', error: value.error };
   }
   if (value.kind === 'approval-response') {
     if (typeof value.approvalId !== 'string' || value.approvalId === '') throw new InvalidSubmissionError('approvalId must be a non-empty string.');
     if (typeof value.approved !== 'boolean') throw new InvalidSubmissionError('approved must be a boolean.');
     if (value.reason !== undefined && typeof value.reason !== 'string') throw new InvalidSubmissionError('reason must be a string when given.');
-    return { kind: 'approval-response', approved: value.approved, ...(value.reason === undefined ? {} : { reason: value.reason as string }) };
+    return { kind: 'approval-response', approved: value.approved, ...(value.reason === undefined ? {} : { reason: value.reason }) };
   }
   throw new InvalidSubmissionError("kind must be 'client-tool-result' or 'approval-response'.");
 }

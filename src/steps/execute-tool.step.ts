@@ -3,6 +3,7 @@ import type { ServerTool, ToolContext } from '../agent/index.js';
 import { findEffectiveTool, type PlannedToolCall } from '../orchestration/index.js';
 import { applyPatches, ImmerStateTracker } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
+import type { SessionStateStore } from '../store/state-store.js';
 import { checkpointIdFor } from '../workflows/workflow-ids.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
@@ -112,7 +113,7 @@ export class ExecuteToolStep {
 
 /** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */
 async function seedState(
-  stateStore: import('../store/state-store.js').SessionStateStore,
+  stateStore: SessionStateStore,
   input: ExecuteToolStepInput,
   stepId: string,
 ): Promise<Record<string, unknown>> {

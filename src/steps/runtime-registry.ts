@@ -1,5 +1,6 @@
 import type { AnyAgentConfig } from '../agent/index.js';
-import { HookManager, HookManagerRegistry } from '../hooks/index.js';
+import type { HookManager} from '../hooks/index.js';
+import { HookManagerRegistry } from '../hooks/index.js';
 import type { Logger } from '../hooks/types.js';
 import type { LLMAdapter } from '../llm/adapter.js';
 import type { SessionStateStore } from '../store/state-store.js';

@@ -24,7 +24,7 @@ export class ChunkEmitter {
 
   async emit(payload: ChunkPayload): Promise<void> {
     const writer = await this.writer();
-    await writer.write({ ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() } as StreamChunkInput);
+    await writer.write({ ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() });
   }
 
   async flush(): Promise<void> {

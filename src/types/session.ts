@@ -1,5 +1,5 @@
 import type { JsonPatchOperation } from './json-patch.js';
-import type { Message } from './message.js';
+import type { Message, StoredMessage } from './message.js';
 
 /** Lifecycle status of a session (the conversation), not of one run. */
 export type SessionStatus = 'active' | 'completed' | 'failed' | 'interrupted' | 'paused';
@@ -229,7 +229,7 @@ export interface GetMessagesOptions {
 
 /** Result of `getMessages`. */
 export interface GetMessagesResult {
-  messages: import('./message.js').StoredMessage[];
+  messages: StoredMessage[];
   total: number;
   hasMore: boolean;
 }

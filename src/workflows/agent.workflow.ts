@@ -104,7 +104,7 @@ export class AgentWorkflows {
           [...plan.serverToolCalls, ...ungated].map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })),
         );
         const priorResults: IndexedMessage[] = [
-          ...plan.toolErrors.map((failure) => ({ index: failure.index, message: failure.resultMessage as Message })),
+          ...plan.toolErrors.map((failure) => ({ index: failure.index, message: failure.resultMessage })),
           ...[...plan.subAgentCalls, ...plan.companionCalls].map((call) => errorMessage(call, UNSUPPORTED_YET)),
           ...phaseOne.map(outcomeMessage),
         ];

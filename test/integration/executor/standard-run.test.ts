@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { SessionIdRequiredError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
-type Script = (input: LLMGenerateInput, callIndex: number) => import('../../../src/llm/mock/mock-llm-response.js').MockLLMResponse;
+type Script = (input: LLMGenerateInput, callIndex: number) => MockLLMResponse;
 let script: Script = () => ({ type: 'text', text: 'unset' });
 const llm = new MockLLMAdapter((input, callIndex) => script(input, callIndex));
 
@@ -18,8 +19,8 @@ const addNote = defineTool({
   parameters: z.object({ note: z.string() }),
   execute: async ({ note }, context) => {
     toolRuns += 1;
-    context.updateState((draft: { notes: string[] }) => {
-      draft.notes.push(note);
+    context.updateState((draft) => {
+      (draft.notes as string[]).push(note);
     });
     return { saved: note };
   },
@@ -44,9 +45,9 @@ afterAll(async () => {
 
 describe('DBOSAgentExecutor standard mode', () => {
   it('requires a sessionId and rejects workspaces with typed errors', async () => {
-    await expect(runtime.executor.execute(noteAgent, 'hi', {} as { sessionId: string })).rejects.toSatisfy(SessionIdRequiredError.isInstance);
+    await expect(runtime.executor.execute(noteAgent, 'hi', {} as { sessionId: string })).rejects.toSatisfy((error: unknown) => SessionIdRequiredError.isInstance(error));
     const withWorkspace = defineAgent({ name: 'ws_agent', systemPrompt: 'x', workspace: { kind: 'local' } });
-    await expect(runtime.executor.execute(withWorkspace, 'hi', { sessionId: 'ws-1' })).rejects.toSatisfy(WorkspaceUnsupportedError.isInstance);
+    await expect(runtime.executor.execute(withWorkspace, 'hi', { sessionId: 'ws-1' })).rejects.toSatisfy((error: unknown) => WorkspaceUnsupportedError.isInstance(error));
     expect(await runtime.stateStore.loadState('ws-1')).toBeNull();
     expect(runtime.executor.describeCapabilities()).toEqual({ workspaceProviderKinds: [] });
   });

@@ -118,7 +118,7 @@ describe('client-executed tools', () => {
       { kind: 'client-tool-result', sessionId: '', toolCallId: 'city-3' },
     ];
     for (const submission of bad) {
-      await expect(runtime.executor.submitToolResult(submission as never)).rejects.toSatisfy(InvalidSubmissionError.isInstance);
+      await expect(runtime.executor.submitToolResult(submission as never)).rejects.toSatisfy((error: unknown) => InvalidSubmissionError.isInstance(error));
     }
     const after = await runtime.stateStore.loadState('bad-submit');
     expect(after?.version).toBe(before?.version);
