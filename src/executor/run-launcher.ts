@@ -2,7 +2,7 @@ import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { AgentAlreadyRunningError } from '../errors/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
-import { markWorkflowStartedHere } from '../steps/call-llm.step.js';
+import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { workflowHookManagers } from '../steps/runtime-registry.js';
 import type { RunRecord } from '../types/session.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';

@@ -4,6 +4,7 @@ import { LLMCallError } from '../errors/index.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
 import type { StepResult, ToolSchema } from '../types/llm.js';
 import { loadHistory } from './history-cache.js';
+import { needsStreamReset } from './stream-reset-tracker.js';
 import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
 
 /** Input of `CallLLMStep.call`. */
@@ -20,14 +21,7 @@ export type CallLLMStepOutput = { kind: 'result'; result: StepResult } | { kind:
 const LLM_ATTEMPTS = 3;
 const LLM_RETRY_BASE_MS = 500;
 
-/** Workflows whose LLM steps already ran in this process (a first step here after recovery resets the stream). */
-const workflowsSeenHere = new Set<string>();
 const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
-
-/** @internal Mark a workflow as started by this process: its first LLM step needs no stream reset. */
-export function markWorkflowStartedHere(workflowId: string): void {
-  workflowsSeenHere.add(workflowId);
-}
 
 /**
  * The durable LLM call of one agent step. Checks the interrupt flag, loads history inside the step (never
@@ -53,8 +47,7 @@ export class CallLLMStep {
     const tools = toolSchemasOf(agent);
     await hooks.fire('beforeLLMCall', { ...hookIdentity(input), step: input.step, messageCount: messages.length });
 
-    let resetNeeded = !workflowsSeenHere.has(input.workflowId);
-    workflowsSeenHere.add(input.workflowId);
+    let resetNeeded = needsStreamReset(input.workflowId);
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
         await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence });

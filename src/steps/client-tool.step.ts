@@ -8,6 +8,8 @@ import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, ty
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from './pending-calls.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { workflowHookManagers } from './runtime-registry.js';
+import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
 /** Input of `ClientToolStep.suspend`. */
@@ -145,6 +147,8 @@ export class ClientToolStep {
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
     if (input.force) return { parked: true };
+    forgetWorkflow(input.workflowId);
+    workflowHookManagers.unregister(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     await streamManager.endStream(input.streamId);
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });

@@ -6,6 +6,7 @@ import type { Message, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
 /** Input of `RunLifecycleStep.begin`. */
@@ -96,6 +97,7 @@ export class RunLifecycleStep {
       await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
     }
     workflowHookManagers.unregister(input.workflowId);
+    forgetWorkflow(input.workflowId);
     forgetHistory(input.sessionId);
     const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
     return {

@@ -1,0 +1,23 @@
+/**
+ * Workflows whose LLM steps already ran in this process. The first LLM step a process runs for a workflow
+ * it did not start (recovery after a crash) may follow partial chunks of a killed attempt, so it resets
+ * the step's stream first; a workflow started here needs no reset. Entries go when the run ends or parks.
+ */
+const workflowsSeenHere = new Set<string>();
+
+/** @internal Mark a workflow as started (or already reset) in this process. */
+export function markWorkflowStartedHere(workflowId: string): void {
+  workflowsSeenHere.add(workflowId);
+}
+
+/** @internal True (once) when this process has not run an LLM step of the workflow yet. */
+export function needsStreamReset(workflowId: string): boolean {
+  if (workflowsSeenHere.has(workflowId)) return false;
+  workflowsSeenHere.add(workflowId);
+  return true;
+}
+
+/** @internal Forget a workflow that ended or parked. */
+export function forgetWorkflow(workflowId: string): void {
+  workflowsSeenHere.delete(workflowId);
+}
