@@ -1,0 +1,66 @@
+/**
+ * The recovery-only process: a worker that never calls execute() recovers a killed run at `DBOS.launch()`.
+ * Variant: it launches DBOS before constructing the executor (≈1 s after the recovered workflow is claimed),
+ * so the recovered step starts with no runtime bound; it must wait for the executor instead of failing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentResult } from '../../src/types/result.js';
+import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
+import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
+import { DRILL_TIMEOUTS, killAndRecover, runToCompletion, startDoomedRun } from './support/drill-flow.js';
+import { stepRecordsOf, toolRunCounts, toolRunsOf, waitUntil } from './support/durable-probes.js';
+import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
+
+const LATE_BASELINE = 'late-baseline';
+const LATE_DRILL = 'late-drill';
+const LATE_EXECUTOR_MS = 1_000;
+
+let env: DrillEnvironment;
+let baselineResult: AgentResult | undefined;
+
+beforeAll(async () => {
+  env = await setUpDrillEnvironment('crash_recovery');
+  env.llm.register(LATE_BASELINE, DRILL_SCENARIOS.lateExecutor, { crash: false });
+  env.llm.register(LATE_DRILL, DRILL_SCENARIOS.lateExecutor, { crash: true });
+  baselineResult = (await runToCompletion(env, 'crash-recovery-baseline', [LATE_BASELINE])).get(LATE_BASELINE);
+}, 90_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('recovery-only process', () => {
+  it('waits in a recovered step for an executor constructed after DBOS.launch(), then completes the run', async () => {
+    const doomed = await startDoomedRun(env, 'crash-late', LATE_DRILL, DRILL_SCENARIOS.lateExecutor.blockToolCalls);
+    await waitUntil(
+      'the blocking lookup running',
+      DRILL_TIMEOUTS.signal,
+      async () => (await toolRunCounts(env.pool, LATE_DRILL)).call_1_lookup_a === 1,
+      () => doomed.worker.describe(),
+    );
+
+    const { worker: recoverer, result } = await killAndRecover(env, doomed, { lateExecutorMs: LATE_EXECUTOR_MS });
+
+    const launchedAt = recoverer.events.find((event) => event.event === 'launched')?.at ?? Number.NaN;
+    const constructedAt = recoverer.events.find((event) => event.event === 'executor_constructed')?.at ?? Number.NaN;
+    expect(constructedAt - launchedAt).toBeGreaterThanOrEqual(LATE_EXECUTOR_MS);
+    expect(recoverer.events.some((event) => event.event === 'started')).toBe(false);
+    // The recovered tool step began before the executor existed, waited, and completed without error after it.
+    const toolSteps = (await stepRecordsOf(env.pool, doomed.workflowId)).filter((step) => step.name === 'ExecuteToolStep');
+    expect(toolSteps).toHaveLength(1);
+    expect(toolSteps[0]).toMatchObject({ error: null });
+    expect(toolSteps[0]?.startedAt ?? Number.NaN).toBeLessThan(constructedAt);
+    expect(toolSteps[0]?.completedAt ?? Number.NaN).toBeGreaterThanOrEqual(constructedAt);
+    expect((await toolRunsOf(env.pool, LATE_DRILL)).map((run) => run.pid)).toEqual([doomed.worker.pid, recoverer.pid]);
+
+    // Recovery continued the same run: no new run, no duplicated or lost message, the baseline's outcome.
+    expect((await env.stateStore.listRuns(LATE_DRILL)).runs.map((run) => run.runId)).toEqual([doomed.runId]);
+    expect(env.llm.countsByStep(LATE_DRILL)).toEqual([1, 1]);
+    const messages = await storedMessages(env, LATE_DRILL);
+    expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
+    expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);
+    expect(result).toMatchObject({ runId: doomed.runId, status: 'completed', output: 'Recovered with a late executor.', stepCount: 2 });
+    if (baselineResult === undefined) throw new Error('the baseline run produced no result');
+    expect(await snapshotSession(env, LATE_DRILL, result)).toEqual(await snapshotSession(env, LATE_BASELINE, baselineResult));
+  }, 120_000);
+});

@@ -1,0 +1,98 @@
+/**
+ * What the fake LLM answers in each crash drill, by agent step and attempt. Tool call ids are explicit so a
+ * crashed session and its uncrashed baseline produce identical histories. `crash` sessions may get a slow
+ * or hanging first attempt (the window in which the parent SIGKILLs the worker); baselines never do.
+ */
+import type { FakeOpenAIResponse } from '../../fixtures/fake-openai/index.js';
+
+/**
+ * One scripted conversation.
+ *
+ * @example
+ * const answer = DRILL_SCENARIOS.toolCrash.answer(1, 1, true);
+ */
+export interface DrillScenario {
+  /** The answer to the `attempt`-th request (1-based) of agent step `step` (1-based), or undefined (HTTP 400). */
+  answer(step: number, attempt: number, crash: boolean): FakeOpenAIResponse | undefined;
+  /** Tool call ids that block forever in a crashing `start` worker (the kill point). */
+  blockToolCalls: string[];
+}
+
+/**
+ * Final text of the stream-crash drill, streamed in these exact deltas.
+ *
+ * @example
+ * expect(textOfStep(visible, 2)).toBe(STREAMED_ANSWER_DELTAS.join(''));
+ */
+export const STREAMED_ANSWER_DELTAS = ['The ', 'answer ', 'is ', 'forty-two ', 'after ', 'a.'];
+
+/** Milliseconds between SSE events of the stream-crash drill's first, killed attempt. */
+const SLOW_CHUNK_DELAY_MS = 400;
+
+const lookup = (key: string, step = 1) => ({ id: `call_${step}_lookup_${key}`, name: 'lookup', arguments: { key } });
+const report = (summary: string, step = 1) => ({ id: `call_${step}_report`, name: 'submit_report', arguments: { summary } });
+
+function byStep(steps: Array<FakeOpenAIResponse | ((attempt: number, crash: boolean) => FakeOpenAIResponse)>): DrillScenario['answer'] {
+  return (step, attempt, crash) => {
+    const entry = steps[step - 1];
+    return typeof entry === 'function' ? entry(attempt, crash) : entry;
+  };
+}
+
+/**
+ * The scenarios, one per drill.
+ *
+ * @example
+ * server.register('tool-crash-1', DRILL_SCENARIOS.toolCrash, { crash: true });
+ */
+export const DRILL_SCENARIOS = {
+  /** Drill 1: two parallel lookups; `b` blocks (kill during a tool), `a` completes its step first. */
+  toolCrash: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a'), lookup('b')] },
+      { type: 'text', text: 'Both facts are recorded.' },
+    ]),
+    blockToolCalls: ['call_1_lookup_b'],
+  },
+  /** Drill 2: phase-1 lookup completes, the phase-2 finishWith report blocks (kill before the commit). */
+  finishCrash: {
+    answer: byStep([{ type: 'tool_calls', toolCalls: [lookup('a'), report('a only')] }]),
+    blockToolCalls: ['call_1_report'],
+  },
+  /** Drill 3: step 1 looks up `a`; step 2 streams its answer slowly on the killed attempt. */
+  streamCrash: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a')] },
+      (attempt, crash) => ({
+        type: 'text',
+        text: STREAMED_ANSWER_DELTAS,
+        ...(crash && attempt === 1 ? { chunkDelayMs: SLOW_CHUNK_DELAY_MS } : {}),
+      }),
+    ]),
+    blockToolCalls: [],
+  },
+  /** Drill 4: step 1 commits; step 2's first LLM call hangs (kill between steps). */
+  betweenSteps: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a')] },
+      (attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: 'Finished after a.' }),
+    ]),
+    blockToolCalls: [],
+  },
+  /** Replay test: parallel lookups, then a finishWith report in step 2. */
+  replay: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a'), lookup('b')] },
+      { type: 'tool_calls', text: 'Reporting.', toolCalls: [report('a and b', 2)] },
+    ]),
+    blockToolCalls: [],
+  },
+  /** Recovery-only process with a late executor: the lookup blocks, the recovered step waits for the executor. */
+  lateExecutor: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a')] },
+      { type: 'text', text: 'Recovered with a late executor.' },
+    ]),
+    blockToolCalls: ['call_1_lookup_a'],
+  },
+} satisfies Record<string, DrillScenario>;

@@ -1,0 +1,170 @@
+/**
+ * Crash-drill worker: one child process of a crash test, run as `node --import tsx agent-worker.ts` with its
+ * configuration in the `HELIX_CRASH_WORKER_CONFIG` environment variable (see worker-config.ts) and its DBOS
+ * executor id in `DBOS__VMID`. It wires the real runtime (Postgres store, streams and usage, the real
+ * `@ai-sdk/openai` client against the parent's fake server), registers the agent and constructs the
+ * executor BEFORE `DBOS.launch()` (pinned applicationVersion), then:
+ * - start: execute() every session, await the results;
+ * - recover: never execute; DBOS recovers the pending workflows at launch; await each session's run;
+ * - replay: rewind each session's completed workflow in place (every step kept) and await its re-execution.
+ * Each result is printed as one JSON line; then the worker exits 0. The parent SIGKILLs it at chosen points.
+ */
+import { createOpenAI } from '@ai-sdk/openai';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import { VercelAIAdapter } from '../../../src/llm/vercel-ai-adapter.js';
+import { registerAgent } from '../../../src/steps/runtime-registry.js';
+import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
+import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
+import { PostgresUsageStore } from '../../../src/usage/postgres/postgres-usage-store.js';
+import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
+import { createCrashAgent, type CrashAgent } from './crash-agent.js';
+import {
+  CRASH_APPLICATION_NAME,
+  CRASH_APPLICATION_VERSION,
+  WORKER_CONFIG_ENV,
+  userMessageFor,
+  type WorkerConfig,
+  type WorkerEvent,
+} from './worker-config.js';
+
+/** A worker that is never killed still ends: the parent may have died without cleaning up. */
+const MAX_LIFETIME_MS = 120_000;
+const POLL_MS = 25;
+/** Late-executor mode: how long the recovered workflow may take to be claimed after launch. */
+const CLAIM_TIMEOUT_MS = 20_000;
+
+function emit(event: WorkerEvent): void {
+  process.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+function readConfig(): WorkerConfig {
+  const raw = process.env[WORKER_CONFIG_ENV];
+  if (raw === undefined) throw new Error(`${WORKER_CONFIG_ENV} is not set`);
+  return JSON.parse(raw) as WorkerConfig;
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The runtime pieces a worker owns (closed on exit). */
+interface WorkerRuntime {
+  config: WorkerConfig;
+  agent: CrashAgent;
+  pool: pg.Pool;
+  stateStore: PostgresStateStore;
+  streamManager: PostgresStreamManager;
+  usageStore: PostgresUsageStore;
+  construct: () => DBOSAgentExecutor;
+}
+
+function createRuntime(config: WorkerConfig): WorkerRuntime {
+  const connectionString = config.databaseUrl;
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  const stateStore = new PostgresStateStore({ connectionString });
+  const streamManager = new PostgresStreamManager({ connectionString });
+  const usageStore = new PostgresUsageStore({ connectionString });
+  const blocked = new Set(config.mode === 'start' ? (config.blockToolCalls ?? []) : []);
+  const agent = createCrashAgent(pool, blocked);
+  const openai = createOpenAI({ baseURL: config.openaiBaseUrl, apiKey: 'test' });
+  const llmAdapter = new VercelAIAdapter({ model: openai.chat('fake-model') });
+  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter });
+  return { config, agent, pool, stateStore, streamManager, usageStore, construct };
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const runtime = createRuntime(config);
+  // What a recovery-only process must do before launch: register its agents and workflows, build the executor
+  // (the late-executor variant builds it only after the recovered workflow is running).
+  registerAgent(runtime.agent);
+  registerDBOSAgentWorkflows();
+  let executor = config.lateExecutorMs === undefined ? runtime.construct() : undefined;
+  DBOS.setConfig({
+    name: CRASH_APPLICATION_NAME,
+    systemDatabaseUrl: config.databaseUrl,
+    applicationVersion: CRASH_APPLICATION_VERSION,
+    logLevel: 'error',
+  });
+  await DBOS.launch();
+  emit({ event: 'launched', at: Date.now() });
+
+  if (executor === undefined) {
+    await waitUntilClaimedHere(runtime, config.sessions);
+    await sleep(config.lateExecutorMs ?? 0);
+    executor = runtime.construct();
+    emit({ event: 'executor_constructed', at: Date.now() });
+  }
+
+  const results = await Promise.all(config.sessions.map((sessionId) => runSession(runtime, executor, sessionId)));
+  for (const [index, result] of results.entries()) emit({ event: 'result', sessionId: config.sessions[index] ?? '', result });
+  await shutdown(runtime);
+}
+
+async function runSession(runtime: WorkerRuntime, executor: DBOSAgentExecutor, sessionId: string): Promise<unknown> {
+  const { agent, config } = runtime;
+  if (config.mode === 'start') {
+    const handle = await executor.execute(agent, userMessageFor(sessionId), { sessionId });
+    emit({ event: 'started', sessionId, runId: handle.runId, workflowId: handle.workflowId });
+    return handle.result();
+  }
+  if (config.mode === 'recover') {
+    const handle = await executor.getHandle(agent, sessionId);
+    if (handle === null) throw new Error(`session ${sessionId} has no run to recover`);
+    return handle.result();
+  }
+  const workflowId = await currentWorkflowId(runtime, sessionId);
+  const steps = (await DBOS.listWorkflowSteps(workflowId)) ?? [];
+  // Rewinding past the last recorded step keeps every checkpoint: DBOS re-runs the workflow body by id and
+  // every step call must be answered from its recorded output.
+  const startStep = Math.max(-1, ...steps.map((step) => step.functionID)) + 1;
+  const handle = await DBOS.rewindWorkflow(workflowId, { startStep });
+  return handle.getResult();
+}
+
+async function currentWorkflowId(runtime: WorkerRuntime, sessionId: string): Promise<string> {
+  const run = await runtime.stateStore.getCurrentRun(sessionId);
+  if (run?.workflowId === undefined) throw new Error(`session ${sessionId} has no run with a workflow id`);
+  return run.workflowId;
+}
+
+/** Wait until every session's recovered workflow was dequeued (claimed) by this process after launch. */
+async function waitUntilClaimedHere(runtime: WorkerRuntime, sessions: string[]): Promise<void> {
+  const executorId = process.env.DBOS__VMID ?? 'local';
+  const deadline = Date.now() + CLAIM_TIMEOUT_MS;
+  for (const sessionId of sessions) {
+    const workflowId = await currentWorkflowId(runtime, sessionId);
+    for (;;) {
+      const status = await DBOS.getWorkflowStatus(workflowId);
+      if (status?.status === 'PENDING' && status.executorId === executorId && status.dequeuedAt !== undefined) break;
+      if (Date.now() > deadline) {
+        const seen = status === null ? 'no workflow row' : `status ${status.status}, executor ${String(status.executorId)}, version ${String(status.applicationVersion)}`;
+        throw new Error(`workflow ${workflowId} was not recovered by this process within ${CLAIM_TIMEOUT_MS} ms (${seen})`);
+      }
+      await sleep(POLL_MS);
+    }
+  }
+}
+
+async function shutdown(runtime: WorkerRuntime): Promise<void> {
+  await DBOS.shutdown();
+  await Promise.allSettled([runtime.stateStore.close(), runtime.streamManager.close(), runtime.usageStore.close(), runtime.pool.end()]);
+}
+
+const lifetime = setTimeout(() => {
+  emit({ event: 'failed', message: `worker exceeded its ${MAX_LIFETIME_MS} ms lifetime` });
+  process.exit(3);
+}, MAX_LIFETIME_MS);
+
+main().then(
+  () => {
+    clearTimeout(lifetime);
+    process.exit(0);
+  },
+  (error: unknown) => {
+    emit({ event: 'failed', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,106 @@
+/**
+ * The contract between a crash-drill test (parent) and its agent worker (child process): the configuration
+ * the parent passes in one environment variable, and the JSON lines the worker prints on stdout.
+ * Plain types and functions only: both processes import this file.
+ */
+
+/**
+ * Environment variable holding the JSON-encoded {@link WorkerConfig}.
+ *
+ * @example
+ * spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } });
+ */
+export const WORKER_CONFIG_ENV = 'HELIX_CRASH_WORKER_CONFIG';
+
+/**
+ * DBOS application name every crash worker launches with (recovery and dequeue are scoped by it).
+ *
+ * @example
+ * DBOS.setConfig({ name: CRASH_APPLICATION_NAME, systemDatabaseUrl, applicationVersion: CRASH_APPLICATION_VERSION });
+ */
+export const CRASH_APPLICATION_NAME = 'helix-crash-drill';
+
+/**
+ * Pinned DBOS application version: DBOS only recovers workflows of the same version.
+ *
+ * @example
+ * DBOS.setConfig({ name: CRASH_APPLICATION_NAME, systemDatabaseUrl, applicationVersion: CRASH_APPLICATION_VERSION });
+ */
+export const CRASH_APPLICATION_VERSION = 'crash-drill-1';
+
+/**
+ * The side table where tools record every execution (created by the parent before any worker starts).
+ *
+ * @example
+ * await pool.query(`SELECT count(*) FROM ${TOOL_RUNS_TABLE} WHERE session_id = $1`, [sessionId]);
+ */
+export const TOOL_RUNS_TABLE = 'crash_tool_runs';
+
+/**
+ * What a worker does:
+ * - `start`: execute() every session and print each result;
+ * - `recover`: never execute; launch DBOS (which recovers pending workflows) and print each session's result;
+ * - `replay`: rewind each session's completed workflow in place (same id, every step kept) and print the
+ *   result of its re-execution.
+ *
+ * @example
+ * const mode: WorkerMode = 'recover';
+ */
+export type WorkerMode = 'start' | 'recover' | 'replay';
+
+/**
+ * Everything a worker needs. `sessions` run concurrently in one process.
+ *
+ * @example
+ * const config: WorkerConfig = { mode: 'start', databaseUrl, openaiBaseUrl: fake.baseURL, sessions: ['s1'], blockToolCalls: ['call_b'] };
+ */
+export interface WorkerConfig {
+  mode: WorkerMode;
+  /** Store, streams, usage and the DBOS system tables all live in this database. */
+  databaseUrl: string;
+  /** `http://127.0.0.1:<port>/v1` of the fake OpenAI server running in the parent. */
+  openaiBaseUrl: string;
+  /** Session ids to execute (start) or to wait for (recover, replay). */
+  sessions: string[];
+  /** Tool call ids whose tool, after recording its execution, never returns (start mode only). */
+  blockToolCalls?: string[];
+  /**
+   * Recover mode only: register the agent and launch DBOS first, and construct the executor this many ms
+   * after the session's recovered workflow is claimed by this process (its next step must wait for it).
+   */
+  lateExecutorMs?: number;
+}
+
+/**
+ * One line a worker prints on stdout (one JSON object per line).
+ *
+ * @example
+ * const line: WorkerEvent = { event: 'result', sessionId: 's1', result: { status: 'completed' } };
+ */
+export type WorkerEvent =
+  | { event: 'launched'; at: number }
+  | { event: 'started'; sessionId: string; runId: string; workflowId: string }
+  | { event: 'executor_constructed'; at: number }
+  | { event: 'result'; sessionId: string; result: unknown }
+  | { event: 'failed'; message: string };
+
+/**
+ * The user message that starts a session. The fake OpenAI server reads the session id back from it, so
+ * every LLM request is attributed to its session without any state shared between processes.
+ *
+ * @example
+ * userMessageFor('tool-crash-1'); // 'Collect the facts. [session:tool-crash-1]'
+ */
+export function userMessageFor(sessionId: string): string {
+  return `Collect the facts. [session:${sessionId}]`;
+}
+
+/**
+ * The session id a request's text carries (see {@link userMessageFor}), if any.
+ *
+ * @example
+ * sessionIdIn('… [session:abc-1] …'); // 'abc-1'
+ */
+export function sessionIdIn(text: string): string | undefined {
+  return /\[session:([A-Za-z0-9_-]+)\]/.exec(text)?.[1];
+}
