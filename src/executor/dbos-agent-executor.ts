@@ -188,6 +188,7 @@ export class DBOSAgentExecutor {
     const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
     if (!swapped.ok) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
     await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
+    await stateStore.clearInterruptFlag(sessionId); // a flag left by abort() must not stop the retried run
     await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
     const runId = `run-${randomUUID()}`;
     return this.launcher.startRun(any, sessionId, runId, run === null ? {} : { resume: { previousRunId: run.runId } }, options);

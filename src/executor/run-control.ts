@@ -39,6 +39,8 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && run.status !== 'suspended_client_tool')) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
   if (run.status === 'running') {
+    // The flag ends a retry backoff inside a running step at once; cancellation stops the workflow after it.
+    await stateStore.setInterruptFlag(sessionId, error);
     await DBOS.cancelWorkflow(run.workflowId);
     await wakeWaitingRun(stateStore, sessionId, run.workflowId);
   }

@@ -5,7 +5,8 @@ import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index
 import type { StepResult, ToolSchema } from '../types/llm.js';
 import { loadHistory } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
-import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
+import { pauseUnlessInterrupted } from './interruptible-pause.js';
+import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -86,7 +87,10 @@ export class CallLLMStep {
         const retryable = LLMCallError.isInstance(error) && error.retryable;
         if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
-        await pause(LLM_RETRY_BASE_MS * 2 ** (attempt - 1));
+        if (await pauseUnlessInterrupted(stateStore, input.sessionId, LLM_RETRY_BASE_MS * 2 ** (attempt - 1))) {
+          const interrupted = await stateStore.checkInterruptFlag(input.sessionId);
+          return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
+        }
         resetNeeded = true;
       }
     }

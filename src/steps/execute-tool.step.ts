@@ -6,7 +6,8 @@ import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { checkpointIdFor } from '../workflows/workflow-ids.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
-import { describeError, hookIdentity, pause, stepEnvironment, type RunScope } from './step-scope.js';
+import { pauseUnlessInterrupted } from './interruptible-pause.js';
+import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -70,7 +71,7 @@ export class ExecuteToolStep {
         outcome = { error: `Tool "${call.toolName}" failed: ${describeError(error)}` };
         if (attempt < attempts) {
           dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
-          await pause(retryDelayMs(dependencies.toolRetryPolicy, attempt));
+          if (await pauseUnlessInterrupted(stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
         }
       }
     }

@@ -42,8 +42,3 @@ export function describeError(error: unknown): string {
   }
   return 'Unknown error';
 }
-
-/** Sleep that does not keep the process alive. */
-export async function pause(ms: number): Promise<void> {
-  await new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-}
