@@ -5,6 +5,7 @@ import type { PendingClientToolCall } from '../types/session.js';
 import { checkpointIdFor } from '../workflows/workflow-ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
 import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission, type SuspensionRecord } from './hitl-types.js';
+import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from './pending-calls.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
@@ -148,6 +149,7 @@ export class ClientToolStep {
     await emitter.flush();
     if (input.force) return { parked: true };
     forgetWorkflow(input.workflowId);
+    forgetHistory(input.sessionId);
     workflowHookManagers.unregister(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     await streamManager.endStream(input.streamId);
