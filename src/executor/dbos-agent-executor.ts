@@ -4,6 +4,7 @@ import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js'
 import {
   AgentAlreadyRunningError,
   DBOSModeMismatchError,
+  InvalidArgumentError,
   NotResumableError,
   SessionAlreadyExistsError,
   SessionIdRequiredError,
@@ -75,7 +76,8 @@ export class DBOSAgentExecutor {
    * @throws WorkspaceUnsupportedError `WORKSPACE_UNSUPPORTED` when the agent declares a workspace.
    * @throws DBOSModeMismatchError `DBOS_MODE_MISMATCH` when `options.mode` differs from the session's.
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
-   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`,
+   *   and for `mode: 'persistent'` (not available yet).
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
@@ -85,6 +87,9 @@ export class DBOSAgentExecutor {
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
     const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
+    if (mode !== 'standard') {
+      throw new InvalidArgumentError('Persistent mode is not available in this version of the DBOS runtime; omit options.mode (standard).', { mode });
+    }
     registerAgent(any);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
@@ -150,6 +155,8 @@ export class DBOSAgentExecutor {
       const parked = state.status === 'active' && run?.status === 'suspended_client_tool';
       if (state.status === 'active' && !parked) {
         if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
+        // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
+        if (run.status !== 'running') return this.launcher.handleOfRunningSession(any, sessionId, run.runId);
         return this.launcher.handleFor(any, sessionId, run);
       }
       if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
@@ -280,7 +287,7 @@ export class DBOSAgentExecutor {
     const checkpoint = checkpointId === undefined ? await stateStore.getLatestCheckpoint(sessionId) : await stateStore.getCheckpoint(sessionId, checkpointId);
     if (checkpoint === null) throw new NotResumableError(sessionId, 'no checkpoint', 'from_checkpoint needs a checkpoint; use mode "continue".');
     await stateStore.truncateMessages(sessionId, checkpoint.messageCount);
-    await stateStore.saveState(sessionId, { customState: checkpoint.customState, pendingClientToolCalls: undefined, suspendedStepId: undefined });
+    await stateStore.saveState(sessionId, { customState: checkpoint.customState, checkpointId: checkpoint.id, pendingClientToolCalls: undefined, suspendedStepId: undefined });
     forgetHistory(sessionId);
   }
 }

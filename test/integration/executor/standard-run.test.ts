@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
-import { SessionIdRequiredError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
+import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
@@ -50,6 +50,17 @@ describe('DBOSAgentExecutor standard mode', () => {
     await expect(runtime.executor.execute(withWorkspace, 'hi', { sessionId: 'ws-1' })).rejects.toSatisfy((error: unknown) => WorkspaceUnsupportedError.isInstance(error));
     expect(await runtime.stateStore.loadState('ws-1')).toBeNull();
     expect(runtime.executor.describeCapabilities()).toEqual({ workspaceProviderKinds: [] });
+  });
+
+  it('rejects persistent mode (not available yet) and a mode that conflicts with the session', async () => {
+    await expect(runtime.executor.execute(noteAgent, 'hi', { sessionId: 'mode-1', mode: 'persistent' })).rejects.toSatisfy(
+      (error: unknown) => InvalidArgumentError.isInstance(error),
+    );
+    expect(await runtime.stateStore.loadState('mode-1')).toBeNull();
+    await runtime.stateStore.createSession('mode-2', { agentType: 'note_taker', mode: 'persistent', status: 'completed' });
+    const error: unknown = await runtime.executor.execute(noteAgent, 'hi', { sessionId: 'mode-2' }).catch((caught: unknown) => caught);
+    expect(DBOSModeMismatchError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'DBOS_MODE_MISMATCH', expected: 'persistent', actual: 'standard' });
   });
 
   it('runs tools, commits state and returns structured output', async () => {
