@@ -3,7 +3,7 @@ import { DBOSWorkflowNotFoundError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
-import type { SessionState } from '../types/session.js';
+import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
@@ -123,7 +123,10 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   private async abortedResult(): Promise<AgentResult<TOutput> | undefined> {
     const status = await DBOS.getWorkflowStatus(this.workflowId);
     if (status?.status !== 'CANCELLED') return undefined;
-    const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
+    return this.abortedOutcome(await this.context.stateStore.getRun(this.sessionId, this.runId));
+  }
+
+  private abortedOutcome(run: RunRecord | null): AgentResult<TOutput> {
     return {
       sessionId: this.sessionId,
       runId: this.runId,
@@ -134,10 +137,14 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     };
   }
 
-  /** A suspended result while this run is the session's current run and waits for a human. */
+  /**
+   * An outcome before the workflow returns: `aborted` as soon as abort() recorded it (the cancelled workflow
+   * may still be inside a slow tool or LLM call), or a suspended result while this run waits for a human.
+   */
   private async waitingResult(): Promise<AgentResult<TOutput> | undefined> {
-    const run = await this.context.stateStore.getCurrentRun(this.sessionId);
-    if (run?.runId !== this.runId || run.status !== 'running') return undefined;
+    const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
+    if (run?.status === 'aborted') return this.abortedOutcome(run);
+    if (run?.status !== 'running') return undefined;
     const state = await this.context.stateStore.loadState(this.sessionId);
     const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
     if (open.length === 0) return undefined;

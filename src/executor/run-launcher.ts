@@ -46,6 +46,8 @@ export class RunLauncher {
       ...turn,
     };
     const previous = await stateStore.getCurrentRun(sessionId);
+    // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
+    if (previous !== null) await stateStore.clearInterruptFlag(sessionId);
     await stateStore.createRun(sessionId, {
       runId,
       status: 'running',

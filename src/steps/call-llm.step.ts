@@ -48,6 +48,8 @@ export class CallLLMStep {
     const tools = toolSchemasOf(agent);
     await hooks.fire('beforeLLMCall', { ...hookIdentity(input), step: input.step, messageCount: messages.length });
 
+    // Fires when abort() cancels the run's workflow: the adapter stops the provider call.
+    const abortSignal = DBOS.stepStatus?.cancelSignal;
     let resetNeeded = needsStreamReset(input.workflowId);
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
@@ -57,7 +59,7 @@ export class CallLLMStep {
       const startedAt = Date.now();
       try {
         const result = await dependencies.llmAdapter.generateStep(
-          { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step },
+          { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step, ...(abortSignal === undefined ? {} : { abortSignal }) },
           {
             onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
             onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),

@@ -65,7 +65,7 @@ export class ExecuteToolStep {
     let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string } = { error: 'The tool did not run.' };
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {
-        outcome = await runOnce(serverTool, input, base, emitter.emit.bind(emitter));
+        outcome = await runOnce(serverTool, input, base, emitter.emit.bind(emitter), DBOS.stepStatus?.cancelSignal);
         break;
       } catch (error) {
         outcome = { error: `Tool "${call.toolName}" failed: ${describeError(error)}` };
@@ -131,9 +131,14 @@ async function runOnce(
   input: ExecuteToolStepInput,
   base: Record<string, unknown>,
   emit: (payload: { type: 'custom'; eventName: string; data: unknown }) => Promise<void>,
+  cancelled: AbortSignal | undefined,
 ): Promise<{ result: unknown; patches: JsonPatchOperation[] }> {
   const tracker = new ImmerStateTracker<Record<string, unknown>>(base);
   const abort = new AbortController();
+  // abort() cancels the run's workflow; DBOS reports that through the step's cancel signal.
+  const onCancelled = (): void => abort.abort();
+  if (cancelled?.aborted === true) abort.abort();
+  cancelled?.addEventListener('abort', onCancelled, { once: true });
   const pendingEmits: Promise<void>[] = [];
   const context: ToolContext<Record<string, unknown>> = {
     getState: () => tracker.getState(),
@@ -163,6 +168,7 @@ async function runOnce(
     return { result: toJson(result), patches: tracker.getPatches() };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+    cancelled?.removeEventListener('abort', onCancelled);
   }
 }
 

@@ -1,0 +1,92 @@
+import type { SessionStateStore } from '../../../src/store/state-store.js';
+import type { Message } from '../../../src/types/message.js';
+import type { RunStatus } from '../../../src/types/session.js';
+
+/**
+ * A latch a test opens by hand: code under test calls `pass()` and blocks until `open()`; the test awaits
+ * `entered` to know the code reached it. Lets a test act (interrupt, abort) while a tool or LLM call is
+ * provably in flight, with no timing guesses.
+ *
+ * @example
+ * const gate = createGate();
+ * const slow = defineTool({ name: 'slow', description: 'Slow', parameters: z.object({}), execute: async () => { await gate.pass(); return 'ok'; } });
+ * await gate.entered;
+ * await handle.interrupt();
+ * gate.open();
+ */
+export interface Gate {
+  /** Resolves the first time code reaches `pass()`. */
+  readonly entered: Promise<void>;
+  /** How many times code reached `pass()`. */
+  readonly passes: number;
+  /** Called by the code under test: marks the gate entered, then waits until the test opens it. */
+  pass(): Promise<void>;
+  /** Let every current and future `pass()` through. */
+  open(): void;
+}
+
+/**
+ * Create a closed {@link Gate}.
+ *
+ * @example
+ * const gate = createGate();
+ * setTimeout(() => gate.open(), 10);
+ * await gate.pass();
+ */
+export function createGate(): Gate {
+  let markEntered: () => void = () => undefined;
+  let release: () => void = () => undefined;
+  const entered = new Promise<void>((resolve) => (markEntered = resolve));
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  let passes = 0;
+  return {
+    entered,
+    get passes() {
+      return passes;
+    },
+    async pass() {
+      passes += 1;
+      markEntered();
+      await opened;
+    },
+    open: () => release(),
+  };
+}
+
+/**
+ * Poll a run record until it has `wanted` status (or the time is up); returns the last status seen.
+ *
+ * @example
+ * expect(await waitForRunStatus(runtime.stateStore, 's1', handle.runId, 'suspended_client_tool', 5_000)).toBe('suspended_client_tool');
+ */
+export async function waitForRunStatus(
+  stateStore: SessionStateStore,
+  sessionId: string,
+  runId: string,
+  wanted: RunStatus,
+  timeoutMs: number,
+): Promise<RunStatus | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await stateStore.getRun(sessionId, runId);
+    if (run?.status === wanted || Date.now() > deadline) return run?.status;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * A compact view of a conversation for assertions: `role:text`, `assistant:[toolCallIds]` for tool-calling
+ * turns, `tool:toolCallId` for results.
+ *
+ * @example
+ * expect(conversation(messages)).toEqual(['user:hi', 'assistant:[c1]', 'tool:c1', 'assistant:done']);
+ */
+export function conversation(messages: readonly Message[]): string[] {
+  return messages.map((message) => {
+    if (message.role === 'tool') return `tool:${message.toolCallId}`;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      return `assistant:[${(message.toolCalls ?? []).map((call) => call.id).join(',')}]`;
+    }
+    return `${message.role}:${message.content}`;
+  });
+}
