@@ -1,7 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { StaleStateError } from '../errors/index.js';
 import type { Message } from '../types/message.js';
-import type { PendingClientToolCall } from '../types/session.js';
+import type { PendingClientToolCall, RunStatus } from '../types/session.js';
 import { checkpointIdFor } from '../workflows/workflow-ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
 import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission, type SuspensionRecord } from './hitl-types.js';
@@ -141,10 +141,9 @@ export class ClientToolStep {
       throw error;
     }
     const run = await stateStore.getRun(input.sessionId, input.runId);
-    await stateStore.updateRunStatus(input.sessionId, input.runId, input.force ? (run?.status ?? 'running') : 'suspended_client_tool', {
-      stepCount: input.step,
-      metadata: { ...(run?.metadata ?? {}), suspension: input.suspension },
-    });
+    const recordSuspension = (status: RunStatus): Promise<void> =>
+      stateStore.updateRunStatus(input.sessionId, input.runId, status, { stepCount: input.step, metadata: { ...(run?.metadata ?? {}), suspension: input.suspension } });
+    if (input.force) await recordSuspension(run?.status ?? 'running');
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
     if (input.force) return { parked: true };
@@ -153,6 +152,9 @@ export class ClientToolStep {
     workflowHookManagers.unregister(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     await streamManager.endStream(input.streamId);
+    // Last: `suspended_client_tool` is what lets resume() start a new run (from any process), which
+    // reactivates the session stream. Published before endStream, a resume could be ended by this step.
+    await recordSuspension('suspended_client_tool');
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };
   }

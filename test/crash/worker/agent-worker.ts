@@ -6,20 +6,28 @@
  * executor BEFORE `DBOS.launch()` (pinned applicationVersion), then:
  * - start: execute() every session, await the results;
  * - recover: never execute; DBOS recovers the pending workflows at launch; await each session's run;
- * - replay: rewind each session's completed workflow in place (every step kept) and await its re-execution.
- * Each result is printed as one JSON line; then the worker exits 0. The parent SIGKILLs it at chosen points.
+ * - replay: rewind each session's completed workflow in place (every step kept) and await its re-execution;
+ * - resume: resume() each session (interrupted, or parked waiting for a human) and await the new run.
+ * A run waiting warm for a human is awaited further (the parent answers it from another process); a parked
+ * run is a result. Each result is printed as one JSON line; then the worker exits 0. The parent SIGKILLs it
+ * at chosen points.
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
+import type { AnyAgentConfig } from '../../../src/agent/index.js';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import type { AgentExecutionHandle } from '../../../src/executor/types.js';
+import { HookManager } from '../../../src/hooks/index.js';
 import { VercelAIAdapter } from '../../../src/llm/vercel-ai-adapter.js';
 import { registerAgent } from '../../../src/steps/runtime-registry.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import { PostgresUsageStore } from '../../../src/usage/postgres/postgres-usage-store.js';
+import type { AgentResult } from '../../../src/types/result.js';
 import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import { createCrashAgent, type CrashAgent } from './crash-agent.js';
+import { createHitlAgent, type HitlAgent } from './hitl-agent.js';
 import {
   CRASH_APPLICATION_NAME,
   CRASH_APPLICATION_VERSION,
@@ -53,6 +61,7 @@ async function sleep(ms: number): Promise<void> {
 interface WorkerRuntime {
   config: WorkerConfig;
   agent: CrashAgent;
+  hitlAgent: HitlAgent;
   pool: pg.Pool;
   stateStore: PostgresStateStore;
   streamManager: PostgresStreamManager;
@@ -68,10 +77,14 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const usageStore = new PostgresUsageStore({ connectionString });
   const blocked = new Set(config.mode === 'start' ? (config.blockToolCalls ?? []) : []);
   const agent = createCrashAgent(pool, blocked);
+  const hitlAgent = createHitlAgent(pool);
   const openai = createOpenAI({ baseURL: config.openaiBaseUrl, apiKey: 'test' });
   const llmAdapter = new VercelAIAdapter({ model: openai.chat('fake-model') });
-  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter });
-  return { config, agent, pool, stateStore, streamManager, usageStore, construct };
+  const warm = config.hitlWarmWindowMs === undefined ? {} : { hitlWarmWindowMs: config.hitlWarmWindowMs };
+  const delay = config.messageHookDelayMs;
+  const hooks = delay === undefined ? {} : { hookManager: new HookManager({ hooks: [{ onMessage: () => sleep(delay) }] }) };
+  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, ...warm, ...hooks });
+  return { config, agent, hitlAgent, pool, stateStore, streamManager, usageStore, construct };
 }
 
 async function main(): Promise<void> {
@@ -80,12 +93,13 @@ async function main(): Promise<void> {
   // What a recovery-only process must do before launch: register its agents and workflows, build the executor
   // (the late-executor variant builds it only after the recovered workflow is running).
   registerAgent(runtime.agent);
+  registerAgent(runtime.hitlAgent);
   registerDBOSAgentWorkflows();
   let executor = config.lateExecutorMs === undefined ? runtime.construct() : undefined;
   DBOS.setConfig({
     name: CRASH_APPLICATION_NAME,
     systemDatabaseUrl: config.databaseUrl,
-    applicationVersion: CRASH_APPLICATION_VERSION,
+    applicationVersion: config.applicationVersion ?? CRASH_APPLICATION_VERSION,
     logLevel: 'error',
   });
   await DBOS.launch();
@@ -98,22 +112,33 @@ async function main(): Promise<void> {
     emit({ event: 'executor_constructed', at: Date.now() });
   }
 
-  const results = await Promise.all(config.sessions.map((sessionId) => runSession(runtime, executor, sessionId)));
-  for (const [index, result] of results.entries()) emit({ event: 'result', sessionId: config.sessions[index] ?? '', result });
+  await Promise.all(config.sessions.map((sessionId) => runSession(runtime, executor, sessionId)));
   await shutdown(runtime);
 }
 
-async function runSession(runtime: WorkerRuntime, executor: DBOSAgentExecutor, sessionId: string): Promise<unknown> {
-  const { agent, config } = runtime;
+async function runSession(runtime: WorkerRuntime, executor: DBOSAgentExecutor, sessionId: string): Promise<void> {
+  const result = await outcomeOf(runtime, executor, sessionId);
+  // Printed as soon as this session's run ends (sessions of one worker end independently).
+  emit({ event: 'result', sessionId, result, at: Date.now() });
+}
+
+async function outcomeOf(runtime: WorkerRuntime, executor: DBOSAgentExecutor, sessionId: string): Promise<unknown> {
+  const { config } = runtime;
+  const agent: AnyAgentConfig = config.agent === 'hitl' ? runtime.hitlAgent : runtime.agent;
   if (config.mode === 'start') {
     const handle = await executor.execute(agent, userMessageFor(sessionId), { sessionId });
     emit({ event: 'started', sessionId, runId: handle.runId, workflowId: handle.workflowId });
-    return handle.result();
+    return settledResult(runtime, handle);
   }
   if (config.mode === 'recover') {
     const handle = await executor.getHandle(agent, sessionId);
     if (handle === null) throw new Error(`session ${sessionId} has no run to recover`);
-    return handle.result();
+    return settledResult(runtime, handle);
+  }
+  if (config.mode === 'resume') {
+    const handle = await executor.resume(agent, sessionId);
+    emit({ event: 'started', sessionId, runId: handle.runId, workflowId: handle.workflowId });
+    return settledResult(runtime, handle);
   }
   const workflowId = await currentWorkflowId(runtime, sessionId);
   const steps = (await DBOS.listWorkflowSteps(workflowId)) ?? [];
@@ -122,6 +147,22 @@ async function runSession(runtime: WorkerRuntime, executor: DBOSAgentExecutor, s
   const startStep = Math.max(-1, ...steps.map((step) => step.functionID)) + 1;
   const handle = await DBOS.rewindWorkflow(workflowId, { startStep });
   return handle.getResult();
+}
+
+/**
+ * The run's outcome: what its workflow returned (a parked run returns `suspended_client_tool`), or `aborted`.
+ * While the run waits warm for a human, `handle.result()` resolves early with `suspended_client_tool` and the
+ * run record still says `running`: keep awaiting. Once the record says anything else, `handle.result()`
+ * resolves only with the workflow's own outcome, so the worker never exits before its workflow ended.
+ */
+async function settledResult(runtime: WorkerRuntime, handle: AgentExecutionHandle<unknown>): Promise<AgentResult> {
+  for (;;) {
+    const result = await handle.result();
+    if (result.status !== 'suspended_client_tool') return result;
+    const run = await runtime.stateStore.getRun(handle.sessionId, handle.runId);
+    if (run?.status !== 'running') return handle.result();
+    await sleep(POLL_MS);
+  }
 }
 
 async function currentWorkflowId(runtime: WorkerRuntime, sessionId: string): Promise<string> {

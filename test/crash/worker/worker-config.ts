@@ -41,12 +41,24 @@ export const TOOL_RUNS_TABLE = 'crash_tool_runs';
  * - `start`: execute() every session and print each result;
  * - `recover`: never execute; launch DBOS (which recovers pending workflows) and print each session's result;
  * - `replay`: rewind each session's completed workflow in place (same id, every step kept) and print the
- *   result of its re-execution.
+ *   result of its re-execution;
+ * - `resume`: resume() every session (interrupted, or parked waiting for a human) and print each result.
+ * A run that waits warm for a human is not a result yet: start/recover/resume print the run's outcome once it
+ * completes, fails, ends interrupted or aborted, or parks.
  *
  * @example
  * const mode: WorkerMode = 'recover';
  */
-export type WorkerMode = 'start' | 'recover' | 'replay';
+export type WorkerMode = 'start' | 'recover' | 'replay' | 'resume';
+
+/**
+ * Which drill agent a worker runs: `crash` (crash-agent.ts) or `hitl` (hitl-agent.ts). Every worker registers
+ * both before launch, so a recovering process can continue either.
+ *
+ * @example
+ * const agent: WorkerAgent = 'hitl';
+ */
+export type WorkerAgent = 'crash' | 'hitl';
 
 /**
  * Everything a worker needs. `sessions` run concurrently in one process.
@@ -69,6 +81,17 @@ export interface WorkerConfig {
    * after the session's recovered workflow is claimed by this process (its next step must wait for it).
    */
   lateExecutorMs?: number;
+  /** The agent to execute/resume. Default `crash`. */
+  agent?: WorkerAgent;
+  /** The executor's `hitlWarmWindowMs` (how long a human-in-the-loop wait stays warm). Default: the executor's. */
+  hitlWarmWindowMs?: number;
+  /** DBOS applicationVersion. Default {@link CRASH_APPLICATION_VERSION}. */
+  applicationVersion?: string;
+  /**
+   * Give the executor an onMessage hook that sleeps this long per message: it widens the windows inside the
+   * steps that fire it (a commit, a park) so the parent can observe what those steps publish, and in which order.
+   */
+  messageHookDelayMs?: number;
 }
 
 /**
@@ -81,7 +104,7 @@ export type WorkerEvent =
   | { event: 'launched'; at: number }
   | { event: 'started'; sessionId: string; runId: string; workflowId: string }
   | { event: 'executor_constructed'; at: number }
-  | { event: 'result'; sessionId: string; result: unknown }
+  | { event: 'result'; sessionId: string; result: unknown; at?: number }
   | { event: 'failed'; message: string };
 
 /**
