@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { updateSessionWithRetry } from '../steps/pending-calls.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 
@@ -47,6 +48,13 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   const now = Date.now();
   await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
+  // Calls the aborted run waited for are settled: a late submission gets `already_completed`.
+  await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const open = Object.keys(state.pendingClientToolCalls ?? {});
+    if (open.length === 0) return { write: null, value: undefined };
+    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(open.map((id) => [id, now])) };
+    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: undefined };
+  });
   const state = await stateStore.loadState(sessionId);
   const streamId = state?.streamId ?? sessionId;
   const writer = await streamManager.createWriter(streamId, sessionId, state?.agentType ?? 'unknown').catch(() => undefined);

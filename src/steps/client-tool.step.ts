@@ -119,6 +119,10 @@ export class ClientToolStep {
   static async park(input: ParkInput): Promise<{ parked: boolean }> {
     const { dependencies, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, streamManager } = dependencies;
+    // A replay of a park that already published its status (crash before DBOS recorded the step) is done:
+    // resume() may own the session by now, so touch nothing.
+    const recorded = await stateStore.getRun(input.sessionId, input.runId);
+    if (recorded?.status === 'suspended_client_tool' && !input.force) return { parked: true };
     const state = await stateStore.loadState(input.sessionId);
     if (state === null) throw new Error('The session of this run no longer exists.');
     const now = Date.now();

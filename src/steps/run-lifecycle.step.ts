@@ -69,28 +69,43 @@ export class RunLifecycleStep {
     const { dependencies, hooks, emitter } = await stepEnvironment(input, input.stepCount);
     const { stateStore, streamManager, usageStore } = dependencies;
     const now = Date.now();
-    if (input.status === 'completed') {
-      await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
-      if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
-    } else if (input.status === 'failed') {
-      await stateStore.saveState(input.sessionId, { status: 'failed', error: input.error ?? 'Run failed', stepCount: input.stepCount });
-      await emitter.emit({ type: 'error', error: input.error ?? 'Run failed', recoverable: false });
-    } else {
-      await stateStore.saveState(input.sessionId, {
-        status: 'interrupted',
-        interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
-      });
-      await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
+    // A replay of this step after a newer run started (crash after the status write) must not touch the
+    // session or its stream: they belong to that run now.
+    const current = await stateStore.getCurrentRun(input.sessionId);
+    const superseded = current !== null && current.runId !== input.runId;
+    const error = input.error ?? 'Run failed';
+    if (!superseded) {
+      if (input.status === 'completed') {
+        if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
+      } else if (input.status === 'failed') {
+        await emitter.emit({ type: 'error', error, recoverable: false });
+      } else {
+        await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
+      }
+      await emitter.flush();
     }
+    await releaseStreamWriter(input.streamId, input.sessionId);
     await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
       stepCount: input.stepCount,
       completionReason: input.completionReason,
       endedAt: now,
       ...(input.error === undefined ? {} : { error: input.error }),
     });
-    await emitter.flush();
-    await releaseStreamWriter(input.streamId, input.sessionId);
-    await streamManager.endStream(input.streamId, input.output);
+    if (!superseded) {
+      // End the stream before the session status changes: that status is what lets the next turn start
+      // (from any process) and reactivate the stream, which this step must not end afterwards.
+      await streamManager.endStream(input.streamId, input.output);
+      if (input.status === 'completed') {
+        await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
+      } else if (input.status === 'failed') {
+        await stateStore.saveState(input.sessionId, { status: 'failed', error, stepCount: input.stepCount });
+      } else {
+        await stateStore.saveState(input.sessionId, {
+          status: 'interrupted',
+          interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
+        });
+      }
+    }
     if (input.status === 'completed') {
       await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
     } else if (input.status === 'failed') {

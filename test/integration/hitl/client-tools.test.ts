@@ -248,6 +248,10 @@ describe('interrupt and abort during a wait', () => {
     expect(await handle.canResume()).toBe(false);
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'aborted', completionReason: 'aborted' });
+    expect(await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'abort-1', toolCallId: 'city-10', result: 'late' })).toMatchObject({
+      status: 'already_completed',
+    });
+    expect((await runtime.stateStore.loadState('abort-1'))?.pendingClientToolCalls ?? {}).toEqual({});
   });
 });
 
