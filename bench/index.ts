@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: what an agent step of our durable loop costs next to DBOS's own floor, and whether a
- * step late in a long session costs the same as an early one. One process, one Postgres, one run; prints a
- * table and asserts nothing.
+ * `npm run bench`: what an agent step of our durable loop costs next to DBOS's own floor, whether a step
+ * late in a long session costs the same as an early one, and what human-in-the-loop waits cost: waking a
+ * warm run and resuming a parked one (against DBOS send→recv and a fresh run), and the memory and idle
+ * Postgres load of sessions waiting warm against parked ones (each in its own child process). One
+ * Postgres server, one run; prints tables and asserts nothing. `BENCH_SCALE=small` shrinks the HITL part.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -9,12 +11,23 @@ import { withSessionTimeouts } from '../examples/demo/app-config.js';
 import { formatTable } from '../examples/demo/format-table.js';
 import { averageStepMs, createBenchAgent, createBenchModel, stepStarts, timeAgentRun } from './agent-loop.js';
 import { BareStepWorkflows } from './bare-steps.workflow.js';
-import { openBenchDatabase } from './bench-database.js';
+import { openBenchDatabase, type BenchDatabase } from './bench-database.js';
+import { hitlBenchScale } from './bench-scale.js';
+import { measureFootprint } from './footprint-scenarios.js';
+import { createAnswerAgent, createHitlAgent } from './hitl-agents.js';
+import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
+import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
+import { measureResumeLatencies } from './resume-latency.js';
+import { measureWakeLatencies } from './wake-latency.js';
 
 /** Tool steps of the measured session (plus one final text step). */
 const STEPS = 200;
 const WARM_UP_STEPS = 20;
 const WINDOW = 10;
+/** Warm window of the main executor: longer than any wake measurement. */
+const WARM_WINDOW_MS = 5 * 60_000;
+/** Warm window of the executor whose runs park (resume measurement). */
+const PARKING_WARM_WINDOW_MS = 200;
 
 async function timeBareSteps(count: number, workflowId: string): Promise<{ wallMs: number; stepStarts: number[] }> {
   const startedAt = performance.now();
@@ -25,16 +38,21 @@ async function timeBareSteps(count: number, workflowId: string): Promise<{ wallM
   return { wallMs: performance.now() - startedAt, stepStarts: await stepStarts(workflowId, 'BareStep') };
 }
 
-async function main(): Promise<void> {
-  const database = await openBenchDatabase();
+/** Everything measured inside this process: the step costs and the HITL latencies. */
+async function measureInProcess(database: BenchDatabase): Promise<void> {
+  const scale = hitlBenchScale();
   const stateStore = new PostgresStateStore({ connectionString: database.url });
   const streamManager = new PostgresStreamManager({ connectionString: database.url });
   const usageStore = new PostgresUsageStore({ connectionString: database.url });
   let launched = false;
   try {
     await stateStore.migrate();
-    const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter: createBenchModel(STEPS) });
+    const llmAdapter = createBenchModel(STEPS);
+    // Both bind the same dependencies; they differ only in how long a human-in-the-loop wait stays warm.
+    const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, hitlWarmWindowMs: WARM_WINDOW_MS });
+    const parkingExecutor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, hitlWarmWindowMs: PARKING_WARM_WINDOW_MS });
     void BareStepWorkflows;
+    void RecvBaselineWorkflows;
     DBOS.setConfig({ name: 'helix-agents-bench', systemDatabaseUrl: withSessionTimeouts(database.url), applicationVersion: 'bench', logLevel: 'warn' });
     await DBOS.launch();
     launched = true;
@@ -71,9 +89,44 @@ async function main(): Promise<void> {
       )}\n`,
     );
     process.stdout.write('\nStep times are start-to-start intervals recorded by DBOS (DBOS.listWorkflowSteps); the agent loop also writes usage rows and stream chunks.\n');
+
+    const samples = scale.latencySamples;
+    process.stdout.write(
+      `\nMeasuring human-in-the-loop latencies over ${samples} sessions each (step 1 calls a client tool, step 2 answers; ${PARKING_WARM_WINDOW_MS} ms warm window for the parked ones)…\n\n`,
+    );
+    const hitl = createHitlAgent();
+    const wake = await measureWakeLatencies(executor, hitl, samples);
+    const resume = await measureResumeLatencies(parkingExecutor, { hitl, answer: createAnswerAgent() }, samples);
+    process.stdout.write(`${formatLatencyTable(wake, resume)}\n`);
+    process.stdout.write(
+      '\nWakes start once the workflow is blocked in DBOS.recv; "DBOS.recv returned" is the completion time DBOS recorded for the recv (the first durable progress after the wake). Completion is when handle.result() resolved in this process.\n',
+    );
   } finally {
     if (launched) await DBOS.shutdown();
     await Promise.allSettled([stateStore.close(), streamManager.close(), usageStore.close()]);
+  }
+}
+
+/** The idle footprint of waiting sessions, each scenario in its own child process and database. */
+async function measureFootprints(database: BenchDatabase): Promise<void> {
+  const { footprintSessions, quietWindowMs, settleMs, startConcurrency } = hitlBenchScale();
+  process.stdout.write(
+    `\nMeasuring idle footprint in child processes: ${footprintSessions} sessions waiting warm (15 min window; with a 0-session child alongside as the baseline), then ${footprintSessions} parked (200 ms window). Started ${startConcurrency} at a time; ${settleMs / 1000} s settle, then a ${quietWindowMs / 1000} s quiet window without submissions…\n\n`,
+  );
+  const [none, warm] = await Promise.all([measureFootprint(database, 'none'), measureFootprint(database, 'warm')]);
+  const parked = await measureFootprint(database, 'parked');
+  process.stdout.write(`${formatFootprintTable({ none, warm, parked })}\n`);
+  process.stdout.write(
+    "\nIdle transactions: Δ sum(xact_commit + xact_rollback) of the child's own database in pg_stat_database over the quiet window, per second (an autocommit statement is one transaction). RSS via process.memoryUsage() after global.gc(); RSS keeps what the start-up burst allocated, the V8 heap shows what stays live.\n",
+  );
+}
+
+async function main(): Promise<void> {
+  const database = await openBenchDatabase();
+  try {
+    await measureInProcess(database);
+    await measureFootprints(database);
+  } finally {
     await database.close();
   }
 }

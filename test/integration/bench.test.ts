@@ -1,6 +1,6 @@
 /**
  * `npm run bench` end to end, as a smoke test: it runs in a child process on the test Postgres (it creates
- * and drops its own database there) and prints its table. No timing is asserted.
+ * and drops its own databases there) at `BENCH_SCALE=small` and prints its tables. No timing is asserted.
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -20,12 +20,12 @@ async function benchDatabases(adminUrl: string): Promise<string[]> {
 }
 
 describe('npm run bench (bench/index.ts)', () => {
-  it('prints per-step costs, the bare-DBOS ratio and the step 1 vs step 200 ratio, then drops its database', async () => {
+  it('prints per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
     const adminUrl = inject('postgresUrl');
     const before = await benchDatabases(adminUrl);
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/index.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: adminUrl },
+      env: { ...process.env, DATABASE_URL: adminUrl, BENCH_SCALE: 'small' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -43,6 +43,29 @@ describe('npm run bench (bench/index.ts)', () => {
     }
     const recomputed = value('agent step, our loop') / value('bare DBOS step');
     expect(Math.abs(value('ratio agent step / bare DBOS step') - recomputed) / recomputed).toBeLessThan(0.02); // printed values are rounded
+
+    /** The last `count` cells of the row starting with `label` (cells are separated by two or more spaces). */
+    const columns = (label: string, count: number): string[] => {
+      const line = output.split('\n').find((candidate) => candidate.startsWith(label));
+      expect(line, `row "${label}" in:\n${output}`).toBeDefined();
+      const cells = (line ?? '').split(/\s{2,}/);
+      expect(cells.length, line).toBeGreaterThan(count);
+      return cells.slice(-count);
+    };
+    for (const label of ['warm wake: submitToolResult()', 'bare DBOS wake: DBOS.send()', 'warm continuation:', 'parked resume:', 'fresh 1-step run:']) {
+      const [p50, p95] = columns(label, 2).map((cell) => Number(cell));
+      expect(p50, label).toBeGreaterThanOrEqual(0);
+      expect(p95, label).toBeGreaterThanOrEqual(p50 ?? Number.NaN);
+    }
+    for (const label of ['ratio warm wake / bare DBOS wake', 'ratio parked resume / fresh 1-step run']) {
+      for (const cell of columns(label, 2)) expect(cell, label).toMatch(/^\d+\.\d{2}x$|^n\/a$/);
+    }
+    const [noneRss, warmRss, parkedRss] = columns('RSS after GC, MB', 4).map((cell) => Number(cell));
+    for (const rss of [noneRss, warmRss, parkedRss]) expect(rss).toBeGreaterThan(0);
+    const idle = columns('idle Postgres transactions/s', 4);
+    for (const rate of idle.slice(0, 3)) expect(Number(rate)).toBeGreaterThanOrEqual(0);
+    // The warm child still holds every session in a live workflow, the parked one none.
+    expect(columns('DBOS workflows still pending after the window', 3)).toEqual(['0', '50', '0']);
     expect(await benchDatabases(adminUrl)).toEqual(before);
   }, 180_000);
 });
