@@ -23,7 +23,12 @@ export const HELIX_ERROR_CODES = [
   'SESSION_NOT_CONTINUABLE',
 ] as const;
 
-/** Every error code this package throws. */
+/**
+ * Every error code this package throws.
+ *
+ * @example
+ * if (HelixError.isInstance(error) && error.code === 'STALE_STATE') reload();
+ */
 export type HelixErrorCode = (typeof HELIX_ERROR_CODES)[number];
 
 /**

@@ -13,6 +13,9 @@ export interface ApprovalGateInput extends RunScope {
  * Evaluates a function-form `requireApproval` inside a durable step, so the suspend-or-run decision is a
  * checkpointed boolean (replay-deterministic even for a non-pure predicate). Fails closed: a throwing
  * predicate means approval is required.
+ *
+ * @example
+ * const required = await ApprovalGateStep.evaluate({ ...scope, step: 1, call });
  */
 export class ApprovalGateStep {
   @DBOS.step({ name: 'ApprovalGateStep' })

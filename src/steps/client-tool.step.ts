@@ -45,7 +45,11 @@ export interface ParkInput extends RunScope {
 /**
  * Durable steps of a human-in-the-loop wait: write the pending entries (and root ownership) and announce
  * them; poll durable submissions; park the run (commit the suspension atomically and end the workflow);
- * resolve answered calls into results with their chunks, usage and hooks.
+ * resolve answered calls into results with their chunks, usage and hooks. Used by the agent workflow;
+ * exported for custom executors and tests.
+ *
+ * @example
+ * const { createdAt } = await ClientToolStep.suspend({ ...scope, step: 1, calls, rootSessionId: scope.sessionId });
  */
 export class ClientToolStep {
   @DBOS.step({ name: 'ClientToolStep.suspend' })

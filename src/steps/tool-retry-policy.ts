@@ -1,6 +1,9 @@
 /**
  * How a failing server tool is retried inside its durable step. Defaults match runtime-temporal:
  * 3 attempts, 1 s initial interval, ×2 backoff, at most 60 s between attempts.
+ *
+ * @example
+ * new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, toolRetryPolicy: { maxAttempts: 5, initialIntervalSeconds: 0.5 } });
  */
 export interface ToolRetryPolicy {
   /** Default true. */

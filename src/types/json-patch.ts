@@ -1,4 +1,9 @@
-/** One RFC 6902 JSON Patch operation, as produced by the Immer state tracker. */
+/**
+ * One RFC 6902 JSON Patch operation, as produced by the Immer state tracker.
+ *
+ * @example
+ * const patch: JsonPatchOperation = { op: 'add', path: '/notes/-', value: 'milk' };
+ */
 export type JsonPatchOperation =
   | { op: 'add'; path: string; value: unknown }
   | { op: 'remove'; path: string }

@@ -1,6 +1,11 @@
 import type { Message, ToolCall } from './message.js';
 
-/** Token counts of one LLM call. */
+/**
+ * Token counts of one LLM call.
+ *
+ * @example
+ * const usage: TokenUsage = { inputTokens: 120, outputTokens: 30, totalTokens: 150 };
+ */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
@@ -12,7 +17,12 @@ export interface TokenUsage {
 /** Why the model stopped generating. */
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
 
-/** A tool as the LLM sees it: name, description and the JSON Schema of its parameters. */
+/**
+ * A tool as the LLM sees it: name, description and the JSON Schema of its parameters.
+ *
+ * @example
+ * const schema: ToolSchema = { name: 'get_weather', description: 'Forecast', inputSchema: { type: 'object', properties: {} } };
+ */
 export interface ToolSchema {
   name: string;
   description: string;
@@ -20,7 +30,12 @@ export interface ToolSchema {
   inputSchema: Record<string, unknown>;
 }
 
-/** Model settings of an agent. */
+/**
+ * Model settings of an agent.
+ *
+ * @example
+ * defineAgent({ name: 'a', systemPrompt: 'x', llmConfig: { model: openai('gpt-4o-mini'), temperature: 0 } });
+ */
 export interface LLMConfig {
   /** A live AI SDK LanguageModel (or any model object the adapter understands). Overrides the adapter's default. */
   model?: unknown;
@@ -30,7 +45,12 @@ export interface LLMConfig {
   cache?: unknown;
 }
 
-/** Everything an adapter needs for one step. All JSON except `abortSignal` and `config.model`. */
+/**
+ * Everything an adapter needs for one step. All JSON except `abortSignal` and `config.model`.
+ *
+ * @example
+ * const input: LLMGenerateInput = { messages: [{ role: 'user', content: 'Hi' }], tools: [], config: {} };
+ */
 export interface LLMGenerateInput {
   /** System message first, then the conversation. */
   messages: Message[];
@@ -53,7 +73,12 @@ export interface LLMStreamCallbacks {
   onToolCall?(toolCall: ToolCall): void | Promise<void>;
 }
 
-/** The compact result of one LLM step: small and JSON-serializable (it is checkpointed). */
+/**
+ * The compact result of one LLM step: small and JSON-serializable (it is checkpointed).
+ *
+ * @example
+ * const step: StepResult = await adapter.generateStep({ messages, tools: [], config: {} });
+ */
 export interface StepResult {
   text: string;
   thinking?: string;

@@ -6,7 +6,12 @@
  * already exists in the session).
  */
 
-/** A tool call requested by the model. `arguments` is the parsed JSON object the model produced. */
+/**
+ * A tool call requested by the model. `arguments` is the parsed JSON object the model produced.
+ *
+ * @example
+ * const call: ToolCall = { id: 'call-1', name: 'get_weather', arguments: { city: 'Oslo' } };
+ */
 export interface ToolCall {
   /** Provider-assigned id, unique within the session. */
   id: string;
@@ -26,19 +31,34 @@ export interface MessageBase {
   metadata?: Record<string, unknown>;
 }
 
-/** The system prompt. Never stored: built for each LLM call from the agent's `systemPrompt`. */
+/**
+ * The system prompt. Never stored: built for each LLM call from the agent's `systemPrompt`.
+ *
+ * @example
+ * const system: SystemMessage = { role: 'system', content: 'You plan trips.' };
+ */
 export interface SystemMessage extends MessageBase {
   role: 'system';
   content: string;
 }
 
-/** A user turn. */
+/**
+ * A user turn.
+ *
+ * @example
+ * const user: UserMessage = { role: 'user', content: 'Lisbon or Porto?' };
+ */
 export interface UserMessage extends MessageBase {
   role: 'user';
   content: string;
 }
 
-/** A model turn: text, optional reasoning, and the tool calls it requested. */
+/**
+ * A model turn: text, optional reasoning, and the tool calls it requested.
+ *
+ * @example
+ * const reply: AssistantMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Lisbon' } }] };
+ */
 export interface AssistantMessage extends MessageBase {
   role: 'assistant';
   content: string;
@@ -46,7 +66,12 @@ export interface AssistantMessage extends MessageBase {
   toolCalls?: ToolCall[];
 }
 
-/** The result of one tool call, paired with the assistant message's `toolCalls[].id`. */
+/**
+ * The result of one tool call, paired with the assistant message's `toolCalls[].id`.
+ *
+ * @example
+ * const result: ToolResultMessage = { role: 'tool', toolCallId: 'c1', toolName: 'get_weather', content: { celsius: 21 } };
+ */
 export interface ToolResultMessage extends MessageBase {
   role: 'tool';
   toolCallId: string;
@@ -56,8 +81,18 @@ export interface ToolResultMessage extends MessageBase {
   isError?: boolean;
 }
 
-/** Any message of a conversation. */
+/**
+ * Any message of a conversation.
+ *
+ * @example
+ * const history: Message[] = [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }];
+ */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
 
-/** A message as read back from a store: it always has an id and a per-session sequence (1-based). */
+/**
+ * A message as read back from a store: it always has an id and a per-session sequence (1-based).
+ *
+ * @example
+ * const { messages }: { messages: StoredMessage[] } = await stateStore.getMessages('s1');
+ */
 export type StoredMessage = Message & { id: string; sequence: number };

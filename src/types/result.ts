@@ -1,7 +1,12 @@
 import type { CompletionReason, RunStatus } from './session.js';
 import type { UsageSummary } from './usage.js';
 
-/** Routing info of a suspended run: what a client must submit before the run can continue. */
+/**
+ * Routing info of a suspended run: what a client must submit before the run can continue.
+ *
+ * @example
+ * if (result.suspended) console.log('waiting for', result.suspended.toolCallIds);
+ */
 export interface SuspensionInfo {
   reason: 'client_tool' | 'awaiting_children';
   toolCallIds: string[];

@@ -1,10 +1,20 @@
 import type { JsonPatchOperation } from './json-patch.js';
 import type { Message, StoredMessage } from './message.js';
 
-/** Lifecycle status of a session (the conversation), not of one run. */
+/**
+ * Lifecycle status of a session (the conversation), not of one run.
+ *
+ * @example
+ * if ((await stateStore.loadState('s1'))?.status === 'interrupted') await executor.resume(agent, 's1');
+ */
 export type SessionStatus = 'active' | 'completed' | 'failed' | 'interrupted' | 'paused';
 
-/** Status of one run (one execute/resume turn). */
+/**
+ * Status of one run (one execute/resume turn).
+ *
+ * @example
+ * const suspended = (await stateStore.listRuns('s1')).runs.filter((run) => run.status === 'suspended_client_tool');
+ */
 export type RunStatus =
   | 'running'
   | 'completed'
@@ -15,10 +25,20 @@ export type RunStatus =
   | 'suspended_awaiting_children'
   | 'suspended_step_partial';
 
-/** DBOS execution mode, written once at session creation. */
+/**
+ * DBOS execution mode, written once at session creation.
+ *
+ * @example
+ * const mode: DBOSAgentMode = 'standard';
+ */
 export type DBOSAgentMode = 'standard' | 'persistent';
 
-/** Why a run halted. */
+/**
+ * Why a run halted.
+ *
+ * @example
+ * if (result.completionReason === 'max_steps') console.warn('raise maxSteps');
+ */
 export type CompletionReason =
   | 'finish_tool'
   | 'max_steps'
@@ -39,7 +59,12 @@ export interface InterruptContext {
   stepCount?: number;
 }
 
-/** A client-executed or approval-gated tool call waiting for a submission. */
+/**
+ * A client-executed or approval-gated tool call waiting for a submission.
+ *
+ * @example
+ * const pending = Object.values((await handle.getState())?.pendingClientToolCalls ?? {});
+ */
 export interface PendingClientToolCall {
   toolCallId: string;
   toolName: string;
@@ -82,6 +107,9 @@ export type ClientToolCallOwnership = Record<string, string>;
  * The full durable state of a session.
  *
  * `version` is bumped by every write; CAS operations compare against it.
+ *
+ * @example
+ * const state: SessionState | null = await stateStore.loadState('s1');
  */
 export interface SessionState<TState = Record<string, unknown>, TOutput = unknown> {
   sessionId: string;
@@ -136,7 +164,12 @@ export interface CreateSessionOptions<TState = Record<string, unknown>> {
   expiresAt?: number;
 }
 
-/** One run (turn) of a session. */
+/**
+ * One run (turn) of a session.
+ *
+ * @example
+ * const { runs }: { runs: RunRecord[] } = await stateStore.listRuns('s1');
+ */
 export interface RunRecord {
   runId: string;
   sessionId: string;
@@ -158,7 +191,12 @@ export interface RunRecord {
 /** Input to `createRun`; the store assigns `turn`. */
 export type CreateRunInput = Omit<RunRecord, 'turn' | 'sessionId'> & { turn?: number };
 
-/** A committed step boundary. Id convention: `${runId}:${stepNumber}`. */
+/**
+ * A committed step boundary. Id convention: `${runId}:${stepNumber}`.
+ *
+ * @example
+ * const latest: Checkpoint | null = await stateStore.getLatestCheckpoint('s1');
+ */
 export interface Checkpoint<TState = Record<string, unknown>> {
   id: string;
   sessionId: string;
@@ -177,7 +215,12 @@ export interface CheckpointMeta {
   stepCount: number;
 }
 
-/** A link from a parent session to a child (sub-agent) session. */
+/**
+ * A link from a parent session to a child (sub-agent) session.
+ *
+ * @example
+ * const children: SubSessionRef[] = await stateStore.getSubSessionRefs('s1');
+ */
 export interface SubSessionRef {
   subSessionId: string;
   agentType: string;

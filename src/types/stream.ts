@@ -57,7 +57,12 @@ export interface RunInterruptedChunk extends ChunkBase { type: 'run_interrupted'
 /** Emitted when an LLM step is retried: readers drop every chunk of `step` they saw before this one. */
 export interface StepResetChunk extends ChunkBase { type: 'step_reset'; attempt: number }
 
-/** Every chunk type a stream carries. */
+/**
+ * Every chunk type a stream carries.
+ *
+ * @example
+ * for await (const chunk of handle.stream()) if (chunk.type === 'text_delta') process.stdout.write(chunk.delta);
+ */
 export type StreamChunk =
   | TextDeltaChunk
   | ThinkingChunk
@@ -73,7 +78,12 @@ export type StreamChunk =
   | RunInterruptedChunk
   | StepResetChunk;
 
-/** The `type` discriminator values. */
+/**
+ * The `type` discriminator values.
+ *
+ * @example
+ * const shown: StreamChunkType[] = ['text_delta', 'tool_start', 'tool_end'];
+ */
 export type StreamChunkType = StreamChunk['type'];
 
 type WithoutSequence<T> = T extends unknown ? Omit<T, 'sequence'> : never;
@@ -83,7 +93,12 @@ export type StreamChunkInput = WithoutSequence<StreamChunk>;
 /** Lifecycle of a stream. */
 export type StreamStatus = 'active' | 'ended' | 'failed';
 
-/** What `getInfo` reports. */
+/**
+ * What `getInfo` reports.
+ *
+ * @example
+ * const info: StreamInfo | null = await streamManager.getInfo('s1');
+ */
 export interface StreamInfo {
   streamId: string;
   status: StreamStatus;

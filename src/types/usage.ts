@@ -4,6 +4,9 @@ export type UsageKind = 'llm' | 'tool' | 'client_tool_wait_ms';
 /**
  * One metered event: an LLM call's tokens or a tool call's duration. `id` is an idempotency key
  * (`${runId}:${step}:llm`, `${runId}:${step}:tool:${toolCallId}`) so a retried step records once.
+ *
+ * @example
+ * const records: UsageRecord[] = await usageStore.listRecords('s1');
  */
 export interface UsageRecord {
   id: string;
@@ -21,7 +24,12 @@ export interface UsageRecord {
   createdAt: number;
 }
 
-/** Totals over a session or a run. */
+/**
+ * Totals over a session or a run.
+ *
+ * @example
+ * const { totalTokens }: UsageSummary = await usageStore.getSessionUsage('s1');
+ */
 export interface UsageSummary {
   llmCalls: number;
   inputTokens: number;

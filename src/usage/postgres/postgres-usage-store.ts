@@ -4,7 +4,12 @@ import { runMigrations } from '../../store/postgres/migrate.js';
 import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
 import type { UsageStore } from '../usage-store.js';
 
-/** Options of `PostgresUsageStore`. */
+/**
+ * Options of `PostgresUsageStore`.
+ *
+ * @example
+ * const options: PostgresUsageStoreOptions = { connectionString: process.env.DATABASE_URL!, schema: 'helix' };
+ */
 export type PostgresUsageStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
   /** Postgres schema of the `__agents_*` tables. Default 'public'. */
   schema?: string;
