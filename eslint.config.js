@@ -40,6 +40,21 @@ export default tseslint.config(
     },
   },
   {
+    // Workflow bodies and pure decisions are replayed: time, randomness and environment come from steps
+    // or DBOS.now()/DBOS.randomUUID().
+    files: ['src/workflows/**/*.ts', 'src/orchestration/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Nondeterministic in a workflow: use DBOS.now() or a step.' },
+        { object: 'Math', property: 'random', message: 'Nondeterministic in a workflow: use DBOS.randomUUID() or a step.' },
+        { object: 'process', property: 'env', message: 'Read configuration outside the workflow and pass it in.' },
+        { object: 'performance', property: 'now', message: 'Nondeterministic in a workflow: use DBOS.now() or a step.' },
+      ],
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Nondeterministic in a workflow: use DBOS.now() or a step.' }],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
