@@ -64,7 +64,8 @@ export class AgentWorkflows {
 
     await RunLifecycleStep.begin({
       ...scope,
-      ...(input.userMessage === undefined ? {} : { userMessage: input.userMessage }),
+      // A message sent with a resume that settles a parked step goes after that step's tool results.
+      ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
       ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
       ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
     });
@@ -80,6 +81,7 @@ export class AgentWorkflows {
           priorOutcomes: [],
           suspension: { ...suspension, step: 0, stepId: checkpointIdFor(input.runId, 0) },
           previousRunId: input.resume?.previousRunId ?? input.runId,
+          ...(input.userMessage === undefined ? {} : { tail: [input.userMessage] }),
         });
         if (settled.kind === 'done') return settled.result;
       }
@@ -170,6 +172,8 @@ async function settleHumans(
     suspension: SuspensionRecord;
     previousRunId: string;
     stepResult?: StepResult;
+    /** Messages to commit after the step's results (a resume's user message). */
+    tail?: Message[];
   },
 ): Promise<Settled> {
   const { step, suspension } = context;
@@ -221,7 +225,7 @@ async function settleHumans(
       ...approved.map(outcomeMessage),
       ...phaseTwo.map(outcomeMessage),
       ...(finishCall === undefined ? [] : [{ index: Number.MAX_SAFE_INTEGER, message: finishCall.resultMessage as Message }]),
-    ]),
+    ], context.tail ?? []),
     toolOutcomes: [...context.priorOutcomes, ...approved, ...phaseTwo],
     rejectedCalls: [],
     returnState: agent.stopWhen !== undefined,

@@ -164,6 +164,20 @@ describe('client-executed tools', () => {
     expect((await runtime.stateStore.loadState('park-1'))?.pendingClientToolCalls ?? {}).toEqual({});
   });
 
+  it('a message sent with resume() of a parked step lands after that step\'s tool results', async () => {
+    scriptCalls([{ id: 'city-5', name: 'pick_city', arguments: { prompt: 'Where?' } }]);
+    const handle = await runtime.executor.execute(agent, 'ask me', { sessionId: 'park-msg' });
+    expect(await waitForRunStatus('park-msg', handle.runId, 'suspended_client_tool', WARM_MS + 5_000)).toBe('suspended_client_tool');
+    await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'park-msg', toolCallId: 'city-5', result: 'Bergen' });
+    const next = await runtime.executor.resume(agent, 'park-msg', { mode: 'with_message', message: 'Make it cheap.' });
+    expect((await next.result()).status).toBe('completed');
+    const messages = (await runtime.stateStore.getMessages('park-msg')).messages;
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(messages[3]).toMatchObject({ role: 'user', content: 'Make it cheap.' });
+    const lastCall = llm.calls.at(-1);
+    expect(lastCall?.messages.slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+  });
+
   it('expires a client tool deadline with a synthetic tool error', async () => {
     scriptCalls([{ id: 'quick-1', name: 'quick_pick', arguments: {} }]);
     const handle = await runtime.executor.execute(agent, 'fast', { sessionId: 'deadline-1' });
