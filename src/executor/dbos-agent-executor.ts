@@ -271,8 +271,9 @@ export class DBOSAgentExecutor {
     options: ResumeOptions,
   ): Promise<TurnInput> {
     const suspension = (run?.metadata as { suspension?: SuspensionRecord } | undefined)?.suspension;
-    const open = suspension?.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ?? false;
     const mode = options.mode ?? 'continue';
+    // Rewinding drops the parked step (and its pending calls) with everything after the checkpoint.
+    const open = mode !== 'from_checkpoint' && (suspension?.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ?? false);
     if (mode === 'from_checkpoint') await this.rewind(sessionId, options.checkpointId);
     const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
     const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
