@@ -19,6 +19,7 @@ import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registr
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import type { SuspensionRecord } from '../steps/hitl-types.js';
 import type { UserMessage } from '../types/message.js';
+import type { Checkpoint } from '../types/session.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher, type TurnInput } from './run-launcher.js';
@@ -285,10 +286,21 @@ export class DBOSAgentExecutor {
 
   private async rewind(sessionId: string, checkpointId: string | undefined): Promise<void> {
     const { stateStore } = this.config;
-    const checkpoint = checkpointId === undefined ? await stateStore.getLatestCheckpoint(sessionId) : await stateStore.getCheckpoint(sessionId, checkpointId);
+    const checkpoint = checkpointId === undefined ? await latestStepBoundary(stateStore, sessionId) : await stateStore.getCheckpoint(sessionId, checkpointId);
     if (checkpoint === null) throw new NotResumableError(sessionId, 'no checkpoint', 'from_checkpoint needs a checkpoint; use mode "continue".');
     await stateStore.truncateMessages(sessionId, checkpoint.messageCount);
     await stateStore.saveState(sessionId, { customState: checkpoint.customState, checkpointId: checkpoint.id, pendingClientToolCalls: undefined, suspendedStepId: undefined });
     forgetHistory(sessionId);
   }
+}
+
+/**
+ * The latest checkpoint at a complete step boundary: a parked step's `…:suspended` checkpoint ends on tool
+ * calls still waiting for results, so rewinding to it would leave the transcript invalid.
+ */
+async function latestStepBoundary(stateStore: DBOSAgentExecutorConfig['stateStore'], sessionId: string): Promise<Checkpoint | null> {
+  const latest = await stateStore.getLatestCheckpoint(sessionId);
+  if (latest === null || !latest.id.endsWith(':suspended')) return latest;
+  const boundaries = (await stateStore.listCheckpoints(sessionId)).filter((checkpoint) => !checkpoint.id.endsWith(':suspended'));
+  return boundaries.reduce<Checkpoint | null>((best, checkpoint) => (best === null || checkpoint.createdAt >= best.createdAt ? checkpoint : best), null);
 }

@@ -178,6 +178,26 @@ describe('client-executed tools', () => {
     expect(lastCall?.messages.slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
   });
 
+  it('from_checkpoint on a parked session rewinds to the last complete step, not the parked one', async () => {
+    script = () => ({ type: 'text', text: 'first turn' });
+    llm.reset();
+    const first = await runtime.executor.execute(agent, 'hello', { sessionId: 'park-rewind' });
+    expect((await first.result()).status).toBe('completed');
+    scriptCalls([{ id: 'city-6', name: 'pick_city', arguments: { prompt: 'Where?' } }]);
+    const second = await runtime.executor.execute(agent, 'ask me', { sessionId: 'park-rewind' });
+    expect(await waitForRunStatus('park-rewind', second.runId, 'suspended_client_tool', WARM_MS + 5_000)).toBe('suspended_client_tool');
+    script = () => ({ type: 'text', text: 'after rewind' });
+    const rewound = await runtime.executor.resume(agent, 'park-rewind', { mode: 'from_checkpoint' });
+    expect(await rewound.result()).toMatchObject({ status: 'completed', output: 'after rewind' });
+    const messages = (await runtime.stateStore.getMessages('park-rewind')).messages;
+    expect(messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'hello'],
+      ['assistant', 'first turn'],
+      ['assistant', 'after rewind'],
+    ]);
+    expect((await runtime.stateStore.loadState('park-rewind'))?.pendingClientToolCalls ?? {}).toEqual({});
+  });
+
   it('expires a client tool deadline with a synthetic tool error', async () => {
     scriptCalls([{ id: 'quick-1', name: 'quick_pick', arguments: {} }]);
     const handle = await runtime.executor.execute(agent, 'fast', { sessionId: 'deadline-1' });
