@@ -27,6 +27,19 @@ export interface PostgresStreamStatements {
   cleanup: string;
 }
 
+/** Postgres rejects a NOTIFY channel of 64 bytes or more (NAMEDATALEN), whatever the character count. */
+const MAX_CHANNEL_BYTES = 63;
+
+/** The longest prefix of `text` (whole characters) that fits in `maxBytes` bytes of UTF-8. */
+function clipToBytes(text: string, maxBytes: number): string {
+  let clipped = '';
+  for (const character of text) {
+    if (Buffer.byteLength(clipped + character) > maxBytes) break;
+    clipped += character;
+  }
+  return clipped;
+}
+
 /** The database clock in epoch milliseconds (the schema stores timestamps as bigint ms). */
 const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
@@ -43,7 +56,7 @@ const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint
 export function postgresStreamStatements(schema: string): PostgresStreamStatements {
   const streams = `${escapeIdentifier(schema)}.__agents_streams`;
   const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
-  const channel = `helix_streams.${schema}`.slice(0, 63);
+  const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
   return {
     channel,

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { StreamError } from '../../errors/index.js';
+import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import type { StreamManager } from '../../stream/stream-manager.js';
-import type { StreamChunk } from '../../types/stream.js';
+import type { StreamChunk, StreamChunkInput } from '../../types/stream.js';
 import { PROMPT_WAKE_MS, collect, deltaOf, delay, newStreamId, textChunk, within } from './helpers.js';
 
 /**
@@ -155,6 +155,31 @@ export function defineStreamLifecycleContract(create: () => Promise<StreamManage
     await streams.failStream(id, 'ignored: already ended');
     expect(await streams.getInfo(id)).toMatchObject({ status: 'ended', lastSequence: 1, chunkCount: 1 });
     expect((await collect(await streams.createReader(id))).map(deltaOf)).toEqual(['kept']);
+  });
+
+  it('write rejects a chunk that is not JSON (BigInt) with InvalidArgumentError; the writer keeps working', async () => {
+    const streams = await create();
+    const id = newStreamId();
+    const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+    await writer.write(textChunk(1, 'before'));
+    const unserializable = { type: 'custom', eventName: 'usage', data: { tokens: 1n }, agentId: 'agent-1', agentType: 'assistant', step: 1, timestamp: 1 };
+    await expect(writer.write(unserializable as StreamChunkInput)).rejects.toSatisfy((error: unknown) => InvalidArgumentError.isInstance(error));
+    await writer.write(textChunk(1, 'after'));
+    await writer.flush();
+    await streams.endStream(id);
+    expect((await collect(await streams.createReader(id))).map(deltaOf)).toEqual(['before', 'after']);
+  });
+
+  it('a chunk is captured at write(): mutating it afterwards changes nothing readers get', async () => {
+    const streams = await create();
+    const id = newStreamId();
+    const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+    const data = { items: ['original'] };
+    await writer.write({ type: 'custom', eventName: 'snapshot', data, agentId: 'agent-1', agentType: 'assistant', step: 1, timestamp: 1 });
+    data.items.push('mutated after write');
+    await streams.endStream(id);
+    const [chunk] = await collect(await streams.createReader(id));
+    expect(chunk).toMatchObject({ type: 'custom', data: { items: ['original'] } });
   });
 
   it('reader.close() resolves a pending next() as done; manager.close() completes open readers', async () => {

@@ -200,6 +200,19 @@ describe('PostgresStreamManager resilience', () => {
     expect(stored.rows[0]).toEqual({ count: 1 });
   });
 
+  it('works in a schema whose name is long in bytes (multi-byte characters): appends notify, readers wake', async () => {
+    const schema = `схема_${'ж'.repeat(26)}`; // 63 bytes: the longest name the store accepts
+    const streams = manager({ schema, pollIntervalMs: 60_000 });
+    await streams.migrate();
+    const id = `resilience-${randomUUID()}`;
+    const reader = (await streams.createReader(id))[Symbol.asyncIterator]();
+    await waitUntil(async () => streams.listenerProcessId !== undefined, 3_000, 'the LISTEN connection');
+    const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+    await writer.write(chunk('multi-byte schema'));
+    await writer.flush();
+    expect(await nextChunk(reader, 3_000)).toMatchObject({ sequence: 1, delta: 'multi-byte schema' });
+  });
+
   it('leaves a pool it was given open on close()', async () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 3 });
     const streams = new PostgresStreamManager({ pool });
