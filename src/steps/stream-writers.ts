@@ -7,7 +7,10 @@ type ChunkBody<T> = T extends unknown ? Omit<T, 'agentId' | 'agentType' | 'times
 /** What a step writes: a chunk without its identity fields (filled in from the step's scope). */
 export type ChunkPayload = ChunkBody<StreamChunkInput>;
 
-const writers = new Map<string, Promise<StreamWriter>>();
+/** Writers kept open per process; the least recently used go first (a run that crashed never releases its own). */
+const MAX_CACHED_WRITERS = 1024;
+
+const writers = new Map<string, { manager: StreamManager; writer: Promise<StreamWriter> }>();
 
 /**
  * A per-step chunk emitter: stamps agentId/agentType/step/timestamp and writes through a writer cached per
@@ -32,25 +35,39 @@ export class ChunkEmitter {
   }
 
   private async writer(): Promise<StreamWriter> {
-    const key = `${this.streamId}\u0000${this.agentId}`;
-    let writer = writers.get(key);
-    if (writer === undefined || writerOwners.get(key) !== this.streamManager) {
-      writer = this.streamManager.createWriter(this.streamId, this.agentId, this.agentType);
-      writers.set(key, writer);
-      writerOwners.set(key, this.streamManager);
-      writer.catch(() => writers.delete(key));
+    const key = writerKey(this.streamId, this.agentId);
+    const cached = writers.get(key);
+    writers.delete(key);
+    if (cached !== undefined && cached.manager === this.streamManager) {
+      writers.set(key, cached); // most recently used last
+      return cached.writer;
     }
+    const writer = this.streamManager.createWriter(this.streamId, this.agentId, this.agentType);
+    writers.set(key, { manager: this.streamManager, writer });
+    writer.catch(() => writers.delete(key));
+    evictBeyondLimit();
     return writer;
   }
 }
 
-const writerOwners = new Map<string, StreamManager>();
+function writerKey(streamId: string, agentId: string): string {
+  return `${streamId}\u0000${agentId}`;
+}
 
-/** Flush and forget the cached writer of a stream (when its run ends). */
+function evictBeyondLimit(): void {
+  while (writers.size > MAX_CACHED_WRITERS) {
+    const oldest = writers.keys().next().value;
+    if (oldest === undefined) return;
+    const entry = writers.get(oldest);
+    writers.delete(oldest);
+    void entry?.writer.then((writer) => writer.close()).catch(() => undefined);
+  }
+}
+
+/** Flush and forget the cached writer of a stream (when its run ends or parks). */
 export async function releaseStreamWriter(streamId: string, agentId: string): Promise<void> {
-  const key = `${streamId}\u0000${agentId}`;
-  const writer = writers.get(key);
+  const key = writerKey(streamId, agentId);
+  const entry = writers.get(key);
   writers.delete(key);
-  writerOwners.delete(key);
-  if (writer !== undefined) await (await writer).close().catch(() => undefined);
+  if (entry !== undefined) await (await entry.writer).close().catch(() => undefined);
 }
