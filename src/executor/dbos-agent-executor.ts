@@ -10,19 +10,20 @@ import {
   SessionIdRequiredError,
   SessionNotContinuableError,
   SessionNotFoundError,
+  StaleStateError,
   WorkspaceUnsupportedError,
 } from '../errors/index.js';
 import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
-import { forgetHistory } from '../steps/history-cache.js';
 import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import type { SuspensionRecord } from '../steps/hitl-types.js';
 import type { UserMessage } from '../types/message.js';
-import type { Checkpoint } from '../types/session.js';
+import type { SessionState } from '../types/session.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher, type TurnInput } from './run-launcher.js';
+import { rewindSession, rewindTarget } from './session-rewind.js';
 import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 
@@ -153,7 +154,8 @@ export class DBOSAgentExecutor {
       if (state === null) throw new SessionNotFoundError(sessionId);
       const run = await stateStore.getCurrentRun(sessionId);
       if (state.failureReason === 'aborted') throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
-      const parked = state.status === 'active' && run?.status === 'suspended_client_tool';
+      // A parked session keeps `suspendedStepId` until a resume takes it (see takeForResume).
+      const parked = state.status === 'active' && run?.status === 'suspended_client_tool' && state.suspendedStepId !== undefined;
       if (state.status === 'active' && !parked) {
         if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
         // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
@@ -163,14 +165,16 @@ export class DBOSAgentExecutor {
       if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
         throw new NotResumableError(sessionId, state.status, state.status === 'failed' ? 'use retry() for a failed session.' : 'use execute() to start a new turn.');
       }
-      const swapped = await stateStore.compareAndSetStatus(sessionId, [state.status], 'active', { expectedVersion: state.version });
-      if (!swapped.ok) {
+      // Validate a rewind target before taking the session: a throw after the swap would leave it `active` with no run.
+      const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
+      if (!(await this.takeForResume(sessionId, state, parked))) {
         const current = await stateStore.getCurrentRun(sessionId);
         if (current !== null && current.runId !== run?.runId) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
-        continue; // another writer (e.g. a submission) bumped the version: decide again
+        continue; // another writer (e.g. a submission or a concurrent resume) changed the session: decide again
       }
       await stateStore.incrementResumeCount(sessionId);
       const runId = `run-${randomUUID()}`;
+      if (rewindTo !== undefined) await rewindSession(stateStore, sessionId, rewindTo);
       const turn = await this.resumeTurn(state.pendingClientToolCalls ?? {}, run, runId, sessionId, options);
       await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
       return this.launcher.startRun(any, sessionId, runId, turn, options);
@@ -275,7 +279,6 @@ export class DBOSAgentExecutor {
     const mode = options.mode ?? 'continue';
     // Rewinding drops the parked step (and its pending calls) with everything after the checkpoint.
     const open = mode !== 'from_checkpoint' && (suspension?.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ?? false);
-    if (mode === 'from_checkpoint') await this.rewind(sessionId, options.checkpointId);
     const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
     const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
     return {
@@ -284,23 +287,20 @@ export class DBOSAgentExecutor {
     };
   }
 
-  private async rewind(sessionId: string, checkpointId: string | undefined): Promise<void> {
+  /**
+   * Take the session for a resume, exactly once among concurrent callers. An interrupted/paused session swaps
+   * its status; a parked one stays `active`, so the swap clears `suspendedStepId` under the version read: a
+   * loser re-reads a session that is no longer parked and waits for the winner's run instead of starting one.
+   */
+  private async takeForResume(sessionId: string, state: SessionState, parked: boolean): Promise<boolean> {
     const { stateStore } = this.config;
-    const checkpoint = checkpointId === undefined ? await latestStepBoundary(stateStore, sessionId) : await stateStore.getCheckpoint(sessionId, checkpointId);
-    if (checkpoint === null) throw new NotResumableError(sessionId, 'no checkpoint', 'from_checkpoint needs a checkpoint; use mode "continue".');
-    await stateStore.truncateMessages(sessionId, checkpoint.messageCount);
-    await stateStore.saveState(sessionId, { customState: checkpoint.customState, checkpointId: checkpoint.id, pendingClientToolCalls: undefined, suspendedStepId: undefined });
-    forgetHistory(sessionId);
+    if (!parked) return (await stateStore.compareAndSetStatus(sessionId, [state.status], 'active', { expectedVersion: state.version })).ok;
+    try {
+      await stateStore.saveState(sessionId, { suspendedStepId: undefined }, { expectedVersion: state.version });
+      return true;
+    } catch (error) {
+      if (StaleStateError.isInstance(error)) return false;
+      throw error;
+    }
   }
-}
-
-/**
- * The latest checkpoint at a complete step boundary: a parked step's `…:suspended` checkpoint ends on tool
- * calls still waiting for results, so rewinding to it would leave the transcript invalid.
- */
-async function latestStepBoundary(stateStore: DBOSAgentExecutorConfig['stateStore'], sessionId: string): Promise<Checkpoint | null> {
-  const latest = await stateStore.getLatestCheckpoint(sessionId);
-  if (latest === null || !latest.id.endsWith(':suspended')) return latest;
-  const boundaries = (await stateStore.listCheckpoints(sessionId)).filter((checkpoint) => !checkpoint.id.endsWith(':suspended'));
-  return boundaries.reduce<Checkpoint | null>((best, checkpoint) => (best === null || checkpoint.createdAt >= best.createdAt ? checkpoint : best), null);
 }

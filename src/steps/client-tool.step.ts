@@ -57,9 +57,14 @@ export class ClientToolStep {
     const { dependencies, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore } = dependencies;
     const createdAt = Date.now();
-    await updateSessionWithRetry(stateStore, input.sessionId, (state) => {
+    const { value: open } = await updateSessionWithRetry(stateStore, input.sessionId, (state) => {
       const pending = { ...(state.pendingClientToolCalls ?? {}) };
       let changed = false;
+      // A resumed run settling a parked step announces only what still waits for an answer.
+      const waiting = input.calls.filter(({ call }) => {
+        const existing = pending[call.toolCallId];
+        return existing === undefined ? state.completedClientToolCalls?.[call.toolCallId] === undefined : existing.submission === undefined;
+      });
       for (const { call, kind, approvalId, timeoutMs } of input.calls) {
         if (pending[call.toolCallId] !== undefined || state.completedClientToolCalls?.[call.toolCallId] !== undefined) continue;
         const entry: PendingClientToolCall = {
@@ -77,7 +82,7 @@ export class ClientToolStep {
         pending[call.toolCallId] = entry;
         changed = true;
       }
-      return { write: changed ? { pendingClientToolCalls: pending } : null, value: undefined };
+      return { write: changed ? { pendingClientToolCalls: pending } : null, value: waiting };
     });
     if (input.rootSessionId !== input.sessionId) {
       await updateSessionWithRetry(stateStore, input.rootSessionId, (root) => {
@@ -86,7 +91,7 @@ export class ClientToolStep {
         return { write: { clientToolCallOwnership: ownership }, value: undefined };
       });
     }
-    for (const { call, kind, approvalId } of input.calls) {
+    for (const { call, kind, approvalId } of open) {
       if (kind === 'client') {
         await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, clientExecuted: true });
       } else {
@@ -94,8 +99,9 @@ export class ClientToolStep {
       }
     }
     await emitter.flush();
-    dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: input.calls.length });
-    await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: input.calls.map(({ call }) => call.toolCallId) });
+    if (open.length === 0) return { createdAt };
+    dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });
+    await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: open.map(({ call }) => call.toolCallId) });
     return { createdAt };
   }
 

@@ -1,5 +1,5 @@
 import type { PlannedToolCall } from '../orchestration/index.js';
-import type { ToolResultMessage } from '../types/message.js';
+import type { ToolResultMessage, UserMessage } from '../types/message.js';
 import type { PendingClientToolCall } from '../types/session.js';
 
 /** A call that waits for a human: a client-executed tool, or a server tool behind an approval gate. */
@@ -24,6 +24,8 @@ export interface SuspensionRecord {
   finishWithCalls: PlannedToolCall[];
   /** A valid `__finish__` in the same batch: its output (the run completes once the humans answered). */
   finishCall?: { output: unknown; resultMessage: ToolResultMessage };
+  /** Messages sent with a resume that did not settle the step: committed after the step's results, once it is. */
+  tail?: UserMessage[];
 }
 
 /** One human-answered call, resolved to a tool result (or to "run the tool" for an approval). */

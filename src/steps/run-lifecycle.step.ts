@@ -2,8 +2,10 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { findUnpairedFinishCallId, synthesizeFinishToolResult } from '../orchestration/index.js';
 import type { AgentResult } from '../types/result.js';
 import type { CompletionReason } from '../types/session.js';
-import type { Message, UserMessage } from '../types/message.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
+import { updateSessionWithRetry } from './pending-calls.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
@@ -39,12 +41,16 @@ export class RunLifecycleStep {
     const { dependencies, hooks } = await stepEnvironment(input, 0);
     const { stateStore } = dependencies;
     const toAppend: Message[] = [];
-    if (input.userMessage !== undefined) {
+    // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
+    // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
+    const continuesUnsettled = input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension;
+    if (input.userMessage !== undefined || continuesUnsettled) {
       const history = await loadHistory(stateStore, input.sessionId);
-      const alreadyAppended = history.some((message) => message.id === input.userMessage?.id);
-      const unpaired = alreadyAppended ? undefined : findUnpairedFinishCallId(history);
-      if (unpaired !== undefined) toAppend.push({ ...synthesizeFinishToolResult(unpaired), id: `${input.runId}:heal:${unpaired}` });
-      toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
+      const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
+      const healed = alreadyAppended ? [] : healUnpairedCalls(history, input.runId, continuesUnsettled);
+      toAppend.push(...healed);
+      if (input.userMessage !== undefined) toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
+      if (healed.length > 0) await settleHealedCalls(stateStore, input.sessionId, healed);
     }
     if (toAppend.length > 0) await stateStore.appendMessages(input.sessionId, toAppend);
     await stateStore.saveState(input.sessionId, {
@@ -126,4 +132,42 @@ export class RunLifecycleStep {
       ...(usage === undefined ? {} : { usage }),
     };
   }
+}
+
+/** Result text of a tool call whose run ended before it got a result. */
+const UNANSWERED_CALL_MESSAGE = 'This tool call got no result: the run that made it ended first.';
+
+/**
+ * Results for the tool calls of the last assistant message that have none: the `__finish__` heal always,
+ * every other call too when `allCalls` (a continued run whose parked step was not settled).
+ */
+function healUnpairedCalls(history: readonly Message[], runId: string, allCalls: boolean): ToolResultMessage[] {
+  const finishCallId = findUnpairedFinishCallId(history);
+  const lastAssistant = history.findLastIndex((message) => message.role === 'assistant');
+  const assistant = history[lastAssistant];
+  if (!allCalls || assistant?.role !== 'assistant') {
+    return finishCallId === undefined ? [] : [{ ...synthesizeFinishToolResult(finishCallId), id: `${runId}:heal:${finishCallId}` }];
+  }
+  const answered = new Set(history.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  return (assistant.toolCalls ?? [])
+    .filter((call) => !answered.has(call.id))
+    .map((call): ToolResultMessage =>
+      call.id === finishCallId
+        ? { ...synthesizeFinishToolResult(call.id), id: `${runId}:heal:${call.id}` }
+        : { id: `${runId}:heal:${call.id}`, role: 'tool', toolCallId: call.id, toolName: call.name, content: UNANSWERED_CALL_MESSAGE, isError: true },
+    );
+}
+
+/** Healed calls no longer wait for a client: drop their pending entries (a late submission gets `already_completed`). */
+async function settleHealedCalls(stateStore: SessionStateStore, sessionId: string, healed: readonly ToolResultMessage[]): Promise<void> {
+  await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const ids = healed.map((message) => message.toolCallId).filter((id) => state.pendingClientToolCalls?.[id] !== undefined);
+    if (ids.length === 0) return { write: null, value: undefined };
+    const now = Date.now();
+    const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !ids.includes(id)));
+    return {
+      write: { pendingClientToolCalls: pending, completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) } },
+      value: undefined,
+    };
+  });
 }

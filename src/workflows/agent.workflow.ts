@@ -74,14 +74,16 @@ export class AgentWorkflows {
     try {
       const suspension = input.resume?.suspension;
       if (suspension !== undefined) {
+        // Messages of earlier resumes that parked again are carried in the record until the step settles.
+        const tail = [...(suspension.tail ?? []), ...(input.userMessage === undefined ? [] : [input.userMessage])];
         const settled = await settleHumans(agent, scope, input, finish, {
           step: 0,
           head: [],
           priorResults: [],
           priorOutcomes: [],
-          suspension: { ...suspension, step: 0, stepId: checkpointIdFor(input.runId, 0) },
+          suspension: { ...suspension, step: 0, stepId: checkpointIdFor(input.runId, 0), ...(tail.length === 0 ? {} : { tail }) },
           previousRunId: input.resume?.previousRunId ?? input.runId,
-          ...(input.userMessage === undefined ? {} : { tail: [input.userMessage] }),
+          tail,
         });
         if (settled.kind === 'done') return settled.result;
       }
