@@ -82,7 +82,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 
   async canResume(): Promise<boolean> {
     const state = await this.getState();
-    if (state === null || state.failureReason === 'aborted') return false;
+    if (state === null || state.failureReason === 'aborted' || state.status === 'failed' || state.status === 'completed') return false;
     return state.status === 'interrupted' || state.status === 'paused' || Object.keys(state.pendingClientToolCalls ?? {}).length > 0;
   }
 

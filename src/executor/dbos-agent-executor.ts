@@ -78,6 +78,8 @@ export class DBOSAgentExecutor {
    * @throws WorkspaceUnsupportedError `WORKSPACE_UNSUPPORTED` when the agent declares a workspace.
    * @throws DBOSModeMismatchError `DBOS_MODE_MISMATCH` when `options.mode` differs from the session's.
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
+   * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
+   *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
    * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`,
    *   and for `mode: 'persistent'` (not available yet).
    * @example
@@ -120,7 +122,13 @@ export class DBOSAgentExecutor {
 
     if (existing.agentType !== agent.name) throw new SessionNotContinuableError(sessionId, `owned by agent "${existing.agentType}"`);
     if (existing.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
-    if (existing.status === 'active') return this.launcher.handleOfRunningSession(any, sessionId, undefined);
+    if (existing.status === 'active') {
+      // A parked session waits for humans: a new message must go through submitToolResult()/resume(), not be dropped.
+      if (existing.suspendedStepId !== undefined && (await stateStore.getCurrentRun(sessionId))?.status === 'suspended_client_tool') {
+        throw new AgentAlreadyRunningError(sessionId, 'suspended_client_tool');
+      }
+      return this.launcher.handleOfRunningSession(any, sessionId, undefined);
+    }
     if (existing.status !== 'completed') throw new SessionNotContinuableError(sessionId, existing.status);
 
     const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });

@@ -91,12 +91,6 @@ export class RunLifecycleStep {
       await emitter.flush();
     }
     await releaseStreamWriter(input.streamId, input.sessionId);
-    await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
-      stepCount: input.stepCount,
-      completionReason: input.completionReason,
-      endedAt: now,
-      ...(input.error === undefined ? {} : { error: input.error }),
-    });
     if (!superseded) {
       // End the stream before the session status changes: that status is what lets the next turn start
       // (from any process) and reactivate the stream, which this step must not end afterwards.
@@ -112,6 +106,13 @@ export class RunLifecycleStep {
         });
       }
     }
+    // The run record last: whoever sees the run ended also sees the session's outcome.
+    await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
+      stepCount: input.stepCount,
+      completionReason: input.completionReason,
+      endedAt: now,
+      ...(input.error === undefined ? {} : { error: input.error }),
+    });
     if (input.status === 'completed') {
       await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
     } else if (input.status === 'failed') {

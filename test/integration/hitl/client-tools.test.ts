@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
-import { InvalidSubmissionError } from '../../../src/errors/index.js';
+import { AgentAlreadyRunningError, InvalidSubmissionError } from '../../../src/errors/index.js';
 import { HookManager } from '../../../src/hooks/index.js';
 import type { AgentResumedEvent, AgentSuspendedEvent } from '../../../src/hooks/types.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
@@ -146,6 +146,9 @@ describe('client-executed tools', () => {
     expect(parked).toMatchObject({ status: 'suspended_client_tool', runId: handle.runId });
     const messagesAtPark = (await runtime.stateStore.getMessages('park-1')).messages;
     expect(messagesAtPark.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    const busy: unknown = await runtime.executor.execute(agent, 'another question', { sessionId: 'park-1' }).catch((error: unknown) => error);
+    expect(AgentAlreadyRunningError.isInstance(busy)).toBe(true);
+    expect((await runtime.stateStore.getMessages('park-1')).messages).toHaveLength(3);
 
     expect(await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'park-1', toolCallId: 'city-4', result: 'Rome' })).toMatchObject({
       status: 'accepted',
