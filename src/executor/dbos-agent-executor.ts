@@ -21,6 +21,7 @@ import type { SuspensionRecord } from '../steps/hitl-types.js';
 import type { UserMessage } from '../types/message.js';
 import type { SessionState } from '../types/session.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
+import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher, type TurnInput } from './run-launcher.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
@@ -123,6 +124,7 @@ export class DBOSAgentExecutor {
     if (existing.agentType !== agent.name) throw new SessionNotContinuableError(sessionId, `owned by agent "${existing.agentType}"`);
     if (existing.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
     if (existing.status === 'active') {
+      if (await repairLostStart(stateStore, sessionId)) return this.execute(agent, input, options);
       // A parked session waits for humans: a new message must go through submitToolResult()/resume(), not be dropped.
       if (existing.suspendedStepId !== undefined && (await stateStore.getCurrentRun(sessionId))?.status === 'suspended_client_tool') {
         throw new AgentAlreadyRunningError(sessionId, 'suspended_client_tool');
@@ -165,6 +167,7 @@ export class DBOSAgentExecutor {
       // A parked session keeps `suspendedStepId` until a resume takes it (see takeForResume).
       const parked = state.status === 'active' && run?.status === 'suspended_client_tool' && state.suspendedStepId !== undefined;
       if (state.status === 'active' && !parked) {
+        if (await repairLostStart(stateStore, sessionId)) continue;
         if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
         // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
         if (run.status !== 'running') return this.launcher.handleOfRunningSession(any, sessionId, run.runId);
