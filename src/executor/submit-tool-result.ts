@@ -1,6 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { InvalidSubmissionError, StaleStateError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
+import { updateSessionWithRetry } from '../steps/pending-calls.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { PendingClientToolCall, SessionState } from '../types/session.js';
 
@@ -90,7 +91,15 @@ export async function submitToolResult(stateStore: SessionStateStore, logger: Lo
       if (!StaleStateError.isInstance(error) || attempt >= MAX_CAS_ATTEMPTS) throw error;
     }
   }
-  if (ownerId !== sessionId) await markCompletedOnRoot(stateStore, sessionId, toolCallId);
+  if (ownerId !== sessionId) {
+    await updateSessionWithRetry(stateStore, sessionId, (root) => ({
+      write:
+        root.completedClientToolCalls?.[toolCallId] === undefined
+          ? { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), [toolCallId]: Date.now() } }
+          : null,
+      value: undefined,
+    }));
+  }
   logger.info('client_tool.submitted', { sessionId, toolCallId, kind: params.kind });
 
   const workflowId = await resolveOwnerWorkflowId(stateStore, ownerId);
@@ -98,19 +107,6 @@ export async function submitToolResult(stateStore: SessionStateStore, logger: Lo
     await DBOS.send(workflowId, { kind: 'submitted', toolCallId }, toolCallId, `${workflowId}:${toolCallId}`);
   }
   return respond('accepted');
-}
-
-async function markCompletedOnRoot(stateStore: SessionStateStore, rootId: string, toolCallId: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    const root = await stateStore.loadState(rootId);
-    if (root === null || root.completedClientToolCalls?.[toolCallId] !== undefined) return;
-    try {
-      await stateStore.saveState(rootId, { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), [toolCallId]: Date.now() } }, { expectedVersion: root.version });
-      return;
-    } catch (error) {
-      if (!StaleStateError.isInstance(error) || attempt >= MAX_CAS_ATTEMPTS) throw error;
-    }
-  }
 }
 
 function assertMatches(entry: PendingClientToolCall, params: SubmitToolResult): void {
