@@ -15,7 +15,7 @@ export {
 export { ClientToolStep } from './steps/client-tool.step.js';
 export { ApprovalGateStep } from './steps/approval-gate.step.js';
 export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
-export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './workflows/workflow-ids.js';
+export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './orchestration/ids.js';
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
 export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-retry-policy.js';
 

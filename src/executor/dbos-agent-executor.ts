@@ -17,7 +17,7 @@ import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
-import type { SuspensionRecord } from '../steps/hitl-types.js';
+import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import type { UserMessage } from '../types/message.js';
 import type { SessionState } from '../types/session.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';

@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { updateSessionWithRetry } from '../steps/pending-calls.js';
+import { wakeCallWaiter } from '../workflows/workflow-messages.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 
@@ -10,7 +11,7 @@ import type { StreamManager } from '../stream/stream-manager.js';
 export async function wakeWaitingRun(stateStore: SessionStateStore, sessionId: string, workflowId: string): Promise<number> {
   const state = await stateStore.loadState(sessionId);
   const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
-  await Promise.all(open.map((entry) => DBOS.send(workflowId, { kind: 'wake' }, entry.toolCallId)));
+  await Promise.all(open.map((entry) => wakeCallWaiter(workflowId, entry.toolCallId)));
   return open.length;
 }
 

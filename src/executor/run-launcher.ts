@@ -6,7 +6,7 @@ import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { workflowHookManagers } from '../steps/runtime-registry.js';
 import type { RunRecord } from '../types/session.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
-import { standardWorkflowId } from '../workflows/workflow-ids.js';
+import { standardWorkflowId } from '../orchestration/ids.js';
 import { DBOSAgentHandle, type HandleCallbacks } from './agent-handle.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 

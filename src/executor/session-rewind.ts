@@ -1,4 +1,5 @@
 import { NotResumableError } from '../errors/index.js';
+import { isSuspendedCheckpointId } from '../orchestration/ids.js';
 import { forgetHistory } from '../steps/history-cache.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Checkpoint } from '../types/session.js';
@@ -36,7 +37,7 @@ export async function rewindSession(stateStore: SessionStateStore, sessionId: st
  */
 async function latestStepBoundary(stateStore: SessionStateStore, sessionId: string): Promise<Checkpoint | null> {
   const latest = await stateStore.getLatestCheckpoint(sessionId);
-  if (latest === null || !latest.id.endsWith(':suspended')) return latest;
-  const boundaries = (await stateStore.listCheckpoints(sessionId)).filter((checkpoint) => !checkpoint.id.endsWith(':suspended'));
+  if (latest === null || !isSuspendedCheckpointId(latest.id)) return latest;
+  const boundaries = (await stateStore.listCheckpoints(sessionId)).filter((checkpoint) => !isSuspendedCheckpointId(checkpoint.id));
   return boundaries.reduce<Checkpoint | null>((best, checkpoint) => (best === null || checkpoint.createdAt >= best.createdAt ? checkpoint : best), null);
 }

@@ -1,7 +1,7 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { notifySubmitted } from '../workflows/workflow-messages.js';
 import { InvalidSubmissionError, StaleStateError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
-import { updateSessionWithRetry } from '../steps/pending-calls.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { PendingClientToolCall, SessionState } from '../types/session.js';
 
@@ -104,7 +104,7 @@ export async function submitToolResult(stateStore: SessionStateStore, logger: Lo
 
   const workflowId = await resolveOwnerWorkflowId(stateStore, ownerId);
   if (workflowId !== null) {
-    await DBOS.send(workflowId, { kind: 'submitted', toolCallId }, toolCallId, `${workflowId}:${toolCallId}`);
+    await notifySubmitted(workflowId, toolCallId);
   }
   return respond('accepted');
 }

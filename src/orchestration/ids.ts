@@ -35,3 +35,56 @@ export function ephemeralChildSessionId(parentSessionId: string, toolCallId: str
 export function persistentChildSessionId(parentSessionId: string, name: string): string {
   return `${parentSessionId}-agent-${name}`;
 }
+
+/**
+ * Deterministic DBOS workflow id of a standard-mode run: `${agentType}__${sessionId}__${runId}`.
+ *
+ * @example
+ * standardWorkflowId('assistant', 's1', 'run-1') // 'assistant__s1__run-1'
+ */
+export function standardWorkflowId(agentType: string, sessionId: string, runId: string): string {
+  return `${agentType}__${sessionId}__${runId}`;
+}
+
+/**
+ * Deterministic DBOS workflow id of a persistent-mode session: `${agentType}__${sessionId}__persistent`.
+ *
+ * @example
+ * persistentWorkflowId('assistant', 's1') // 'assistant__s1__persistent'
+ */
+export function persistentWorkflowId(agentType: string, sessionId: string): string {
+  return `${agentType}__${sessionId}__persistent`;
+}
+
+/**
+ * Checkpoint id of step `stepNumber` of a run: `${runId}:${stepNumber}`. Also the staging step id.
+ *
+ * @example
+ * checkpointIdFor('run-1', 3) // 'run-1:3'
+ */
+export function checkpointIdFor(runId: string, stepNumber: number): string {
+  return `${runId}:${stepNumber}`;
+}
+
+/** Suffix of the checkpoint a parked step commits under (`${runId}:${step}:suspended`). */
+export const SUSPENDED_CHECKPOINT_SUFFIX = ':suspended';
+
+/**
+ * Checkpoint id a parked step commits under: `${stepId}:suspended`. Never a resume target of `from_checkpoint`.
+ *
+ * @example
+ * suspendedCheckpointId('run-1:3') // 'run-1:3:suspended'
+ */
+export function suspendedCheckpointId(stepId: string): string {
+  return `${stepId}${SUSPENDED_CHECKPOINT_SUFFIX}`;
+}
+
+/**
+ * Whether a checkpoint id is a parked step's suspension checkpoint (not a complete step boundary).
+ *
+ * @example
+ * isSuspendedCheckpointId('run-1:3:suspended') // true
+ */
+export function isSuspendedCheckpointId(checkpointId: string): boolean {
+  return checkpointId.endsWith(SUSPENDED_CHECKPOINT_SUFFIX);
+}

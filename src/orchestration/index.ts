@@ -1,7 +1,16 @@
 export { buildEffectiveTools, findEffectiveTool } from './build-effective-tools.js';
 export { buildMessagesForLLM } from './build-messages-for-llm.js';
 export { findUnpairedFinishCallId, synthesizeFinishToolResult, type SynthesizeFinishOptions } from './finish-history.js';
-export { ephemeralChildSessionId, messageId, persistentChildSessionId } from './ids.js';
+export {
+  checkpointIdFor,
+  ephemeralChildSessionId,
+  isSuspendedCheckpointId,
+  messageId,
+  persistentChildSessionId,
+  persistentWorkflowId,
+  standardWorkflowId,
+  suspendedCheckpointId,
+} from './ids.js';
 export {
   initializeAgentState,
   type InitializeAgentStateOptions,

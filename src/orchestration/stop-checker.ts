@@ -10,7 +10,11 @@ import type { CompletionReason } from '../types/session.js';
  */
 export interface StopCheckInput<TState = Record<string, unknown>> {
   agent: Pick<AnyAgentConfig, 'maxSteps' | 'outputSchema' | 'stopWhen'>;
-  stepResult: StepResult;
+  /**
+   * The step's LLM result. Absent when a resumed run settles a step parked by an earlier run: then only a
+   * finish (`__finish__` or finishWith) can end the run, and the loop goes on to the next LLM call.
+   */
+  stepResult?: StepResult;
   /** Steps completed in this run, including this one (the per-turn `maxSteps` budget). */
   stepCount: number;
   /** Custom state after the step. */
@@ -35,7 +39,8 @@ export type StopDecision =
  * Decide whether the run stops after a step. In order: a valid `__finish__` or successful finishWith tool
  * (`finish_tool`, output = that output); a text answer without tool calls when there is no outputSchema
  * (`text_response`, output = the text); `stopWhen` (`stop_when`, output = the text when there is no
- * outputSchema); `maxSteps` reached (`max_steps`, failed). Pure; a throwing `stopWhen` propagates.
+ * outputSchema); `maxSteps` reached (`max_steps`, failed). Without a `stepResult` (a settled parked step of an
+ * earlier run) only the finish rules apply. Pure; a throwing `stopWhen` propagates.
  *
  * @example
  * const decision = shouldStopExecution({ agent, stepResult, stepCount, customState, finishOutput });
@@ -49,6 +54,7 @@ export function shouldStopExecution<TState>(input: StopCheckInput<TState>): Stop
   if (input.finishWithOutput !== undefined) {
     return { stop: true, reason: 'finish_tool', status: 'completed', output: input.finishWithOutput.output };
   }
+  if (stepResult === undefined) return { stop: false };
   const hasOutputSchema = agent.outputSchema !== undefined;
   if (stepResult.toolCalls.length === 0 && !hasOutputSchema) {
     return { stop: true, reason: 'text_response', status: 'completed', output: stepResult.text };

@@ -1,13 +1,14 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { StaleStateError } from '../errors/index.js';
 import type { Message } from '../types/message.js';
-import type { PendingClientToolCall, RunStatus } from '../types/session.js';
-import { checkpointIdFor } from '../workflows/workflow-ids.js';
+import type { RunStatus } from '../types/session.js';
+import { checkpointIdFor, suspendedCheckpointId } from '../orchestration/ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
-import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission, type SuspensionRecord } from './hitl-types.js';
+import { collectAnswers, firesAfterToolOnResolve, isCallAnswered, planHitlAnnouncement, resolveSubmission } from '../orchestration/hitl-decisions.js';
+import type { HitlCall, HitlResolution, Submission, SuspensionRecord } from '../orchestration/hitl-types.js';
 import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
-import { updateSessionWithRetry } from './pending-calls.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
@@ -58,31 +59,8 @@ export class ClientToolStep {
     const { stateStore } = dependencies;
     const createdAt = Date.now();
     const { value: open } = await updateSessionWithRetry(stateStore, input.sessionId, (state) => {
-      const pending = { ...(state.pendingClientToolCalls ?? {}) };
-      let changed = false;
-      // A resumed run settling a parked step announces only what still waits for an answer.
-      const waiting = input.calls.filter(({ call }) => {
-        const existing = pending[call.toolCallId];
-        return existing === undefined ? state.completedClientToolCalls?.[call.toolCallId] === undefined : existing.submission === undefined;
-      });
-      for (const { call, kind, approvalId, timeoutMs } of input.calls) {
-        if (pending[call.toolCallId] !== undefined || state.completedClientToolCalls?.[call.toolCallId] !== undefined) continue;
-        const entry: PendingClientToolCall = {
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          kind,
-          input: call.input,
-          ownerSessionId: input.sessionId,
-          agentType: input.agentType,
-          runId: input.runId,
-          approvalId,
-          createdAt,
-          ...(timeoutMs === undefined ? {} : { deadlineAt: createdAt + timeoutMs }),
-        };
-        pending[call.toolCallId] = entry;
-        changed = true;
-      }
-      return { write: changed ? { pendingClientToolCalls: pending } : null, value: waiting };
+      const planned = planHitlAnnouncement(input.calls, state, { ownerSessionId: input.sessionId, agentType: input.agentType, runId: input.runId, createdAt });
+      return { write: planned.pending === null ? null : { pendingClientToolCalls: planned.pending }, value: planned.announce };
     });
     if (input.rootSessionId !== input.sessionId) {
       await updateSessionWithRetry(stateStore, input.rootSessionId, (root) => {
@@ -110,14 +88,7 @@ export class ClientToolStep {
     const { stateStore } = (await stepEnvironment(input, 0)).dependencies;
     const flag = await stateStore.checkInterruptFlag(input.sessionId);
     const state = await stateStore.loadState(input.sessionId);
-    const now = Date.now();
-    const submissions: Record<string, Submission> = {};
-    const expired: string[] = [];
-    for (const id of input.toolCallIds) {
-      const entry = state?.pendingClientToolCalls?.[id];
-      if (entry?.submission !== undefined) submissions[id] = entry.submission;
-      else if (entry?.deadlineAt !== undefined && entry.deadlineAt <= now) expired.push(id);
-    }
+    const { submissions, expired } = collectAnswers(input.toolCallIds, state?.pendingClientToolCalls, Date.now());
     return { submissions, expired, interrupted: flag.interrupted, ...(flag.reason === undefined ? {} : { interruptReason: flag.reason }) };
   }
 
@@ -136,10 +107,7 @@ export class ClientToolStep {
     const state = await stateStore.loadState(input.sessionId);
     if (state === null) throw new Error('The session of this run no longer exists.');
     const now = Date.now();
-    const answered = input.suspension.hitlCalls.some(({ call }) => {
-      const entry = state.pendingClientToolCalls?.[call.toolCallId];
-      return entry?.submission !== undefined || (entry?.deadlineAt !== undefined && entry.deadlineAt <= now);
-    });
+    const answered = input.suspension.hitlCalls.some(({ call }) => isCallAnswered(state.pendingClientToolCalls?.[call.toolCallId], now));
     if (answered && !input.force) return { parked: false };
     const stepId = checkpointIdFor(input.runId, input.step);
     try {
@@ -147,7 +115,7 @@ export class ClientToolStep {
         input.sessionId,
         { suspendedStepId: stepId, stepCount: input.step },
         input.messages,
-        { checkpointId: `${stepId}:suspended`, runId: input.runId, stepCount: input.step },
+        { checkpointId: suspendedCheckpointId(stepId), runId: input.runId, stepCount: input.step },
         { expectedVersion: state.version, stepId },
       );
     } catch (error) {
@@ -187,17 +155,7 @@ export class ClientToolStep {
     const resolutions: HitlResolution[] = [];
     for (const hitl of input.calls) {
       const id = hitl.call.toolCallId;
-      const submission = input.submissions[id];
-      let resolution: HitlResolution;
-      if (submission === undefined) {
-        resolution = { call: hitl, outcome: 'error', error: input.expired.includes(id) ? CLIENT_TOOL_TIMEOUT_MESSAGE : 'No result was submitted for this tool call.' };
-      } else if (hitl.kind === 'approval') {
-        resolution = submission.approved === true ? { call: hitl, outcome: 'run' } : { call: hitl, outcome: 'error', error: APPROVAL_DENIED_MESSAGE };
-      } else if (submission.error !== undefined) {
-        resolution = { call: hitl, outcome: 'error', error: submission.error };
-      } else {
-        resolution = { call: hitl, outcome: 'result', result: submission.result ?? null };
-      }
+      const resolution = resolveSubmission(hitl, input.submissions[id], input.expired.includes(id));
       resolutions.push(resolution);
       if (resolution.outcome === 'run') continue;
       const ending = resolution.outcome === 'result' ? { result: resolution.result } : { error: resolution.error ?? 'error' };
@@ -219,8 +177,7 @@ export class ClientToolStep {
     await emitter.flush();
     await hooks.fire('onAgentResumed', { ...hookIdentity(input), previousRunId: input.previousRunId });
     for (const resolution of resolutions) {
-      // Denied approvals skip execute and afterTool (cross-runtime contract); client results and timeouts fire afterTool here.
-      if (resolution.outcome === 'run' || (resolution.call.kind === 'approval' && resolution.error === APPROVAL_DENIED_MESSAGE)) continue;
+      if (!firesAfterToolOnResolve(resolution)) continue;
       await hooks.fire('afterTool', {
         ...hookIdentity(input),
         toolCallId: resolution.call.call.toolCallId,

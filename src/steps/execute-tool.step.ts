@@ -4,7 +4,10 @@ import { findEffectiveTool, type PlannedToolCall } from '../orchestration/index.
 import { applyPatches, ImmerStateTracker } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import { checkpointIdFor } from '../workflows/workflow-ids.js';
+import { checkpointIdFor } from '../orchestration/ids.js';
+import type { ToolOutcome } from '../orchestration/tool-outcome.js';
+
+export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
@@ -17,19 +20,6 @@ export interface ExecuteToolStepInput extends RunScope {
   phase: 1 | 2;
 }
 
-/** Outcome of one tool call (JSON; checkpointed by DBOS). */
-export interface ToolOutcome {
-  toolCallId: string;
-  toolName: string;
-  index: number;
-  resultMessageId: string;
-  input: Record<string, unknown>;
-  success: boolean;
-  result?: unknown;
-  /** Payload-free error text for the model. */
-  error?: string;
-  durationMs: number;
-}
 
 class ToolTimeoutError extends Error {
   constructor(timeoutMs: number) {

@@ -1,11 +1,11 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { findUnpairedFinishCallId, synthesizeFinishToolResult } from '../orchestration/index.js';
+import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
 import type { AgentResult } from '../types/result.js';
 import type { CompletionReason } from '../types/session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
-import { updateSessionWithRetry } from './pending-calls.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
@@ -133,30 +133,6 @@ export class RunLifecycleStep {
       ...(usage === undefined ? {} : { usage }),
     };
   }
-}
-
-/** Result text of a tool call whose run ended before it got a result. */
-const UNANSWERED_CALL_MESSAGE = 'This tool call got no result: the run that made it ended first.';
-
-/**
- * Results for the tool calls of the last assistant message that have none: the `__finish__` heal always,
- * every other call too when `allCalls` (a continued run whose parked step was not settled).
- */
-function healUnpairedCalls(history: readonly Message[], runId: string, allCalls: boolean): ToolResultMessage[] {
-  const finishCallId = findUnpairedFinishCallId(history);
-  const lastAssistant = history.findLastIndex((message) => message.role === 'assistant');
-  const assistant = history[lastAssistant];
-  if (!allCalls || assistant?.role !== 'assistant') {
-    return finishCallId === undefined ? [] : [{ ...synthesizeFinishToolResult(finishCallId), id: `${runId}:heal:${finishCallId}` }];
-  }
-  const answered = new Set(history.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
-  return (assistant.toolCalls ?? [])
-    .filter((call) => !answered.has(call.id))
-    .map((call): ToolResultMessage =>
-      call.id === finishCallId
-        ? { ...synthesizeFinishToolResult(call.id), id: `${runId}:heal:${call.id}` }
-        : { id: `${runId}:heal:${call.id}`, role: 'tool', toolCallId: call.id, toolName: call.name, content: UNANSWERED_CALL_MESSAGE, isError: true },
-    );
 }
 
 /** Healed calls no longer wait for a client: drop their pending entries (a late submission gets `already_completed`). */

@@ -1,9 +1,11 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { openCallIds } from '../orchestration/hitl-decisions.js';
 import { ClientToolStep } from '../steps/client-tool.step.js';
-import type { ToolOutcome } from '../steps/execute-tool.step.js';
-import type { HitlCall, Submission, SuspensionRecord } from '../steps/hitl-types.js';
+import type { ToolOutcome } from '../orchestration/tool-outcome.js';
+import type { HitlCall, Submission, SuspensionRecord } from '../orchestration/hitl-types.js';
 import type { RunScope } from '../steps/step-scope.js';
 import type { Message } from '../types/message.js';
+import { callChannel } from './workflow-messages.js';
 
 /** How a human-in-the-loop wait ended. */
 export type HitlWaitOutcome =
@@ -25,7 +27,7 @@ export interface HitlWaitInput {
 }
 
 /**
- * Workflow-body helper: announce the calls, then wait — warm — in `DBOS.recv(toolCallId, timeout)` until
+ * Workflow-body helper: announce the calls, then wait — warm — on the call's channel (`callChannel`, a DBOS recv with a timeout) until
  * every call is answered (submission or client deadline), an interrupt arrives, or the warm window passes
  * (then the suspension is committed and the run parks). Submissions are read from the store, the recv is only
  * the wake-up, so a message lost to a crash or a race costs at most one timeout, never a result.
@@ -42,7 +44,7 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
       await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: true });
       return { kind: 'interrupted', ...(polled.interruptReason === undefined ? {} : { reason: polled.interruptReason }) };
     }
-    const open = ids.filter((id) => polled.submissions[id] === undefined && !polled.expired.includes(id));
+    const open = openCallIds(ids, polled);
     const first = open[0];
     if (first === undefined) return { kind: 'answered', submissions: polled.submissions, expired: polled.expired };
     const now = await DBOS.now();
@@ -52,6 +54,6 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
       continue;
     }
     const wakeAt = Math.min(warmUntil, ...deadlines.filter((deadline) => deadline > now));
-    await DBOS.recv<unknown>(first, { timeoutSeconds: Math.max(0.05, (wakeAt - now) / 1000) });
+    await callChannel.receive(first, wakeAt - now);
   }
 }

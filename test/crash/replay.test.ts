@@ -5,7 +5,7 @@
  * usage rows and stream chunks are unchanged, and the result is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standardWorkflowId } from '../../src/workflows/workflow-ids.js';
+import { standardWorkflowId } from '../../src/orchestration/ids.js';
 import { CRASH_AGENT_NAME } from './worker/crash-agent.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
 import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';

@@ -1,5 +1,5 @@
 import { StaleStateError } from '../errors/index.js';
-import type { SessionStateStore } from '../store/state-store.js';
+import type { SessionStateStore } from './state-store.js';
 import type { SessionState, SessionStateWrite } from '../types/session.js';
 
 /** Attempts of a read-modify-write before giving up (each loss means another writer made progress). */

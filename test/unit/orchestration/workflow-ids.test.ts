@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageId } from '../../../src/orchestration/ids.js';
-import { checkpointIdFor, persistentWorkflowId, standardWorkflowId } from '../../../src/workflows/workflow-ids.js';
+import { checkpointIdFor, persistentWorkflowId, standardWorkflowId } from '../../../src/orchestration/ids.js';
 
 describe('workflow ids', () => {
   it('standard runs: `${agentType}__${sessionId}__${runId}`', () => {

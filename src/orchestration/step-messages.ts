@@ -1,6 +1,6 @@
-import type { PlannedToolCall } from '../orchestration/index.js';
-import type { ToolOutcome } from '../steps/execute-tool.step.js';
-import type { HitlResolution } from '../steps/hitl-types.js';
+import type { PlannedToolCall } from './step-plan-types.js';
+import type { ToolOutcome } from './tool-outcome.js';
+import type { HitlResolution } from './hitl-types.js';
 import type { Message, ToolResultMessage } from '../types/message.js';
 
 /** A tool result message placed by the index of its call in the assistant message. */

@@ -1,4 +1,4 @@
-import type { PlannedToolCall } from '../orchestration/index.js';
+import type { PlannedToolCall } from './step-plan-types.js';
 import type { ToolResultMessage, UserMessage } from '../types/message.js';
 import type { PendingClientToolCall } from '../types/session.js';
 

@@ -1,0 +1,96 @@
+import { planStepProcessing, shouldStopExecution, type StepProcessingPlan } from '../orchestration/index.js';
+import type { SuspensionRecord } from '../orchestration/hitl-types.js';
+import { checkpointIdFor } from '../orchestration/ids.js';
+import { orderMessages, outcomeMessage, type IndexedMessage } from '../orchestration/step-messages.js';
+import { CallLLMStep } from '../steps/call-llm.step.js';
+import { CommitStep } from '../steps/commit.step.js';
+import { settleHumans } from './hitl-settle.js';
+import { rejectedCalls, runPhaseOne, runPhaseTwo } from './tool-dispatch.js';
+import { finished, outcomeOfStop, type TurnContext, type TurnOutcome } from './turn-types.js';
+
+/**
+ * The loop of one turn, deterministic: settle a parked step first (resume), then per step CallLLMStep → pure
+ * planning → phase 1 (tools, gates) → human-in-the-loop wait when needed → phase 2 (finishWith) → CommitStep →
+ * the stop check. Returns how the turn ended; the caller records it (FinishRunStep).
+ */
+export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
+  const { agent, scope, input, progress } = context;
+  const suspension = input.resume?.suspension;
+  if (suspension !== undefined) {
+    // Messages of earlier resumes that parked again are carried in the record until the step settles.
+    const tail = [...(suspension.tail ?? []), ...(input.userMessage === undefined ? [] : [input.userMessage])];
+    const settled = await settleHumans(context, {
+      step: 0,
+      head: [],
+      priorResults: [],
+      priorOutcomes: [],
+      suspension: { ...suspension, step: 0, stepId: checkpointIdFor(input.runId, 0), ...(tail.length === 0 ? {} : { tail }) },
+      previousRunId: input.resume?.previousRunId ?? input.runId,
+      tail,
+    });
+    if (settled !== undefined) return settled;
+  }
+  for (;;) {
+    const step = (progress.step += 1);
+    const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence });
+    if (llm.kind === 'interrupted') return finished('interrupted', 'interrupted', step - 1, llm.reason === undefined ? {} : { error: llm.reason });
+    const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });
+    const phaseOne = await runPhaseOne(agent, scope, step, plan);
+
+    if (phaseOne.hitlCalls.length > 0) {
+      const settled = await settleHumans(context, {
+        step,
+        head: [plan.assistantMessage],
+        priorResults: phaseOne.results,
+        priorOutcomes: phaseOne.outcomes,
+        suspension: suspensionOf(input.runId, step, plan, phaseOne.hitlCalls),
+        previousRunId: input.runId,
+        stepResult: llm.result,
+      });
+      if (settled !== undefined) return settled;
+      continue;
+    }
+
+    const phaseTwo = await runPhaseTwo(scope, step, plan.finishWithCalls);
+    const committed = await CommitStep.commit({
+      ...scope,
+      step,
+      messages: orderMessages(
+        [plan.assistantMessage],
+        [...phaseOne.results, ...phaseTwo.map(outcomeMessage), ...finishMessage(plan)],
+        plan.finishReminder === undefined ? [] : [plan.finishReminder],
+      ),
+      toolOutcomes: [...phaseOne.outcomes, ...phaseTwo],
+      rejectedCalls: rejectedCalls(plan),
+      returnState: agent.stopWhen !== undefined,
+    });
+    const finishWith = phaseTwo.find((outcome) => outcome.success);
+    const stop = outcomeOfStop(
+      shouldStopExecution({
+        agent,
+        stepResult: llm.result,
+        stepCount: step,
+        customState: committed.customState ?? {},
+        ...(plan.finishCall === undefined ? {} : { finishOutput: { output: plan.finishCall.output } }),
+        ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
+      }),
+      step,
+    );
+    if (stop !== undefined) return stop;
+  }
+}
+
+/** What a parked step leaves for resume(): its human calls, its finishWith calls and a valid `__finish__`. */
+function suspensionOf(runId: string, step: number, plan: StepProcessingPlan, hitlCalls: SuspensionRecord['hitlCalls']): SuspensionRecord {
+  return {
+    step,
+    stepId: checkpointIdFor(runId, step),
+    hitlCalls,
+    finishWithCalls: plan.finishWithCalls,
+    ...(plan.finishCall === undefined ? {} : { finishCall: { output: plan.finishCall.output, resultMessage: plan.finishCall.resultMessage } }),
+  };
+}
+
+function finishMessage(plan: StepProcessingPlan): IndexedMessage[] {
+  return plan.finishCall === undefined ? [] : [{ index: plan.finishCall.index, message: plan.finishCall.resultMessage }];
+}

@@ -1,0 +1,70 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+
+/** A client's answer to a pending call was stored: the owner workflow re-reads the store (the source of truth). */
+export interface SubmittedMessage {
+  kind: 'submitted';
+  toolCallId: string;
+}
+
+/** Re-check the store now (an interrupt or an abort arrived while the run waits). */
+export interface WakeMessage {
+  kind: 'wake';
+}
+
+/** What a run waiting on a human-answered call can receive on that call's topic. */
+export type CallMessage = SubmittedMessage | WakeMessage;
+
+/**
+ * A typed DBOS message channel: the topic and payload of one kind of message workflows exchange, declared once
+ * and used by both sender and receiver.
+ */
+export interface WorkflowChannel<TKey, TMessage> {
+  /** The DBOS topic for `key`. */
+  topic(key: TKey): string;
+  /** Send `message` to `workflowId` (an `idempotencyKey` makes repeated sends deliver once). */
+  send(workflowId: string, key: TKey, message: TMessage, idempotencyKey?: string): Promise<void>;
+  /** Workflow-body only: wait up to `timeoutMs` for a message; `null` on timeout. */
+  receive(key: TKey, timeoutMs: number): Promise<TMessage | null>;
+}
+
+/** Shortest recv timeout (DBOS takes seconds; sub-50 ms waits only spin). */
+const MIN_RECV_SECONDS = 0.05;
+
+function defineChannel<TKey, TMessage>(topic: (key: TKey) => string): WorkflowChannel<TKey, TMessage> {
+  return {
+    topic,
+    async send(workflowId, key, message, idempotencyKey) {
+      await DBOS.send(workflowId, message, topic(key), idempotencyKey);
+    },
+    async receive(key, timeoutMs) {
+      return DBOS.recv<TMessage>(topic(key), { timeoutSeconds: Math.max(MIN_RECV_SECONDS, timeoutMs / 1000) });
+    },
+  };
+}
+
+/**
+ * Messages about one human-answered call, on the topic `toolCallId`: `submitted` from submitToolResult (idempotency
+ * key `${workflowId}:${toolCallId}`), `wake` from interrupt/abort. The store holds the answer; the message only
+ * wakes the waiting run, so a lost message costs one recv timeout, never a result.
+ */
+export const callChannel: WorkflowChannel<string, CallMessage> = defineChannel((toolCallId: string) => toolCallId);
+
+/**
+ * Tell the workflow that owns a pending call that its answer is stored. Delivered once per (workflow, call).
+ *
+ * @example
+ * await notifySubmitted(ownerWorkflowId, toolCallId);
+ */
+export async function notifySubmitted(workflowId: string, toolCallId: string): Promise<void> {
+  await callChannel.send(workflowId, toolCallId, { kind: 'submitted', toolCallId }, `${workflowId}:${toolCallId}`);
+}
+
+/**
+ * Wake a workflow blocked on a call so it re-checks the store (interrupt flag, cancellation).
+ *
+ * @example
+ * await wakeCallWaiter(workflowId, toolCallId);
+ */
+export async function wakeCallWaiter(workflowId: string, toolCallId: string): Promise<void> {
+  await callChannel.send(workflowId, toolCallId, { kind: 'wake' });
+}
