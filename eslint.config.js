@@ -1,7 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 /** Modules that must never be imported at runtime by pure orchestration code. */
 const IMPURE_MODULES = ['@dbos-inc/*', 'pg', 'knex', 'ioredis', 'node:*', 'ai', '@ai-sdk/*'];
@@ -15,6 +15,10 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // Resolve the `.js` specifiers of our ESM sources to their `.ts` files, so path rules see real targets.
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
@@ -28,6 +32,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/require-await': 'off',
       'import-x/no-cycle': 'error',
+      // The layers of DESIGN.md: imports point down only.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './src/steps', from: ['./src/workflows', './src/executor'], message: 'steps/ never import workflows/ or executor/.' },
+            { target: './src/workflows', from: ['./src/executor'], message: 'workflows/ never import executor/.' },
+            {
+              target: './src/orchestration',
+              from: ['./src/steps', './src/workflows', './src/executor', './src/store', './src/stream', './src/usage', './src/llm'],
+              message: 'orchestration/ is pure: it imports only agent/, types/, errors/ and itself.',
+            },
+            {
+              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors'],
+              from: ['./src/steps', './src/workflows', './src/executor'],
+              message: 'Lower layers never import the runtime (steps/, workflows/, executor/).',
+            },
+          ],
+        },
+      ],
     },
   },
   {

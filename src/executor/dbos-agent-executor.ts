@@ -10,20 +10,17 @@ import {
   SessionIdRequiredError,
   SessionNotContinuableError,
   SessionNotFoundError,
-  StaleStateError,
   WorkspaceUnsupportedError,
 } from '../errors/index.js';
 import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
-import type { SuspensionRecord } from '../orchestration/hitl-types.js';
-import type { UserMessage } from '../types/message.js';
-import type { SessionState } from '../types/session.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
-import { RunLauncher, type TurnInput } from './run-launcher.js';
+import { RunLauncher } from './run-launcher.js';
+import { resumeTurnInput, takeForResume } from './resume-transitions.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
 import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
@@ -178,7 +175,7 @@ export class DBOSAgentExecutor {
       }
       // Validate a rewind target before taking the session: a throw after the swap would leave it `active` with no run.
       const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
-      if (!(await this.takeForResume(sessionId, state, parked))) {
+      if (!(await takeForResume(stateStore, sessionId, state, parked))) {
         const current = await stateStore.getCurrentRun(sessionId);
         if (current !== null && current.runId !== run?.runId) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
         continue; // another writer (e.g. a submission or a concurrent resume) changed the session: decide again
@@ -186,7 +183,7 @@ export class DBOSAgentExecutor {
       await stateStore.incrementResumeCount(sessionId);
       const runId = `run-${randomUUID()}`;
       if (rewindTo !== undefined) await rewindSession(stateStore, sessionId, rewindTo);
-      const turn = await this.resumeTurn(state.pendingClientToolCalls ?? {}, run, runId, sessionId, options);
+      const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, options);
       await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
       return this.launcher.startRun(any, sessionId, runId, turn, options);
     }
@@ -276,42 +273,5 @@ export class DBOSAgentExecutor {
     const initial = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
     await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: initial.customState, output: undefined, error: undefined });
     return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
-  }
-
-  /** The turn input of a resumed run: a parked step to settle, a rewind, or a message to append first. */
-  private async resumeTurn(
-    pending: Record<string, { submittedAt?: number }>,
-    run: { runId: string; metadata?: Record<string, unknown> } | null,
-    runId: string,
-    sessionId: string,
-    options: ResumeOptions,
-  ): Promise<TurnInput> {
-    const suspension = (run?.metadata as { suspension?: SuspensionRecord } | undefined)?.suspension;
-    const mode = options.mode ?? 'continue';
-    // Rewinding drops the parked step (and its pending calls) with everything after the checkpoint.
-    const open = mode !== 'from_checkpoint' && (suspension?.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ?? false);
-    const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
-    const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
-    return {
-      ...(userMessage === undefined ? {} : { userMessage }),
-      ...(run === null ? {} : { resume: { previousRunId: run.runId, ...(open && suspension !== undefined ? { suspension } : {}) } }),
-    };
-  }
-
-  /**
-   * Take the session for a resume, exactly once among concurrent callers. An interrupted/paused session swaps
-   * its status; a parked one stays `active`, so the swap clears `suspendedStepId` under the version read: a
-   * loser re-reads a session that is no longer parked and waits for the winner's run instead of starting one.
-   */
-  private async takeForResume(sessionId: string, state: SessionState, parked: boolean): Promise<boolean> {
-    const { stateStore } = this.config;
-    if (!parked) return (await stateStore.compareAndSetStatus(sessionId, [state.status], 'active', { expectedVersion: state.version })).ok;
-    try {
-      await stateStore.saveState(sessionId, { suspendedStepId: undefined }, { expectedVersion: state.version });
-      return true;
-    } catch (error) {
-      if (StaleStateError.isInstance(error)) return false;
-      throw error;
-    }
   }
 }

@@ -59,6 +59,12 @@ const cases: Array<[string, StopCheckInput, StopDecision]> = [
     { agent: stopStructured, stepResult: toolStep, stepCount: 1, customState: {} },
     { stop: true, reason: 'stop_when', status: 'completed' },
   ],
+  [
+    'settled step of an earlier run (no stepResult) with __finish__ completes',
+    { agent: textAgent, stepCount: 0, customState: {}, finishOutput: { output: 'done' } },
+    { stop: true, reason: 'finish_tool', status: 'completed', output: 'done' },
+  ],
+  ['settled step of an earlier run without a finish goes on to the LLM', { agent: textAgent, stepCount: 10, customState: {} }, { stop: false }],
 ];
 
 describe('shouldStopExecution', () => {
