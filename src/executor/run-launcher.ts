@@ -18,7 +18,8 @@ const ORPHANED_RUN_AFTER_MS = 2_000;
 export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
 
 /** The turn-specific part of a workflow input. */
-export type TurnInput = Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>;
+export type { TurnInput } from '../orchestration/resume-turn.js';
+import type { TurnInput } from '../orchestration/resume-turn.js';
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {

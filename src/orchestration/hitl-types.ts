@@ -1,4 +1,4 @@
-import type { PlannedToolCall } from './step-plan-types.js';
+import type { PlannedSubAgentCall, PlannedToolCall } from './step-plan-types.js';
 import type { ToolResultMessage, UserMessage } from '../types/message.js';
 import type { PendingClientToolCall } from '../types/session.js';
 
@@ -24,6 +24,8 @@ export interface SuspensionRecord {
   finishWithCalls: PlannedToolCall[];
   /** A valid `__finish__` in the same batch: its output (the run completes once the humans answered). */
   finishCall?: { output: unknown; resultMessage: ToolResultMessage };
+  /** Sub-agent calls whose children had not finished (parked for a human, or interrupted) when the step suspended. */
+  childCalls?: PlannedSubAgentCall[];
   /** Messages sent with a resume that did not settle the step: committed after the step's results, once it is. */
   tail?: UserMessage[];
 }

@@ -88,3 +88,26 @@ export function suspendedCheckpointId(stepId: string): string {
 export function isSuspendedCheckpointId(checkpointId: string): boolean {
   return checkpointId.endsWith(SUSPENDED_CHECKPOINT_SUFFIX);
 }
+
+/** FNV-1a over UTF-16 code units, 2 × 32 bits, as 16 hex characters (pure; not cryptographic). */
+function fnv1a64Hex(text: string): string {
+  let high = 0x811c9dc5;
+  let low = 0x050c5d1f;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    high = Math.imul(high ^ code, 0x01000193) >>> 0;
+    low = Math.imul(low ^ (code + index), 0x01000193) >>> 0;
+  }
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+}
+
+/**
+ * Run id of a sub-agent child run started by `toolCallId` in parent run `parentRunId`: deterministic (a replayed
+ * parent derives the same id) and of fixed length however deep the tree.
+ *
+ * @example
+ * childRunId('run-1', 'call_9') // 'run-sub-' + 16 hex characters
+ */
+export function childRunId(parentRunId: string, toolCallId: string): string {
+  return `run-sub-${fnv1a64Hex(`${parentRunId}\u0000${toolCallId}`)}`;
+}

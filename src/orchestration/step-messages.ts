@@ -31,6 +31,11 @@ export function errorMessage(call: PlannedToolCall, error: string): IndexedMessa
   return { index: call.index, message: resultMessage(call, { error }) };
 }
 
+/** A successful result for a call that did not run as a server tool (a sub-agent's output). */
+export function resultFor(call: PlannedToolCall, result: unknown): IndexedMessage {
+  return { index: call.index, message: resultMessage(call, { result }) };
+}
+
 /** Messages in conversation order: the given head (assistant message), results by call index, then a tail. */
 export function orderMessages(head: readonly Message[], results: readonly IndexedMessage[], tail: readonly Message[] = []): Message[] {
   const sorted = [...results].sort((left, right) => left.index - right.index);

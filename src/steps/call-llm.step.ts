@@ -53,7 +53,9 @@ export class CallLLMStep {
     let resetNeeded = needsStreamReset(input.workflowId);
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
-        await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence });
+        // A sub-agent writes into its root's stream: a physical cleanup there would drop other agents' chunks, so
+        // it relies on its own step_reset (readers drop that agent's earlier chunks of the step).
+        if (input.streamId === input.sessionId) await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence });
         await emitter.emit({ type: 'step_reset', attempt });
       }
       const startedAt = Date.now();

@@ -1,7 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { StaleStateError } from '../errors/index.js';
 import type { Message } from '../types/message.js';
-import type { RunStatus } from '../types/session.js';
+import type { RunStatus, SuspendedChildWait } from '../types/session.js';
+import type { ParentLink } from '../orchestration/workflow-input.js';
 import { checkpointIdFor, suspendedCheckpointId } from '../orchestration/ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
 import { collectAnswers, firesAfterToolOnResolve, isCallAnswered, planHitlAnnouncement, resolveSubmission } from '../orchestration/hitl-decisions.js';
@@ -40,6 +41,10 @@ export interface ParkInput extends RunScope {
   suspension: SuspensionRecord;
   /** Park even if answers arrived (an interrupt during the wait); leaves the run status and stream to the finish step. */
   force: boolean;
+  /** Set for a sub-agent run: the shared stream stays open and the parent's ref reads `paused_awaiting_client`. */
+  parent?: ParentLink;
+  /** Children the step waits for (a parent parks because a child parked): recorded on the session for resume(). */
+  awaitingChildren?: Record<string, SuspendedChildWait>;
 }
 
 
@@ -108,12 +113,12 @@ export class ClientToolStep {
     if (state === null) throw new Error('The session of this run no longer exists.');
     const now = Date.now();
     const answered = input.suspension.hitlCalls.some(({ call }) => isCallAnswered(state.pendingClientToolCalls?.[call.toolCallId], now));
-    if (answered && !input.force) return { parked: false };
+    if (answered && !input.force && input.awaitingChildren === undefined) return { parked: false };
     const stepId = checkpointIdFor(input.runId, input.step);
     try {
       await stateStore.saveStateAndPromoteStaging(
         input.sessionId,
-        { suspendedStepId: stepId, stepCount: input.step },
+        { suspendedStepId: stepId, stepCount: input.step, ...(input.awaitingChildren === undefined ? {} : { suspendedAwaitingChildren: input.awaitingChildren }) },
         input.messages,
         { checkpointId: suspendedCheckpointId(stepId), runId: input.runId, stepCount: input.step },
         { expectedVersion: state.version, stepId },
@@ -133,7 +138,8 @@ export class ClientToolStep {
     forgetHistory(input.sessionId);
     workflowHookManagers.unregister(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
-    await streamManager.endStream(input.streamId);
+    if (input.parent === undefined) await streamManager.endStream(input.streamId);
+    else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });
     // Last: `suspended_client_tool` is what lets resume() start a new run (from any process), which
     // reactivates the session stream. Published before endStream, a resume could be ended by this step.
     await recordSuspension('suspended_client_tool');

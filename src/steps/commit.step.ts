@@ -94,7 +94,7 @@ async function commitSettlingPending(
     try {
       const { newVersion } = await stateStore.saveStateAndPromoteStaging(
         input.sessionId,
-        { stepCount: input.step, pendingClientToolCalls: pending, suspendedStepId: undefined, ...completed },
+        { stepCount: input.step, pendingClientToolCalls: pending, suspendedStepId: undefined, suspendedAwaitingChildren: undefined, ...completed },
         input.messages,
         meta,
         { expectedVersion: state.version },

@@ -1,6 +1,10 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
+import type { ParentLink } from '../orchestration/workflow-input.js';
+import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
+import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
+import { ChunkEmitter } from './stream-writers.js';
 import type { CompletionReason } from '../types/session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
@@ -28,6 +32,8 @@ export interface FinishRunInput extends RunScope {
   output?: unknown;
   error?: string;
   stepCount: number;
+  /** Set for a sub-agent run: report to the parent's ref and stream, never end the shared stream. */
+  parent?: ParentLink;
 }
 
 /**
@@ -94,7 +100,8 @@ export class RunLifecycleStep {
     if (!superseded) {
       // End the stream before the session status changes: that status is what lets the next turn start
       // (from any process) and reactivate the stream, which this step must not end afterwards.
-      await streamManager.endStream(input.streamId, input.output);
+      if (input.parent === undefined) await streamManager.endStream(input.streamId, input.output);
+      else await reportToParent(dependencies.stateStore, streamManager, input);
       if (input.status === 'completed') {
         await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
       } else if (input.status === 'failed') {
@@ -147,4 +154,29 @@ async function settleHealedCalls(stateStore: SessionStateStore, sessionId: strin
       value: undefined,
     };
   });
+}
+
+/**
+ * A sub-agent run ended: update the parent's ref and write `subagent_end` under the parent's identity, after the
+ * child's own last chunk. The shared stream stays open (the reference's skipStreamClose).
+ */
+async function reportToParent(stateStore: SessionStateStore, streamManager: StreamManager, input: FinishRunInput): Promise<void> {
+  const parent = input.parent;
+  if (parent === undefined) return;
+  const outcome = childOutcomeOf({ status: input.status, output: input.output, ...(input.error === undefined ? {} : { error: input.error }) });
+  await stateStore.updateSubSessionRef(parent.sessionId, input.sessionId, {
+    status: refStatusOf(outcome),
+    ...(outcome.kind === 'result' ? { output: outcome.output } : {}),
+    ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
+  });
+  if (outcome.kind === 'interrupted') return;
+  const emitter = new ChunkEmitter(streamManager, input.streamId, parent.sessionId, parent.agentType, parent.step);
+  await emitter.emit({
+    type: 'subagent_end',
+    subAgentType: input.agentType,
+    subSessionId: input.sessionId,
+    callId: parent.callId,
+    result: outcome.kind === 'result' ? outcome.output : { error: outcome.kind === 'error' ? outcome.error : 'interrupted' },
+  });
+  await emitter.flush();
 }

@@ -92,7 +92,8 @@ export function bindCallLLMStep(llmAdapter: LLMAdapter, streamManager?: StreamMa
 }
 
 /**
- * Register an agent in this process so recovered workflows can find its tools and hooks. `execute()`,
+ * Register an agent (and the agents of its sub-agent tools) in this process so recovered workflows can find
+ * their tools and hooks. `execute()`,
  * `resume()` and `retry()` call it; a process that only recovers runs must call it before `DBOS.launch()`.
  * Idempotent; re-registering a name with a different definition replaces it (last writer wins) with a warning.
  *
@@ -102,6 +103,20 @@ export function bindCallLLMStep(llmAdapter: LLMAdapter, streamManager?: StreamMa
  * await DBOS.launch(); // recovers pending research runs
  */
 export function registerAgent(agent: AnyAgentConfig): void {
+  registerTree(agent, new Set());
+}
+
+/** Register an agent and, recursively, the agents of its sub-agent tools (their child runs may be recovered here). */
+function registerTree(agent: AnyAgentConfig, seen: Set<AnyAgentConfig>): void {
+  if (seen.has(agent)) return;
+  seen.add(agent);
+  registerOne(agent);
+  for (const tool of agent.tools ?? []) {
+    if (tool.kind === 'subagent') registerTree(tool.agent, seen);
+  }
+}
+
+function registerOne(agent: AnyAgentConfig): void {
   let slot = agents.get(agent.name);
   if (slot === undefined) {
     slot = new Slot<AnyAgentConfig>();

@@ -3,14 +3,8 @@ import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { hookManagerFor, resolveRegisteredAgent, runtimeDependencies, type RuntimeDependencies } from './runtime-registry.js';
 import { ChunkEmitter } from './stream-writers.js';
 
-/** Identity every durable step of an agent run receives (JSON, small). */
-export interface RunScope {
-  sessionId: string;
-  runId: string;
-  agentType: string;
-  streamId: string;
-  workflowId: string;
-}
+export type { RunScope } from '../orchestration/workflow-input.js';
+import type { RunScope } from '../orchestration/workflow-input.js';
 
 /** What a step body works with: bound dependencies, the agent, its hooks and a chunk emitter. */
 export interface StepEnvironment {

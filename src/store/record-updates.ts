@@ -17,7 +17,7 @@ export type RunPatch = Partial<Pick<RunRecord, 'stepCount' | 'completionReason' 
  * @example
  * const patch: SubSessionRefPatch = { status: 'completed', completionDelivered: true };
  */
-export type SubSessionRefPatch = Partial<Omit<SubSessionRef, 'subSessionId' | 'createdAt'>>;
+export type SubSessionRefPatch = Partial<Omit<SubSessionRef, 'subSessionId' | 'startedAt'>>;
 
 /**
  * Apply a run status update: the status plus every defined field of `patch` (deep-copied).
@@ -34,15 +34,17 @@ export function applyRunPatch(run: RunRecord, status: RunStatus, patch: RunPatch
 }
 
 /**
- * Apply a sub-session ref patch: every defined field (deep-copied); `updatedAt` defaults to `now`.
+ * Apply a sub-session ref patch: every defined field (deep-copied); `completedAt` defaults to `now` when the
+ * patch moves the ref to a terminal status (completed, failed, interrupted, terminated).
  *
  * @example
  * const next = applySubSessionRefPatch(ref, { status: 'completed', completionDelivered: true }, Date.now());
  */
 export function applySubSessionRefPatch(ref: SubSessionRef, patch: SubSessionRefPatch, now: number): SubSessionRef {
-  const next: SubSessionRef = { ...ref, updatedAt: now };
+  const terminal = patch.status !== undefined && patch.status !== 'running' && patch.status !== 'paused_awaiting_client';
+  const next: SubSessionRef = { ...ref, ...(terminal ? { completedAt: now } : {}) };
   for (const [key, value] of Object.entries(patch)) {
-    if (key === 'subSessionId' || key === 'createdAt' || value === undefined) continue;
+    if (key === 'subSessionId' || key === 'startedAt' || value === undefined) continue;
     (next as unknown as Record<string, unknown>)[key] = cloneJson(value, `subSessionRef.${key}`);
   }
   return next;
@@ -68,7 +70,7 @@ export function buildRunRecord(sessionId: string, input: CreateRunInput, nextTur
  * A deep copy of a sub-session ref to insert; throws InvalidArgumentError for a missing id or bad mode.
  *
  * @example
- * const row = prepareSubSessionRef({ subSessionId: 'c1', agentType: 'child', parentToolCallId: 't1', mode: 'ephemeral', status: 'running', createdAt: Date.now() });
+ * const row = prepareSubSessionRef({ subSessionId: 'c1', agentType: 'child', parentToolCallId: 't1', mode: 'ephemeral', status: 'running', startedAt: Date.now() });
  */
 export function prepareSubSessionRef(ref: SubSessionRef): SubSessionRef {
   assertIdentifier(ref.subSessionId, 'subSessionId');

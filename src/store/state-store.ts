@@ -160,11 +160,11 @@ export interface SessionStateStore {
   // ── Sub-sessions ─────────────────────────────────────────────────────────
   /** Insert refs; an existing subSessionId is left as it is. An absent `completionDelivered` means "not delivered". */
   addSubSessionRefs(sessionId: string, refs: SubSessionRef[]): Promise<void>;
-  /** Patch one ref (defined fields only; `updatedAt` defaults to now). Unknown ref: InvalidArgumentError. */
+  /** Patch one ref (defined fields only; `completedAt` defaults to now on a terminal status). Unknown ref: InvalidArgumentError. */
   updateSubSessionRef(
     sessionId: string,
     subSessionId: string,
-    patch: Partial<Omit<SubSessionRef, 'subSessionId' | 'createdAt'>>,
+    patch: Partial<Omit<SubSessionRef, 'subSessionId' | 'startedAt'>>,
   ): Promise<void>;
   getSubSessionRefs(sessionId: string): Promise<SubSessionRef[]>;
 

@@ -229,13 +229,16 @@ export interface SubSessionRef {
   mode: 'ephemeral' | 'persistent';
   /** Companion name (persistent children only). */
   name?: string;
-  status: 'running' | 'completed' | 'failed' | 'interrupted' | 'terminated';
+  /** `paused_awaiting_client`: the child waits (parked) for a human. */
+  status: 'running' | 'completed' | 'failed' | 'interrupted' | 'terminated' | 'paused_awaiting_client';
   /** True once a non-blocking companion's completion was delivered to the parent. */
   completionDelivered?: boolean;
   output?: unknown;
   error?: string;
-  createdAt: number;
-  updatedAt?: number;
+  /** When the child was started (epoch ms). */
+  startedAt: number;
+  /** When the child reached a terminal status (set by a patch to completed/failed/interrupted/terminated). */
+  completedAt?: number;
 }
 
 /** One tool's staged state writes for a step, promoted atomically at the step boundary. */

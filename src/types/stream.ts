@@ -39,17 +39,19 @@ export interface StatePatchChunk extends ChunkBase { type: 'state_patch'; patche
 export interface CustomChunk extends ChunkBase { type: 'custom'; eventName: string; data: unknown }
 export interface SubAgentStartChunk extends ChunkBase {
   type: 'subagent_start';
-  subAgentId: string;
   subAgentType: string;
-  toolCallId: string;
+  /** The sub-agent's session id; its own chunks carry it as `agentId`. */
+  subSessionId: string;
+  /** The tool call that spawned the sub-agent. */
+  callId: string;
 }
 export interface SubAgentEndChunk extends ChunkBase {
   type: 'subagent_end';
-  subAgentId: string;
   subAgentType: string;
-  toolCallId: string;
+  subSessionId: string;
+  callId: string;
+  /** The sub-agent's output, or `{ error }` when it did not complete. */
   result?: unknown;
-  error?: string;
 }
 export interface ErrorChunk extends ChunkBase { type: 'error'; error: string; code?: string; recoverable: boolean }
 export interface OutputChunk extends ChunkBase { type: 'output'; output: unknown }

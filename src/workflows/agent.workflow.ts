@@ -1,9 +1,12 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
+import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
+import { bindChildStarter } from './sub-agent-dispatch.js';
 import { runTurn } from './turn-loop.js';
+import { childDoneChannel } from './workflow-messages.js';
 import { finished, type AgentWorkflowInput, type TurnOutcome } from './turn-types.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
@@ -31,20 +34,36 @@ export class AgentWorkflows {
     } catch (error) {
       outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
     }
-    if (outcome.kind === 'parked') {
-      return {
-        sessionId: scope.sessionId,
-        runId: scope.runId,
-        status: 'suspended_client_tool',
-        completionReason: 'suspended',
-        stepCount: outcome.stepCount,
-        suspended: { reason: 'client_tool', toolCallIds: outcome.toolCallIds, stepId: outcome.stepId },
-      };
+    const result = await recordOutcome(scope, input, outcome);
+    if (input.parent !== undefined) {
+      await childDoneChannel.send(input.parent.workflowId, input.parent.callId, { kind: 'child_done', childSessionId: input.sessionId });
     }
-    const { kind: _kind, ...result } = outcome;
-    return RunLifecycleStep.finish({ ...scope, ...result });
+    return result;
   }
 }
+
+async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome): Promise<AgentResult> {
+  if (outcome.kind === 'parked') {
+    return {
+      sessionId: scope.sessionId,
+      runId: scope.runId,
+      status: 'suspended_client_tool',
+      completionReason: 'suspended',
+      stepCount: outcome.stepCount,
+      suspended: { reason: outcome.reason, toolCallIds: outcome.toolCallIds, stepId: outcome.stepId },
+    };
+  }
+  const { kind: _kind, ...result } = outcome;
+  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }) });
+}
+
+// Child runs (sub-agents) start the same workflow function; the dispatch module cannot import this one.
+// DBOS needs the registered (decorated) static method itself, not a wrapper.
+bindChildStarter((input) => {
+  markWorkflowStartedHere(input.workflowId);
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+});
 
 /**
  * Evaluate the DBOS workflow decorators of the agent runtime. Call before `DBOS.launch()`; idempotent (the

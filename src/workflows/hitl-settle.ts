@@ -6,16 +6,18 @@ import { orderMessages, outcomeMessage, resolutionMessage, type IndexedMessage }
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { ClientToolStep } from '../steps/client-tool.step.js';
 import { CommitStep } from '../steps/commit.step.js';
-import { waitForHumans } from './hitl-wait.js';
-import { runApproved, runPhaseTwo } from './tool-dispatch.js';
+import type { SuspendedChildWait } from '../types/session.js';
+import { waitForHumans, type HitlWaitOutcome } from './hitl-wait.js';
+import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
+import { childMessage, isFinished, runApproved, runPhaseTwo } from './tool-dispatch.js';
 import { finished, outcomeOfStop, type TurnContext, type TurnOutcome } from './turn-types.js';
 
-/** A step whose human-answered calls are to be settled. */
+/** A step that waits for humans or for sub-agent children, to be settled. */
 export interface SettleInput {
   step: number;
   /** The step's assistant message (empty when a resumed run settles a step of an earlier run). */
   head: Message[];
-  /** Results the step already has (phase 1, rejected calls). */
+  /** Results the step already has (phase 1, rejected calls, finished children). */
   priorResults: IndexedMessage[];
   priorOutcomes: ToolOutcome[];
   suspension: SuspensionRecord;
@@ -24,27 +26,44 @@ export interface SettleInput {
   stepResult?: StepResult;
   /** Messages to commit after the step's results (a resume's user message). */
   tail?: Message[];
+  /** Children still waiting after phase 1; absent on a resumed run, which continues `suspension.childCalls`. */
+  waitingChildren?: ChildCallOutcome[];
 }
 
+/** Attempts to park for children while other writers (a child's ownership write on the root) move the version. */
+const MAX_PARK_ATTEMPTS = 20;
+
 /**
- * Wait for (or drain) a step's human-answered calls, run what they unlock (approved tools, then the step's
- * finishWith tools), commit the step and check whether the run stops (`shouldStopExecution`, the one stop path).
- * Returns the turn's outcome when it ends here (parked, interrupted, finished), `undefined` to go on.
+ * Settle a step that waits: first its sub-agent children (a resumed run continues them per the cascade table),
+ * parking again if one still waits for a human or ending `interrupted` if one was interrupted; then its humans
+ * (warm, then parked); then what the answers unlock (approved tools, the step's finishWith tools), the commit and
+ * the stop check (`shouldStopExecution`, the one stop path). Returns the turn's outcome when it ends here
+ * (parked, interrupted, finished), `undefined` to go on with the next LLM call.
  */
-export async function settleHumans(context: TurnContext, settle: SettleInput): Promise<TurnOutcome | undefined> {
+export async function settleStep(context: TurnContext, settle: SettleInput): Promise<TurnOutcome | undefined> {
   const { agent, scope, input } = context;
-  const { step, suspension } = settle;
-  const waited = await waitForHumans(scope, {
-    step,
-    calls: suspension.hitlCalls,
-    rootSessionId: input.rootSessionId,
-    warmWindowMs: input.warmWindowMs,
-    messages: orderMessages(settle.head, settle.priorResults),
-    toolOutcomes: settle.priorOutcomes,
-    suspension,
-  });
+  const { step } = settle;
+  const children = settle.waitingChildren ?? (await runChildren(context, step, settle.suspension.childCalls ?? [], 'continue'));
+  const priorResults = [...settle.priorResults, ...children.filter(({ outcome }) => isFinished(outcome)).map(childMessage)];
+  const waiting = children.filter(({ outcome }) => !isFinished(outcome));
+  const suspension: SuspensionRecord = { ...settle.suspension, ...(waiting.length === 0 ? { childCalls: [] } : { childCalls: waiting.map(({ call }) => call) }) };
+  if (waiting.length > 0) return parkForChildren(context, { ...settle, priorResults, suspension }, waiting);
+
+  const waited: HitlWaitOutcome =
+    suspension.hitlCalls.length === 0
+      ? { kind: 'answered', submissions: {}, expired: [] }
+      : await waitForHumans(scope, {
+          step,
+          calls: suspension.hitlCalls,
+          rootSessionId: input.rootSessionId,
+          warmWindowMs: input.warmWindowMs,
+          messages: orderMessages(settle.head, priorResults),
+          toolOutcomes: settle.priorOutcomes,
+          suspension,
+          ...(input.parent === undefined ? {} : { parent: input.parent }),
+        });
   if (waited.kind === 'parked') {
-    return { kind: 'parked', stepCount: step, toolCallIds: suspension.hitlCalls.map(({ call }) => call.toolCallId), stepId: suspension.stepId };
+    return { kind: 'parked', stepCount: step, toolCallIds: suspension.hitlCalls.map(({ call }) => call.toolCallId), stepId: suspension.stepId, reason: 'client_tool' };
   }
   if (waited.kind === 'interrupted') return finished('interrupted', 'interrupted', step, waited.reason === undefined ? {} : { error: waited.reason });
 
@@ -69,7 +88,7 @@ export async function settleHumans(context: TurnContext, settle: SettleInput): P
     messages: orderMessages(
       settle.head,
       [
-        ...settle.priorResults,
+        ...priorResults,
         ...resolutions.filter((resolution) => resolution.outcome !== 'run').map(resolutionMessage),
         ...approved.map(outcomeMessage),
         ...phaseTwo.map(outcomeMessage),
@@ -92,4 +111,37 @@ export async function settleHumans(context: TurnContext, settle: SettleInput): P
     ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
   });
   return outcomeOfStop(decision, step);
+}
+
+/**
+ * Children still wait (for a human) or were interrupted: announce this step's own human calls, commit the
+ * suspension and end the run — parked (resume() continues the tree) or `interrupted` when a child was interrupted.
+ */
+async function parkForChildren(context: TurnContext, settle: SettleInput, waiting: ChildCallOutcome[]): Promise<TurnOutcome> {
+  const { scope, input } = context;
+  const { step, suspension } = settle;
+  const interrupted = waiting.some(({ outcome }) => outcome.kind === 'interrupted');
+  if (suspension.hitlCalls.length > 0) {
+    await ClientToolStep.suspend({ ...scope, step, calls: suspension.hitlCalls, rootSessionId: input.rootSessionId });
+  }
+  const awaitingChildren: Record<string, SuspendedChildWait> = Object.fromEntries(
+    waiting.map(({ call }) => [call.toolCallId, { childSessionId: call.childSessionId, toolCallId: call.toolCallId, agentType: call.agentType }]),
+  );
+  for (let attempt = 1; ; attempt += 1) {
+    const { parked } = await ClientToolStep.park({
+      ...scope,
+      step,
+      messages: orderMessages(settle.head, settle.priorResults),
+      toolOutcomes: settle.priorOutcomes,
+      suspension,
+      force: interrupted,
+      awaitingChildren,
+      ...(input.parent === undefined ? {} : { parent: input.parent }),
+    });
+    if (parked || attempt >= MAX_PARK_ATTEMPTS) break;
+  }
+  if (interrupted) return finished('interrupted', 'interrupted', step, { error: 'A sub-agent was interrupted.' });
+  const childIds = waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : []));
+  const ownIds = suspension.hitlCalls.map(({ call }) => call.toolCallId);
+  return { kind: 'parked', stepCount: step, toolCallIds: [...ownIds, ...childIds], stepId: suspension.stepId, reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children' };
 }

@@ -4,6 +4,7 @@ import { ClientToolStep } from '../steps/client-tool.step.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { HitlCall, Submission, SuspensionRecord } from '../orchestration/hitl-types.js';
 import type { RunScope } from '../steps/step-scope.js';
+import type { ParentLink } from '../orchestration/workflow-input.js';
 import type { Message } from '../types/message.js';
 import { callChannel } from './workflow-messages.js';
 
@@ -24,6 +25,8 @@ export interface HitlWaitInput {
   messages: Message[];
   toolOutcomes: ToolOutcome[];
   suspension: SuspensionRecord;
+  /** Set for a sub-agent run (parking keeps the shared stream open). */
+  parent?: ParentLink;
 }
 
 /**
@@ -41,7 +44,7 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
   for (;;) {
     const polled = await ClientToolStep.poll({ ...scope, toolCallIds: ids });
     if (polled.interrupted) {
-      await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: true });
+      await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: true, ...parentOf(input) });
       return { kind: 'interrupted', ...(polled.interruptReason === undefined ? {} : { reason: polled.interruptReason }) };
     }
     const open = openCallIds(ids, polled);
@@ -49,11 +52,15 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
     if (first === undefined) return { kind: 'answered', submissions: polled.submissions, expired: polled.expired };
     const now = await DBOS.now();
     if (now >= warmUntil) {
-      const { parked } = await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: false });
+      const { parked } = await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: false, ...parentOf(input) });
       if (parked) return { kind: 'parked' };
       continue;
     }
     const wakeAt = Math.min(warmUntil, ...deadlines.filter((deadline) => deadline > now));
     await callChannel.receive(first, wakeAt - now);
   }
+}
+
+function parentOf(input: HitlWaitInput): { parent?: ParentLink } {
+  return input.parent === undefined ? {} : { parent: input.parent };
 }

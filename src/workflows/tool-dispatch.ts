@@ -1,14 +1,17 @@
 import type { AnyAgentConfig, ClientTool } from '../agent/index.js';
 import { findEffectiveTool, type PlannedToolCall, type StepProcessingPlan } from '../orchestration/index.js';
 import type { HitlCall } from '../orchestration/hitl-types.js';
-import { errorMessage, outcomeMessage, type IndexedMessage } from '../orchestration/step-messages.js';
+import { errorMessage, outcomeMessage, resultFor, type IndexedMessage } from '../orchestration/step-messages.js';
+import type { ChildOutcome } from '../orchestration/sub-agents.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { ApprovalGateStep } from '../steps/approval-gate.step.js';
 import type { RejectedToolCall } from '../steps/commit.step.js';
 import { ExecuteToolStep } from '../steps/execute-tool.step.js';
 import type { RunScope } from '../steps/step-scope.js';
+import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
+import type { TurnContext } from './turn-types.js';
 
-const UNSUPPORTED_YET = 'This tool cannot run in the current runtime version: sub-agent and companion tools are not enabled yet.';
+const UNSUPPORTED_YET = 'This tool cannot run in the current runtime version: companion tools are not enabled yet.';
 
 /** What phase 1 of a step produced: results so far, and the calls that wait for humans. */
 export interface PhaseOneResult {
@@ -18,14 +21,18 @@ export interface PhaseOneResult {
   results: IndexedMessage[];
   /** Client tools and approval-gated calls whose gate requires a human. */
   hitlCalls: HitlCall[];
+  /** Sub-agent children that have not finished (waiting for a human, or interrupted): the step suspends for them. */
+  waitingChildren: ChildCallOutcome[];
 }
 
 /**
- * Phase 1 of a step: evaluate approval gates (a checkpointed step each), then run the regular server tools and
- * ungated calls in parallel, each its own durable step. Client tools and gated calls are returned to wait for
- * humans; sub-agent and companion calls are answered with an error until they are enabled.
+ * Phase 1 of a step: evaluate approval gates (a checkpointed step each), then run the regular server tools,
+ * ungated calls and sub-agent children in parallel (each tool its own durable step, each child its own child
+ * workflow). Client tools and gated calls are returned to wait for humans, unfinished children to be waited for;
+ * companion calls are answered with an error until they are enabled.
  */
-export async function runPhaseOne(agent: AnyAgentConfig, scope: RunScope, step: number, plan: StepProcessingPlan): Promise<PhaseOneResult> {
+export async function runPhaseOne(context: TurnContext, step: number, plan: StepProcessingPlan): Promise<PhaseOneResult> {
+  const { agent, scope } = context;
   const gated: HitlCall[] = [];
   const ungated: PlannedToolCall[] = [];
   for (const call of plan.approvalCalls) {
@@ -33,15 +40,21 @@ export async function runPhaseOne(agent: AnyAgentConfig, scope: RunScope, step: 
     if (required) gated.push({ call, kind: 'approval', approvalId: call.toolCallId });
     else ungated.push(call);
   }
-  const outcomes = await Promise.all([...plan.serverToolCalls, ...ungated].map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })));
+  // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
+  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })));
+  const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
+  const outcomes = await tools;
+  const finishedChildren = children.filter(({ outcome }) => isFinished(outcome));
   return {
     outcomes,
     results: [
       ...plan.toolErrors.map((failure) => ({ index: failure.index, message: failure.resultMessage })),
-      ...[...plan.subAgentCalls, ...plan.companionCalls].map((call) => errorMessage(call, UNSUPPORTED_YET)),
+      ...plan.companionCalls.map((call) => errorMessage(call, UNSUPPORTED_YET)),
       ...outcomes.map(outcomeMessage),
+      ...finishedChildren.map(childMessage),
     ],
     hitlCalls: [...plan.clientToolCalls.map((call) => clientCall(agent, call)), ...gated],
+    waitingChildren: children.filter(({ outcome }) => !isFinished(outcome)),
   };
 }
 
@@ -61,11 +74,21 @@ export async function runApproved(scope: RunScope, step: number, calls: PlannedT
 export function rejectedCalls(plan: StepProcessingPlan): RejectedToolCall[] {
   return [
     ...plan.toolErrors.map(({ toolCallId, toolName, error }) => ({ toolCallId, toolName, error })),
-    ...[...plan.subAgentCalls, ...plan.companionCalls].map(({ toolCallId, toolName }) => ({ toolCallId, toolName, error: UNSUPPORTED_YET })),
+    ...plan.companionCalls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName, error: UNSUPPORTED_YET })),
   ];
 }
 
 function clientCall(agent: AnyAgentConfig, call: PlannedToolCall): HitlCall {
   const tool = findEffectiveTool(agent, call.toolName) as ClientTool | undefined;
   return { call, kind: 'client', approvalId: call.toolCallId, ...(tool?.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }) };
+}
+
+/** A child that finished (with a result or an error) rather than one the step must wait for. */
+export function isFinished(outcome: ChildOutcome): boolean {
+  return outcome.kind === 'result' || outcome.kind === 'error';
+}
+
+/** The tool result message of a finished child (`toolName: 'subagent__<type>'`): its output, or an error for the model. */
+export function childMessage({ call, outcome }: ChildCallOutcome): IndexedMessage {
+  return outcome.kind === 'result' ? resultFor(call, outcome.output) : errorMessage(call, outcome.kind === 'error' ? outcome.error : 'The sub-agent did not finish.');
 }

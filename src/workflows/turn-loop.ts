@@ -4,7 +4,7 @@ import { checkpointIdFor } from '../orchestration/ids.js';
 import { orderMessages, outcomeMessage, type IndexedMessage } from '../orchestration/step-messages.js';
 import { CallLLMStep } from '../steps/call-llm.step.js';
 import { CommitStep } from '../steps/commit.step.js';
-import { settleHumans } from './hitl-settle.js';
+import { settleStep } from './hitl-settle.js';
 import { rejectedCalls, runPhaseOne, runPhaseTwo } from './tool-dispatch.js';
 import { finished, outcomeOfStop, type TurnContext, type TurnOutcome } from './turn-types.js';
 
@@ -19,7 +19,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
   if (suspension !== undefined) {
     // Messages of earlier resumes that parked again are carried in the record until the step settles.
     const tail = [...(suspension.tail ?? []), ...(input.userMessage === undefined ? [] : [input.userMessage])];
-    const settled = await settleHumans(context, {
+    const settled = await settleStep(context, {
       step: 0,
       head: [],
       priorResults: [],
@@ -35,10 +35,10 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence });
     if (llm.kind === 'interrupted') return finished('interrupted', 'interrupted', step - 1, llm.reason === undefined ? {} : { error: llm.reason });
     const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });
-    const phaseOne = await runPhaseOne(agent, scope, step, plan);
+    const phaseOne = await runPhaseOne(context, step, plan);
 
-    if (phaseOne.hitlCalls.length > 0) {
-      const settled = await settleHumans(context, {
+    if (phaseOne.hitlCalls.length > 0 || phaseOne.waitingChildren.length > 0) {
+      const settled = await settleStep(context, {
         step,
         head: [plan.assistantMessage],
         priorResults: phaseOne.results,
@@ -46,6 +46,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
         suspension: suspensionOf(input.runId, step, plan, phaseOne.hitlCalls),
         previousRunId: input.runId,
         stepResult: llm.result,
+        waitingChildren: phaseOne.waitingChildren,
       });
       if (settled !== undefined) return settled;
       continue;

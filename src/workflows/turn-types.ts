@@ -1,27 +1,9 @@
 import type { AnyAgentConfig } from '../agent/index.js';
 import type { StopDecision } from '../orchestration/index.js';
-import type { SuspensionRecord } from '../orchestration/hitl-types.js';
-import type { RunScope } from '../steps/step-scope.js';
-import type { UserMessage } from '../types/message.js';
+import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
 import type { CompletionReason } from '../types/session.js';
 
-/** Arguments of the standard-mode agent workflow (small JSON: ids and the turn's input only). */
-export interface AgentWorkflowInput extends RunScope {
-  /** Stream sequence when the run started. */
-  startSequence: number;
-  userMessage?: UserMessage;
-  initialState?: Record<string, unknown>;
-  /** Root of the session tree (the session itself for top-level runs). */
-  rootSessionId: string;
-  /** How long a human-in-the-loop wait stays warm before the run parks. */
-  warmWindowMs: number;
-  /** Set when this run continues an earlier one (resume/retry). */
-  resume?: {
-    previousRunId: string;
-    /** A parked (or interrupted-while-waiting) step to settle before the next LLM call. */
-    suspension?: SuspensionRecord;
-  };
-}
+export type { AgentWorkflowInput } from '../orchestration/workflow-input.js';
 
 /** How a turn ended: finished (the finish step records it) or parked waiting for humans (already recorded). */
 export type TurnOutcome =
@@ -33,7 +15,7 @@ export type TurnOutcome =
       output?: unknown;
       error?: string;
     }
-  | { kind: 'parked'; stepCount: number; toolCallIds: string[]; stepId: string };
+  | { kind: 'parked'; stepCount: number; toolCallIds: string[]; stepId: string; reason: 'client_tool' | 'awaiting_children' };
 
 /** What the parts of a turn share: the agent, the run's identity and input, and progress for error reporting. */
 export interface TurnContext {

@@ -68,3 +68,15 @@ export async function notifySubmitted(workflowId: string, toolCallId: string): P
 export async function wakeCallWaiter(workflowId: string, toolCallId: string): Promise<void> {
   await callChannel.send(workflowId, toolCallId, { kind: 'wake' });
 }
+
+/** A sub-agent run ended or parked: the parent fetches its result from DBOS (the message only wakes it). */
+export interface ChildDoneMessage {
+  kind: 'child_done';
+  childSessionId: string;
+}
+
+/**
+ * Messages from a sub-agent run to the parent run waiting for it, on the topic `child:${callId}`. Sent from the
+ * child's workflow body (exactly once per child run).
+ */
+export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defineChannel((callId: string) => `child:${callId}`);

@@ -32,13 +32,13 @@ function refFromRow(row: SubSessionRefRow): SubSessionRef {
     parentToolCallId: row.parent_tool_call_id,
     mode: row.mode,
     status: row.status,
-    createdAt: toNumber(row.created_at) ?? 0,
+    startedAt: toNumber(row.created_at) ?? 0,
   };
   if (row.name !== null) ref.name = row.name;
   if (row.completion_delivered !== null) ref.completionDelivered = row.completion_delivered;
   if (row.output !== null) ref.output = row.output;
   if (row.error !== null) ref.error = row.error;
-  if (row.updated_at !== null) ref.updatedAt = toNumber(row.updated_at);
+  if (row.updated_at !== null) ref.completedAt = toNumber(row.updated_at);
   return ref;
 }
 
@@ -53,8 +53,8 @@ function refToRecord(ref: SubSessionRef): Record<string, unknown> {
     completion_delivered: ref.completionDelivered ?? null,
     output: ref.output ?? null,
     error: ref.error ?? null,
-    created_at: ref.createdAt,
-    updated_at: ref.updatedAt ?? null,
+    created_at: ref.startedAt,
+    updated_at: ref.completedAt ?? null,
   };
 }
 

@@ -76,7 +76,7 @@ export function defineSessionContract(context: ContractContext): void {
       await context.store.createCheckpoint(id, { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 });
       await context.store.stageChanges(id, { stepId: 'r1:2', stagingKey: 'k', patches: [{ op: 'add', path: '/a', value: 1 }] });
       await context.store.addSubSessionRefs(id, [
-        { subSessionId: `${id}-sub`, agentType: 'c', parentToolCallId: 't', mode: 'ephemeral', status: 'running', createdAt: 1 },
+        { subSessionId: `${id}-sub`, agentType: 'c', parentToolCallId: 't', mode: 'ephemeral', status: 'running', startedAt: 1 },
       ]);
       await context.store.setInterruptFlag(id, 'stop');
       await context.store.deleteSession(id);

@@ -12,7 +12,7 @@ export function defineSubSessionContract(context: ContractContext): void {
   describe('sub-session refs', () => {
     it('adds refs (existing ids are kept), updates them and lists them in insertion order', async () => {
       const { sessionId: id } = await context.createSession('refs');
-      const ephemeral: SubSessionRef = { subSessionId: `${id}-sub-t1`, agentType: 'researcher', parentToolCallId: 't1', mode: 'ephemeral', status: 'running', createdAt: 100 };
+      const ephemeral: SubSessionRef = { subSessionId: `${id}-sub-t1`, agentType: 'researcher', parentToolCallId: 't1', mode: 'ephemeral', status: 'running', startedAt: 100 };
       const companion: SubSessionRef = {
         subSessionId: `${id}-agent-helper`,
         agentType: 'helper',
@@ -21,7 +21,7 @@ export function defineSubSessionContract(context: ContractContext): void {
         name: 'helper',
         status: 'running',
         completionDelivered: false,
-        createdAt: 200,
+        startedAt: 200,
       };
       await context.store.addSubSessionRefs(id, [ephemeral, companion]);
       await context.store.addSubSessionRefs(id, [{ ...ephemeral, status: 'failed', agentType: 'changed' }]);
@@ -29,7 +29,9 @@ export function defineSubSessionContract(context: ContractContext): void {
       await context.store.updateSubSessionRef(id, companion.subSessionId, { status: 'completed', completionDelivered: true, output: { summary: 'done' } });
       const [, updated] = await context.store.getSubSessionRefs(id);
       expect(updated).toMatchObject({ ...companion, status: 'completed', completionDelivered: true, output: { summary: 'done' } });
-      expect(typeof updated?.updatedAt).toBe('number');
+      expect(typeof updated?.completedAt).toBe('number');
+      await context.store.updateSubSessionRef(id, ephemeral.subSessionId, { status: 'paused_awaiting_client' });
+      expect((await context.store.getSubSessionRefs(id))[0]?.completedAt).toBeUndefined();
     });
 
     it('rejects unknown refs and sessions', async () => {
@@ -37,7 +39,7 @@ export function defineSubSessionContract(context: ContractContext): void {
       await expectCode(context.store.updateSubSessionRef(id, 'nope', { status: 'completed' }), 'INVALID_ARGUMENT');
       await expectCode(
         context.store.addSubSessionRefs(context.sessionId('missing'), [
-          { subSessionId: 'x', agentType: 'a', parentToolCallId: 't', mode: 'ephemeral', status: 'running', createdAt: 1 },
+          { subSessionId: 'x', agentType: 'a', parentToolCallId: 't', mode: 'ephemeral', status: 'running', startedAt: 1 },
         ]),
         'SESSION_NOT_FOUND',
       );

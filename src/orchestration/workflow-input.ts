@@ -1,0 +1,59 @@
+import type { SuspensionRecord } from './hitl-types.js';
+import type { UserMessage } from '../types/message.js';
+
+/**
+ * Identity every durable step of an agent run receives (JSON, small).
+ *
+ * @example
+ * const scope: RunScope = { sessionId: 's1', runId: 'run-1', agentType: 'assistant', streamId: 's1', workflowId: 'assistant__s1__run-1' };
+ */
+export interface RunScope {
+  sessionId: string;
+  runId: string;
+  agentType: string;
+  streamId: string;
+  workflowId: string;
+}
+
+/**
+ * The parent of a sub-agent run: where its completion is reported and under which identity its
+ * `subagent_end` chunk is written.
+ *
+ * @example
+ * const parent: ParentLink = { sessionId: 's1', agentType: 'planner', workflowId: 'planner__s1__run-1', callId: 'call_1', step: 2 };
+ */
+export interface ParentLink {
+  sessionId: string;
+  agentType: string;
+  /** The parent run's workflow: it receives the child's completion message. */
+  workflowId: string;
+  /** The tool call that spawned the child. */
+  callId: string;
+  /** The parent's step number (stamped on the `subagent_end` chunk). */
+  step: number;
+}
+
+/**
+ * Arguments of the agent workflow (small JSON: ids and the turn's input only).
+ *
+ * @example
+ * const input: AgentWorkflowInput = { ...scope, startSequence: 0, rootSessionId: 's1', warmWindowMs: 60_000 };
+ */
+export interface AgentWorkflowInput extends RunScope {
+  /** Stream sequence when the run started. */
+  startSequence: number;
+  userMessage?: UserMessage;
+  initialState?: Record<string, unknown>;
+  /** Root of the session tree (the session itself for top-level runs). */
+  rootSessionId: string;
+  /** How long a human-in-the-loop wait stays warm before the run parks. */
+  warmWindowMs: number;
+  /** Set when this run continues an earlier one (resume/retry). */
+  resume?: {
+    previousRunId: string;
+    /** A parked (or interrupted-while-waiting) step to settle before the next LLM call. */
+    suspension?: SuspensionRecord;
+  };
+  /** Set for a sub-agent run: it reports to its parent and never ends the shared stream. */
+  parent?: ParentLink;
+}
