@@ -3,7 +3,7 @@ import { DBOSWorkflowNotFoundError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
-import type { RunRecord, SessionState } from '../types/session.js';
+import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
@@ -146,7 +146,10 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     if (run?.status === 'aborted') return this.abortedOutcome(run);
     if (run?.status !== 'running') return undefined;
     const state = await this.context.stateStore.loadState(this.sessionId);
-    const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
+    const open = [
+      ...Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined),
+      ...(state === null ? [] : await openCallsOfDescendants(this.context.stateStore, state)),
+    ];
     if (open.length === 0) return undefined;
     return {
       sessionId: this.sessionId,
@@ -157,4 +160,19 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(state?.suspendedStepId === undefined ? {} : { stepId: state.suspendedStepId }) },
     };
   }
+}
+
+/**
+ * Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
+ * is open while its owner's entry has no submission and the root has not recorded it completed.
+ */
+async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
+  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([toolCallId, owner]) => owner !== root.sessionId && root.completedClientToolCalls?.[toolCallId] === undefined);
+  if (owned.length === 0) return [];
+  const owners = new Map<string, SessionState | null>();
+  for (const owner of new Set(owned.map(([, owner]) => owner))) owners.set(owner, await stateStore.loadState(owner));
+  return owned.flatMap(([toolCallId, owner]) => {
+    const entry = owners.get(owner)?.pendingClientToolCalls?.[toolCallId];
+    return entry !== undefined && entry.submittedAt === undefined ? [entry] : [];
+  });
 }
