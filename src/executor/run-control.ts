@@ -3,6 +3,7 @@ import { wakeCallWaiter } from '../workflows/workflow-messages.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
+import type { SubSessionRef } from '../types/session.js';
 
 /**
  * Wake a run blocked in `DBOS.recv` on any of the session's pending calls, so it sees an interrupt or a
@@ -23,9 +24,34 @@ export async function wakeWaitingRun(stateStore: SessionStateStore, sessionId: s
  * await interruptSession(stateStore, 's1', 'user pressed stop');
  */
 export async function interruptSession(stateStore: SessionStateStore, sessionId: string, reason?: string): Promise<void> {
-  await stateStore.setInterruptFlag(sessionId, reason);
-  const run = await stateStore.getCurrentRun(sessionId);
-  if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, sessionId, run.workflowId);
+  // Every running sub-agent below the session stops too (its flag is its own; the parent then ends interrupted).
+  const sessions = [sessionId, ...(await descendantSessions(stateStore, sessionId, ['running']))];
+  for (const id of sessions) await stateStore.setInterruptFlag(id, reason);
+  for (const id of sessions) {
+    const run = await stateStore.getCurrentRun(id);
+    if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
+  }
+}
+
+/**
+ * Sub-agent sessions below `sessionId` whose ref has one of `statuses`, parents before children (breadth first).
+ *
+ * @example
+ * const live = await descendantSessions(stateStore, 'root', ['running']);
+ */
+export async function descendantSessions(stateStore: SessionStateStore, sessionId: string, statuses: ReadonlyArray<SubSessionRef['status']>): Promise<string[]> {
+  const found: string[] = [];
+  const queue = [sessionId];
+  const seen = new Set(queue);
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const ref of await stateStore.getSubSessionRefs(next)) {
+      if (!statuses.includes(ref.status) || seen.has(ref.subSessionId)) continue;
+      seen.add(ref.subSessionId);
+      found.push(ref.subSessionId);
+      queue.push(ref.subSessionId);
+    }
+  }
+  return found;
 }
 
 /**
@@ -40,12 +66,15 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   const run = await stateStore.getCurrentRun(sessionId);
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && run.status !== 'suspended_client_tool')) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
+  const descendants = await descendantSessions(stateStore, sessionId, ['running', 'paused_awaiting_client']);
   if (run.status === 'running') {
-    // The flag ends a retry backoff inside a running step at once; cancellation stops the workflow after it.
+    // The flag ends a retry backoff inside a running step at once; cancellation stops the workflow (and its
+    // sub-agent child workflows) after it.
     await stateStore.setInterruptFlag(sessionId, error);
-    await DBOS.cancelWorkflow(run.workflowId);
+    await DBOS.cancelWorkflow(run.workflowId, { cancelChildren: true });
     await wakeWaitingRun(stateStore, sessionId, run.workflowId);
   }
+  for (const child of descendants) await terminateDescendant(stateStore, child, error);
   const now = Date.now();
   await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
@@ -67,4 +96,16 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   }
   await streamManager.endStream(streamId);
   return true;
+}
+
+/** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */
+async function terminateDescendant(stateStore: SessionStateStore, sessionId: string, error: string): Promise<void> {
+  const run = await stateStore.getCurrentRun(sessionId);
+  if (run !== null && (run.status === 'running' || run.status === 'suspended_client_tool')) {
+    if (run.workflowId !== undefined) await DBOS.cancelWorkflow(run.workflowId);
+    await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now(), error });
+  }
+  await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
+  const parentSessionId = (await stateStore.loadState(sessionId))?.parentSessionId;
+  if (parentSessionId !== undefined) await stateStore.updateSubSessionRef(parentSessionId, sessionId, { status: 'terminated', error });
 }

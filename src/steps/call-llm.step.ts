@@ -5,7 +5,7 @@ import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index
 import type { StepResult, ToolSchema } from '../types/llm.js';
 import { loadHistory } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
-import { pauseUnlessInterrupted } from './interruptible-pause.js';
+import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 
 /** Input of `CallLLMStep.call`. */
@@ -59,14 +59,18 @@ export class CallLLMStep {
         await emitter.emit({ type: 'step_reset', attempt });
       }
       const startedAt = Date.now();
+      // An interrupt (from any process) stops the call in flight: the flag is read while the model generates.
+      const watch = watchInterruptFlag(stateStore, input.sessionId, abortSignal);
       try {
-        const result = await dependencies.llmAdapter.generateStep(
-          { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step, ...(abortSignal === undefined ? {} : { abortSignal }) },
-          {
-            onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
-            onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
-          },
-        );
+        const result = await dependencies.llmAdapter
+          .generateStep(
+            { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step, abortSignal: watch.signal },
+            {
+              onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
+              onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
+            },
+          )
+          .finally(() => watch.stop());
         await emitter.flush();
         await usageStore?.record([
           {
@@ -88,6 +92,10 @@ export class CallLLMStep {
         return { kind: 'result', result };
       } catch (error) {
         await emitter.flush().catch(() => undefined);
+        if (watch.interrupted()) {
+          const interrupted = await stateStore.checkInterruptFlag(input.sessionId);
+          return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
+        }
         const retryable = LLMCallError.isInstance(error) && error.retryable;
         if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });

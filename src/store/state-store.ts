@@ -118,6 +118,8 @@ export interface SessionStateStore {
   setInterruptFlag(sessionId: string, reason?: string): Promise<void>;
   /** Atomic check-and-clear. */
   checkInterruptFlag(sessionId: string): Promise<InterruptFlagResult>;
+  /** Whether the flag is set, without clearing it (a read; polled while an LLM call is in flight). */
+  isInterruptRequested(sessionId: string): Promise<boolean>;
   clearInterruptFlag(sessionId: string): Promise<void>;
 
   // ── Messages ─────────────────────────────────────────────────────────────

@@ -107,6 +107,9 @@ export class InMemoryStateStore implements SessionStateStore {
   async clearInterruptFlag(sessionId: string): Promise<void> {
     state.clearMemoryInterruptFlag(this.data, sessionId);
   }
+  async isInterruptRequested(sessionId: string): Promise<boolean> {
+    return state.isMemoryInterruptRequested(this.data, sessionId);
+  }
 
   async appendMessages(sessionId: string, toAppend: Message[]): Promise<number> {
     return messages.appendMemoryMessages(this.data, sessionId, toAppend);

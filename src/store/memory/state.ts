@@ -115,6 +115,16 @@ export function setMemoryInterruptFlag(data: MemoryData, sessionId: string, reas
 }
 
 /**
+ * Whether the interrupt flag is set (left as is).
+ *
+ * @example
+ * if (isMemoryInterruptRequested(data, 's1')) stopStreaming();
+ */
+export function isMemoryInterruptRequested(data: MemoryData, sessionId: string): boolean {
+  return data.sessions.get(sessionId)?.interrupt != null;
+}
+
+/**
  * Atomically read and clear the interrupt flag.
  *
  * @example

@@ -56,3 +56,18 @@ export async function clearPostgresInterruptFlag({ database, tables }: PostgresC
     connection.query(`UPDATE ${tables.sessions} SET interrupt_requested = false, interrupt_reason = NULL WHERE session_id = $1`, [sessionId]),
   );
 }
+
+/**
+ * Whether the interrupt flag is set, without clearing it (one indexed read).
+ *
+ * @example
+ * const requested = await isPostgresInterruptRequested(context, 's1');
+ */
+export async function isPostgresInterruptRequested({ database, tables }: PostgresContext, sessionId: string): Promise<boolean> {
+  assertIdentifier(sessionId, 'sessionId');
+  const row = await database.run('read the interrupt flag', async (connection) => {
+    const result = await connection.query<{ requested: boolean }>(`SELECT interrupt_requested AS requested FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
+    return result.rows[0];
+  });
+  return row?.requested === true;
+}

@@ -158,6 +158,9 @@ export class PostgresStateStore implements SessionStateStore {
   async clearInterruptFlag(sessionId: string): Promise<void> {
     await interrupt.clearPostgresInterruptFlag(this.context, sessionId);
   }
+  async isInterruptRequested(sessionId: string): Promise<boolean> {
+    return interrupt.isPostgresInterruptRequested(this.context, sessionId);
+  }
 
   async appendMessages(sessionId: string, toAppend: Message[]): Promise<number> {
     return messages.appendPostgresMessages(this.context, sessionId, toAppend);

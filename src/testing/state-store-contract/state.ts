@@ -133,12 +133,16 @@ export function defineStateContract(context: ContractContext): void {
       await expectCode(context.store.patchMetadata(id, { bad: 5 as unknown as string }), 'INVALID_ARGUMENT');
     });
 
-    it('interrupt flag: set, atomic check-and-clear (one winner), clear; the version is untouched', async () => {
+    it('interrupt flag: set, read, atomic check-and-clear (one winner), clear; the version is untouched', async () => {
       const { sessionId: id } = await context.createSession('interrupt');
       expect(await context.store.checkInterruptFlag(id)).toEqual({ interrupted: false });
+      expect(await context.store.isInterruptRequested(id)).toBe(false);
       await context.store.setInterruptFlag(id, 'user clicked Stop');
+      expect(await context.store.isInterruptRequested(id)).toBe(true);
+      expect(await context.store.isInterruptRequested(id)).toBe(true); // a read leaves the flag set
       const { fulfilled } = await race(10, () => context.store.checkInterruptFlag(id));
       expect(fulfilled.filter((result) => result.interrupted)).toEqual([{ interrupted: true, reason: 'user clicked Stop' }]);
+      expect(await context.store.isInterruptRequested(id)).toBe(false);
       expect(await context.store.checkInterruptFlag(id)).toEqual({ interrupted: false });
       await context.store.setInterruptFlag(id);
       await context.store.clearInterruptFlag(id);
