@@ -95,4 +95,37 @@ export const DRILL_SCENARIOS = {
     ]),
     blockToolCalls: ['call_1_lookup_a'],
   },
+  /** Sub-agent drill, parent: delegate a topic to the child (its session id tagged in the topic), then answer. */
+  delegateThenAnswer: {
+    answer: byStep([{ type: 'tool_calls', toolCalls: [delegate('tool')] }, { type: 'text', text: 'The child reported.' }]),
+    blockToolCalls: [],
+  },
+  /** Sub-agent drill, parent: delegate and look `b` up in the same step; `b` blocks (kill after the child finished). */
+  delegateAndBlock: {
+    answer: byStep([{ type: 'tool_calls', toolCalls: [delegate('done'), lookup('b')] }, { type: 'text', text: 'Child and b are done.' }]),
+    blockToolCalls: ['call_1_lookup_b'],
+  },
+  /** Sub-agent drill, child: look `x` up (blocks in the killed worker), then finish. */
+  childLookup: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('x')] },
+      { type: 'tool_calls', toolCalls: [{ id: 'call_2_finish', name: '__finish__', arguments: { summary: 'x is known' } }] },
+    ]),
+    blockToolCalls: ['call_1_lookup_x'],
+  },
 } satisfies Record<string, DrillScenario>;
+
+/**
+ * The session id of the child a drill parent's `delegate` call starts (`${parentSessionId}-sub-call_1_delegate`).
+ *
+ * @example
+ * childOf('sub-tool-drill'); // 'sub-tool-drill-sub-call_1_delegate'
+ */
+export function childOf(parentSessionId: string): string {
+  return `${parentSessionId}-sub-call_1_delegate`;
+}
+
+/** The parent's delegate call; its topic carries the child's session tag so the fake server attributes the child's requests. */
+function delegate(kind: 'tool' | 'done') {
+  return { id: 'call_1_delegate', name: 'subagent__crash_child', arguments: { topic: `topic ${kind} [session:${childOf(`sub-${kind}-drill`)}]` } };
+}

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { defineAgent, defineTool, type AgentConfig, type ToolContext } from '../../../src/agent/index.js';
+import { createSubAgentTool, defineAgent, defineTool, type AgentConfig, type ToolContext } from '../../../src/agent/index.js';
 import { TOOL_RUNS_TABLE } from './worker-config.js';
 
 /**
@@ -16,6 +16,14 @@ import { TOOL_RUNS_TABLE } from './worker-config.js';
  * const workflowId = standardWorkflowId(CRASH_AGENT_NAME, sessionId, runId);
  */
 export const CRASH_AGENT_NAME = 'crash_drill';
+
+/**
+ * Agent type of the drill agent's sub-agent (its tool is `subagent__crash_child`).
+ *
+ * @example
+ * const childSessionId = `${parentSessionId}-sub-call_1_delegate`;
+ */
+export const CRASH_CHILD_NAME = 'crash_child';
 
 /**
  * Custom state of the drill agent: the keys `lookup` found, in commit order.
@@ -79,10 +87,20 @@ export function createCrashAgent(pool: pg.Pool, blockToolCalls: ReadonlySet<stri
     },
   });
 
+  // Sub-agent drills: a child that looks facts up on its own session and finishes with a summary.
+  const child = defineAgent({
+    name: CRASH_CHILD_NAME,
+    systemPrompt: 'You look one topic up, then finish with a summary.',
+    tools: [lookup],
+    stateSchema: factStateSchema,
+    outputSchema: z.object({ summary: z.string() }),
+    maxSteps: 4,
+  });
+
   return defineAgent({
     name: CRASH_AGENT_NAME,
     systemPrompt: 'You collect facts with lookup, then answer or submit a report.',
-    tools: [lookup, submitReport],
+    tools: [lookup, submitReport, createSubAgentTool(child, z.object({ topic: z.string() }), { description: 'Delegate a topic.' })],
     stateSchema: factStateSchema,
     maxSteps: 5,
   });
