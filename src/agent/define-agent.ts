@@ -6,6 +6,7 @@ import { toSkillProvider, validatePreloadSkills } from '../skills/agent-skills.j
 import type { AgentConfig, AgentDefinition, AgentToolInput } from './agent-types.js';
 import { collectEffectiveTools } from './effective-tools.js';
 import { resolvePersistentAgents } from './persistent-agent.js';
+import { RESERVED_TOOL_NAMES } from './tool-names.js';
 import { isZodSchema, toObjectJsonSchema } from './zod-schema.js';
 
 /** Agent names leave room for the `subagent__` prefix inside the 64-character tool name limit. */
@@ -109,6 +110,10 @@ function validateTools(
     const kind = typeof tool === 'object' && tool !== null ? (tool as { kind?: unknown }).kind : undefined;
     if (kind !== 'server' && kind !== 'client' && kind !== 'subagent') {
       throw fail(`tools[${index}] was not created by defineTool or createSubAgentTool; build tools with those functions.`);
+    }
+    const toolName = (tool as { name?: unknown }).name;
+    if (typeof toolName === 'string' && RESERVED_TOOL_NAMES.includes(toolName)) {
+      throw fail(`tools[${index}] is named "${toolName}", a reserved tool name (__finish__, load_skill, read_skill_file); rename it.`);
     }
   });
   return Object.freeze([...tools]);
