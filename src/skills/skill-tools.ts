@@ -44,7 +44,7 @@ export function createSkillTools(provider: SkillProvider): readonly [ServerTool,
       if (skill === null) return { error: `There is no skill named "${name}". ${await availableSkills(provider)}` };
       context.emit(SKILL_LOADED_EVENT, { name: skill.name });
       if (skill.resources.length === 0) return skill.body;
-      return `${skill.body}\n\nFiles of this skill (read them with ${READ_SKILL_FILE_TOOL_NAME}):\n${skill.resources.map((path) => `- ${path}`).join('\n')}`;
+      return `${skill.body.trimEnd()}\n\nFiles of this skill (read them with ${READ_SKILL_FILE_TOOL_NAME}):\n${skill.resources.map((path) => `- ${path}`).join('\n')}`;
     },
   };
   const readSkillFile: ServerTool<typeof readSkillFileParameters> = {
