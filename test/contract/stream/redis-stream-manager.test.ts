@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { RedisStreamManager } from '../../../src/stream/redis/redis-stream-manager.js';
-import { describeStreamManagerContract } from '../../../src/testing/stream-manager-contract.js';
+import { describeStreamManagerContract } from '../../../src/testing/contracts/index.js';
 import { testRedisUrl } from '../../support/services.js';
 
 const keyPrefix = `test:stream-contract:${randomUUID()}:`;
