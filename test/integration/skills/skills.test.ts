@@ -1,11 +1,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
 import type { Logger } from '../../../src/hooks/types.js';
 import { fileSystemSkillProvider } from '../../../src/skills/index.js';
 import type { SystemMessage } from '../../../src/types/message.js';
+import type { SkillProvider } from '../../../src/types/skill.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { collectChunks, scriptedLLM, toolResults } from '../executor/executor-test-kit.js';
 
@@ -138,5 +140,42 @@ describe('skills on the durable loop', () => {
       ['fs-escape', { error: "Refused: the path must be relative and stay inside the skill's directory." }],
     ]);
     expect(chunks.filter((chunk) => chunk.type === 'custom')).toEqual([expect.objectContaining({ eventName: 'skill_loaded', data: { name: 'csv-cleaning' } })]);
+  });
+
+  it('replays from checkpoints: re-executing the workflow reads no skill and calls no model again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'helix-skills-replay-'));
+    await mkdir(join(root, 'notes'));
+    await writeFile(join(root, 'notes', 'SKILL.md'), '---\nname: note-taking\ndescription: Take notes.\n---\nWrite short notes.\n');
+    await writeFile(join(root, 'notes', 'template.md'), 'Title\nBody\n');
+    const reads = { listSkills: 0, getSkill: 0, readResource: 0 };
+    const files = fileSystemSkillProvider({ roots: [root] });
+    const counting: SkillProvider = {
+      listSkills: () => ((reads.listSkills += 1), files.listSkills()),
+      getSkill: (name) => ((reads.getSkill += 1), files.getSkill(name)),
+      readResource: (name, path, range) => ((reads.readResource += 1), files.readResource(name, path, range)),
+    };
+    const agent = defineAgent({ name: 'replayed_skilled_agent', systemPrompt: 'Take notes.', maxSteps: 3, skills: counting });
+    llm.use((input) =>
+      input.step === 1
+        ? { type: 'tool_calls', toolCalls: [{ id: 'r-load', name: 'load_skill', arguments: { name: 'note-taking' } }, { id: 'r-read', name: 'read_skill_file', arguments: { name: 'note-taking', path: 'template.md' } }] }
+        : { type: 'text', text: 'noted' },
+    );
+    const handle = await runtime.executor.execute(agent, 'Take a note.', { sessionId: 'skills-replay' });
+    const first = await handle.result();
+    expect(first).toMatchObject({ status: 'completed', output: 'noted' });
+    const readsBefore = { ...reads };
+    expect(readsBefore).toEqual({ listSkills: 2, getSkill: 1, readResource: 1 });
+    const callsBefore = llm.adapter.calls.length;
+
+    // The skill files are gone: a replay that read them again would see no skills at all.
+    await rm(root, { recursive: true, force: true });
+    const steps = (await DBOS.listWorkflowSteps(handle.workflowId)) ?? [];
+    const startStep = Math.max(-1, ...steps.map((step) => step.functionID)) + 1;
+    const replayed = await (await DBOS.rewindWorkflow(handle.workflowId, { startStep })).getResult();
+    expect(replayed).toMatchObject({ status: 'completed', output: 'noted' });
+    expect(reads).toEqual(readsBefore);
+    expect(llm.adapter.calls).toHaveLength(callsBefore);
+    const { messages } = await runtime.stateStore.getMessages('skills-replay');
+    expect(toolResults(messages).map((message) => message.content)).toEqual(['Write short notes.\n\nFiles of this skill (read them with read_skill_file):\n- template.md', 'Title\nBody\n']);
   });
 });
