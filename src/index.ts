@@ -87,6 +87,7 @@ export {
   type ParsedSkillFile,
 } from './skills/index.js';
 export { generateSkillsSystemPromptFragment, LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from './orchestration/skill-catalog.js';
+export { collectLoadedSkillNames } from './orchestration/loaded-skills.js';
 export type { Skill, SkillDefinition, SkillMetadata, SkillProvider, ReadResourceRange } from './types/skill.js';
 
 // Hooks and logging
