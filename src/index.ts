@@ -75,6 +75,20 @@ export {
 
 // LLM
 export { VercelAIAdapter, type VercelAIAdapterOptions, type LLMAdapter } from './llm/index.js';
+export { anthropicCache } from './llm/anthropic-cache.js';
+
+// Skills
+export {
+  inCodeSkillProvider,
+  fileSystemSkillProvider,
+  parseSkillFile,
+  SKILL_LOADED_EVENT,
+  type FileSystemSkillProviderOptions,
+  type ParsedSkillFile,
+} from './skills/index.js';
+export { generateSkillsSystemPromptFragment, LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from './orchestration/skill-catalog.js';
+export { collectLoadedSkillNames } from './orchestration/loaded-skills.js';
+export type { Skill, SkillDefinition, SkillMetadata, SkillProvider, ReadResourceRange } from './types/skill.js';
 
 // Hooks and logging
 export { HookManager, consoleLogger, noopLogger } from './hooks/index.js';
@@ -117,7 +131,7 @@ export type {
   SubSessionRef,
 } from './types/session.js';
 export type { StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
-export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema } from './types/llm.js';
+export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';
 export type { AgentResult, SuspensionInfo } from './types/result.js';
 export type { UsageRecord, UsageSummary } from './types/usage.js';
 export type { JsonPatchOperation } from './types/json-patch.js';

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import type { AgentHooks } from '../hooks/types.js';
 import type { LLMConfig, StepResult } from '../types/llm.js';
+import type { SkillDefinition, SkillProvider } from '../types/skill.js';
 import type { PersistentAgentConfig, ResolvedPersistentAgent } from './persistent-agent.js';
 import type { UserTool, SubAgentTool } from './tool-types.js';
 
@@ -71,10 +72,15 @@ export interface AgentDefinition<
   hooks?: AgentHooks;
   /** Persistent sub-agents managed through the auto-injected `companion__*` tools. */
   persistentAgents?: readonly PersistentAgentConfig[];
-  /** Accepted for portability; never invoked on DBOS. */
+  /** Accepted for portability and unused on DBOS: the executor's logger warns once per agent (`agent.memory.unused`). */
   memory?: unknown;
-  /** Accepted for portability; skill tools are not injected by this runtime yet. */
-  skills?: unknown;
+  /**
+   * Skills (progressive disclosure): in-code definitions or a `SkillProvider` such as `fileSystemSkillProvider`.
+   * Appends the sorted skills catalog to the system prompt and injects the `load_skill` and `read_skill_file` tools.
+   */
+  skills?: readonly SkillDefinition[] | SkillProvider;
+  /** Skills whose bodies are always in the system prompt (`### Active Skills`). Unknown names warn and are skipped. */
+  preloadSkills?: readonly string[];
   /** Accepted for portability; the DBOS executor rejects workspaces at run start. */
   workspace?: unknown;
 }
@@ -103,7 +109,9 @@ export interface AgentConfig<
   /** Validated `persistentAgents` with defaults applied (empty when none). */
   readonly persistentAgents: readonly ResolvedPersistentAgent[];
   readonly memory?: unknown;
-  readonly skills?: unknown;
+  /** The skills as a provider (in-code definitions are wrapped in `inCodeSkillProvider`). */
+  readonly skills?: SkillProvider;
+  readonly preloadSkills?: readonly string[];
   readonly workspace?: unknown;
 }
 

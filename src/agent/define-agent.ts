@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 
 import { ConfigurationError } from '../errors/index.js';
+import { toCacheStrategies } from '../orchestration/prompt-cache.js';
+import { toSkillProvider, validatePreloadSkills } from '../skills/agent-skills.js';
 import type { AgentConfig, AgentDefinition, AgentToolInput } from './agent-types.js';
 import { collectEffectiveTools } from './effective-tools.js';
 import { resolvePersistentAgents } from './persistent-agent.js';
+import { RESERVED_TOOL_NAMES } from './tool-names.js';
 import { isZodSchema, toObjectJsonSchema } from './zod-schema.js';
 
 /** Agent names leave room for the `subagent__` prefix inside the 64-character tool name limit. */
@@ -17,8 +20,8 @@ const DEFAULT_MAX_STEPS = 10;
  * Options: `maxSteps` defaults to 10, `llmConfig` to `{}`, `tools` and `persistentAgents` to `[]`.
  *
  * @throws ConfigurationError `INVALID_AGENT_CONFIG` for an invalid name, system prompt, schema, maxSteps,
- *   stopWhen, hooks or persistentAgents entry, a tool not built by defineTool/createSubAgentTool, or two
- *   tools with the same name.
+ *   stopWhen, hooks or persistentAgents entry, a tool not built by defineTool/createSubAgentTool, two
+ *   tools with the same name, an unknown `llmConfig.cache` strategy, invalid `skills` or `preloadSkills`.
  * @example
  * const assistant = defineAgent({
  *   name: 'assistant',
@@ -68,19 +71,31 @@ export function defineAgent<
   if (definition.llmConfig !== undefined && (typeof definition.llmConfig !== 'object' || definition.llmConfig === null)) {
     throw fail('llmConfig must be an object.');
   }
+  if (definition.llmConfig?.cache !== undefined) {
+    try {
+      toCacheStrategies(definition.llmConfig.cache);
+    } catch (error) {
+      throw fail(`${(error as Error).message}`);
+    }
+  }
+  const skills = definition.skills === undefined ? undefined : toSkillProvider(definition.skills, name);
+  const preloadSkills = validatePreloadSkills(definition.preloadSkills, skills !== undefined, name);
   const tools = validateTools(definition.tools ?? [], fail);
   if (definition.persistentAgents !== undefined && !Array.isArray(definition.persistentAgents)) {
     throw fail('persistentAgents must be an array of { agent, mode, name?, description? }.');
   }
   const persistentAgents = resolvePersistentAgents(name, definition.persistentAgents ?? []);
 
+  const { skills: _skills, preloadSkills: _preloadSkills, ...rest } = definition;
   const config: AgentConfig<TStateSchema, TOutputSchema> = Object.freeze({
-    ...definition,
+    ...rest,
     name,
     tools,
     llmConfig: definition.llmConfig ?? {},
     maxSteps,
     persistentAgents,
+    ...(skills === undefined ? {} : { skills }),
+    ...(preloadSkills === undefined ? {} : { preloadSkills }),
   });
   assertUniqueToolNames(config, fail);
   return config;
@@ -95,6 +110,10 @@ function validateTools(
     const kind = typeof tool === 'object' && tool !== null ? (tool as { kind?: unknown }).kind : undefined;
     if (kind !== 'server' && kind !== 'client' && kind !== 'subagent') {
       throw fail(`tools[${index}] was not created by defineTool or createSubAgentTool; build tools with those functions.`);
+    }
+    const toolName = (tool as { name?: unknown }).name;
+    if (typeof toolName === 'string' && RESERVED_TOOL_NAMES.includes(toolName)) {
+      throw fail(`tools[${index}] is named "${toolName}", a reserved tool name (__finish__, load_skill, read_skill_file); rename it.`);
     }
   });
   return Object.freeze([...tools]);

@@ -2,12 +2,14 @@ import type { AnyAgentConfig } from './agent-types.js';
 import { createCompanionTools } from './companion-tools.js';
 import { createFinishTool } from './finish-tool.js';
 import type { AgentTool } from './tool-types.js';
+import { createSkillTools } from '../skills/skill-tools.js';
 
 const cache = new WeakMap<object, readonly AgentTool[]>();
 
 /**
  * Every tool the model is offered for an agent, in order: its own tools, `__finish__` (when it has an
- * `outputSchema`), then the companion tools (when it has `persistentAgents`). Memoized per agent.
+ * `outputSchema`), the companion tools (when it has `persistentAgents`), then `load_skill` and
+ * `read_skill_file` (when it has `skills`). Memoized per agent.
  *
  * @example
  * collectEffectiveTools(agent).map((tool) => tool.name); // ['search', '__finish__']
@@ -18,6 +20,7 @@ export function collectEffectiveTools(agent: AnyAgentConfig): readonly AgentTool
   const tools: AgentTool[] = [...agent.tools];
   if (agent.outputSchema !== undefined) tools.push(createFinishTool(agent.outputSchema));
   tools.push(...createCompanionTools(agent.persistentAgents));
+  if (agent.skills !== undefined) tools.push(...createSkillTools(agent.skills));
   const frozen = Object.freeze(tools);
   if (Object.isFrozen(agent)) cache.set(agent, frozen);
   return frozen;

@@ -1,11 +1,12 @@
 import { streamText } from 'ai';
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, SystemModelMessage } from 'ai';
 import { InvalidArgumentError, LLMCallError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
+import { planCacheBreakpoints, toCacheStrategies } from '../orchestration/prompt-cache.js';
 import type { LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/llm.js';
 import type { LLMAdapter } from './adapter.js';
 import { toLLMCallError } from './vercel/error-mapping.js';
-import { toModelMessages } from './vercel/message-conversion.js';
+import { toModelMessages, type ConvertedPrompt } from './vercel/message-conversion.js';
 import { toFinishReason, toTokenUsage } from './vercel/result-mapping.js';
 import { StreamCallbackFailure, readStepStream } from './vercel/step-stream-reader.js';
 import type { CollectedStep } from './vercel/step-stream-reader.js';
@@ -32,7 +33,8 @@ export interface VercelAIAdapterOptions {
 /**
  * `LLMAdapter` over the Vercel AI SDK (v6): streams one step with `streamText`, forwarding text, reasoning
  * and tool-call deltas to the callbacks while the model generates, and returns a compact `StepResult`.
- * Tools are passed without `execute`, so the agent loop runs them in its own durable steps.
+ * Tools are passed without `execute`, so the agent loop runs them in its own durable steps. `config.cache`
+ * strategies (`anthropicCache()`) become `providerOptions` cache breakpoints on the prompt.
  *
  * @throws LLMCallError (`LLM_CALL_FAILED`) with `retryable` true for HTTP 408/409/429/5xx, dropped connections
  *   and timeouts, false for other 4xx, malformed responses and aborts; `data.statusCode` when known.
@@ -71,10 +73,11 @@ export class VercelAIAdapter implements LLMAdapter {
     const startedAt = Date.now();
     let collected: CollectedStep;
     try {
-      const prompt = toModelMessages(input.messages);
+      const breakpoints = planCacheBreakpoints(input.messages, toCacheStrategies(input.config.cache));
+      const prompt = toModelMessages(input.messages, breakpoints);
       const result = streamText({
         model,
-        ...(prompt.system === undefined ? {} : { system: prompt.system }),
+        ...systemOf(prompt),
         messages: prompt.messages,
         ...(prompt.hasInlineSystemMessages ? { allowSystemInMessages: true } : {}),
         ...(input.tools.length === 0 ? {} : { tools: toToolSet(input.tools) }),
@@ -140,6 +143,13 @@ export class VercelAIAdapter implements LLMAdapter {
     });
     return mapped;
   }
+}
+
+/** The `system` argument: the prompt text, or a system message carrying the prompt's cache breakpoint. */
+function systemOf(prompt: ConvertedPrompt): { system?: string | SystemModelMessage } {
+  if (prompt.system === undefined) return {};
+  if (prompt.systemProviderOptions === undefined) return { system: prompt.system };
+  return { system: { role: 'system', content: prompt.system, providerOptions: prompt.systemProviderOptions } };
 }
 
 /** True for a model id string or an object shaped like a LanguageModelV2/V3. */

@@ -1,7 +1,10 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
+import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
 import { LLMCallError } from '../errors/index.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
+import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
+import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { StepResult, ToolSchema } from '../types/llm.js';
 import { loadHistory } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
@@ -44,7 +47,10 @@ export class CallLLMStep {
     const state = await stateStore.loadState(input.sessionId);
     if (state === null) throw new Error('The session of this run no longer exists.');
     const history = await loadHistory(stateStore, input.sessionId);
-    const messages = buildMessagesForLLM(agent, history, state.customState);
+    warnUnusedAgentConfig(agent, dependencies.logger);
+    // The skills catalog is read here, inside the step, so a provider's I/O is checkpointed with the call.
+    const skillsFragment = await resolveSkillsPromptFragment(agent, dependencies.logger);
+    const messages = appendToSystemPrompt(buildMessagesForLLM(agent, history, state.customState), skillsFragment);
     const tools = toolSchemasOf(agent);
     await hooks.fire('beforeLLMCall', { ...hookIdentity(input), step: input.step, messageCount: messages.length });
 

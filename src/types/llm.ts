@@ -41,9 +41,34 @@ export interface LLMConfig {
   model?: unknown;
   temperature?: number;
   maxOutputTokens?: number;
-  /** Accepted and ignored on DBOS (prompt-cache strategies do not cross the durable step boundary). */
-  cache?: unknown;
+  /**
+   * Prompt caching: one strategy or several, e.g. `anthropicCache()`. Applied inside the LLM step (the agent is
+   * resolved from the process registry, so nothing is serialized); an unknown strategy is refused by `defineAgent`.
+   */
+  cache?: CacheStrategy | readonly CacheStrategy[];
 }
+
+/**
+ * Anthropic-style prompt caching: a cache breakpoint (`cache_control`) on the system prompt and on the last
+ * result of the latest tool-result batch, sent as AI SDK `providerOptions.anthropic.cacheControl`. Other
+ * providers ignore it. Build it with `anthropicCache()`.
+ *
+ * @example
+ * const strategy: AnthropicCacheStrategy = { type: 'anthropic', ttl: '1h' };
+ */
+export interface AnthropicCacheStrategy {
+  readonly type: 'anthropic';
+  /** Cache lifetime; default the provider's (5 minutes). */
+  readonly ttl?: '5m' | '1h';
+}
+
+/**
+ * A prompt-cache strategy of `LLMConfig.cache`.
+ *
+ * @example
+ * const cache: CacheStrategy = anthropicCache();
+ */
+export type CacheStrategy = AnthropicCacheStrategy;
 
 /**
  * Everything an adapter needs for one step. All JSON except `abortSignal` and `config.model`.

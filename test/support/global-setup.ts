@@ -6,10 +6,15 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Superuser URL of the test Postgres (the `postgres` database). */
     postgresUrl: string;
-    /** URL of the test Redis. */
+    /** URL of the test Redis ('' when none is available). */
     redisUrl: string;
+    /** False when no Redis could be provisioned: Redis suites skip themselves (`describe.skipIf`). */
+    redisAvailable: boolean;
   }
 }
+
+/** Set to 1 (as `.ci/run` does) to make a missing Redis fail the run instead of skipping the Redis suites. */
+const REQUIRE_REDIS = 'HELIX_TEST_REQUIRE_REDIS';
 
 /** Vitest globalSetup: start Postgres and Redis once per test run; every test file makes its own database. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -18,12 +23,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await cleanupOrphanedTestServers('.test-services');
   const [postgres, redis] = await Promise.all([
     provisionPostgres({ dataDir: `.test-services/postgres-${process.pid}`, persistent: false, unsafeFast: true, log }),
-    provisionRedis(log),
+    provisionRedis(log).catch((error: unknown) => ({ error })),
   ]);
-  process.stderr.write(`[services] postgres: ${postgres.source}, redis: ${redis.source}\n`);
+  if ('error' in redis && process.env[REQUIRE_REDIS] === '1') {
+    await postgres.stop();
+    // Vitest 4 reports a throwing globalSetup but exits 0 ("No test files found"): exit non-zero ourselves.
+    process.stderr.write(`[services] ${REQUIRE_REDIS}=1 and no Redis: ${String((redis.error as Error).message)}\n`);
+    process.exit(1);
+  }
+  if ('error' in redis) {
+    process.stderr.write(
+      `[services] postgres: ${postgres.source}; redis: NOT AVAILABLE, Redis suites skipped. To run them install redis-server ` +
+        `(apt-get install redis-server), start a Docker engine, or set REDIS_URL (${REQUIRE_REDIS}=1 makes this an error).\n`,
+    );
+  } else {
+    process.stderr.write(`[services] postgres: ${postgres.source}, redis: ${redis.source}\n`);
+  }
   project.provide('postgresUrl', postgres.url);
-  project.provide('redisUrl', redis.url);
+  const available = 'error' in redis ? undefined : redis;
+  project.provide('redisUrl', available?.url ?? '');
+  project.provide('redisAvailable', available !== undefined);
   return async () => {
-    await Promise.allSettled([postgres.stop(), redis.stop()]);
+    await Promise.allSettled([postgres.stop(), available?.stop()]);
   };
 }

@@ -8,7 +8,13 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
   return createDatabaseOn(inject('postgresUrl'), prefix);
 }
 
-/** The test Redis URL. */
+/** The test Redis URL (throws when none is available: guard Redis suites with `describe.skipIf(!redisAvailable())`). */
 export function testRedisUrl(): string {
+  if (!redisAvailable()) throw new Error('No test Redis: guard this suite with describe.skipIf(!redisAvailable()).');
   return inject('redisUrl');
+}
+
+/** True when the global setup provisioned a Redis (always, under HELIX_TEST_REQUIRE_REDIS=1). */
+export function redisAvailable(): boolean {
+  return inject('redisAvailable');
 }

@@ -5,7 +5,10 @@ import type {
   ToolModelMessage,
   ToolResultPart,
 } from 'ai';
+import type { CacheBreakpoint } from '../../orchestration/prompt-cache.js';
 import type { AssistantMessage, Message, ToolResultMessage } from '../../types/message.js';
+
+type ProviderOptions = NonNullable<ModelMessage['providerOptions']>;
 
 /**
  * Our conversation converted for `streamText`: the leading system prompt plus the AI SDK messages.
@@ -21,6 +24,8 @@ export interface ConvertedPrompt {
   messages: ModelMessage[];
   /** True when `messages` contains a system message (pass `allowSystemInMessages: true`). */
   hasInlineSystemMessages: boolean;
+  /** Provider options of the leading system prompt (a cache breakpoint), when a breakpoint marks it. */
+  systemProviderOptions?: ProviderOptions;
 }
 
 /**
@@ -30,7 +35,8 @@ export interface ConvertedPrompt {
  * part plus one `tool-call` part per tool call (its `thinking` is not sent back: providers reject reasoning
  * they did not sign); consecutive tool results merge into one `tool` message whose parts carry
  * `{ type: 'text' }` for string results, `{ type: 'json' }` for anything else and `{ type: 'error-text' }`
- * when `isError`. Empty assistant messages (no text, no tool calls) are dropped.
+ * when `isError`. Empty assistant messages (no text, no tool calls) are dropped. A cache breakpoint's provider
+ * options go on the system prompt, on the tool-result part of a marked tool message, or on the marked message.
  *
  * @example
  * const { system, messages } = toModelMessages([
@@ -39,33 +45,38 @@ export interface ConvertedPrompt {
  * ]);
  * // system === 'Be brief.', messages === [{ role: 'user', content: 'Hi' }]
  */
-export function toModelMessages(conversation: readonly Message[]): ConvertedPrompt {
+export function toModelMessages(conversation: readonly Message[], breakpoints: readonly CacheBreakpoint[] = []): ConvertedPrompt {
   const systemParts: string[] = [];
   const messages: ModelMessage[] = [];
   let hasInlineSystemMessages = false;
+  let systemProviderOptions: ProviderOptions | undefined;
   let pendingToolMessage: ToolModelMessage | undefined;
+  const optionsAt = providerOptionsByIndex(breakpoints);
 
-  for (const message of conversation) {
+  conversation.forEach((message, index) => {
+    const providerOptions = optionsAt.get(index);
+    const marked = providerOptions === undefined ? {} : { providerOptions };
     if (message.role !== 'tool') pendingToolMessage = undefined;
     switch (message.role) {
       case 'system':
         if (messages.length === 0) {
           systemParts.push(message.content);
+          if (providerOptions !== undefined) systemProviderOptions = { ...systemProviderOptions, ...providerOptions };
         } else {
-          messages.push({ role: 'system', content: message.content });
+          messages.push({ role: 'system', content: message.content, ...marked });
           hasInlineSystemMessages = true;
         }
         break;
       case 'user':
-        messages.push({ role: 'user', content: message.content });
+        messages.push({ role: 'user', content: message.content, ...marked });
         break;
       case 'assistant': {
         const content = toAssistantContent(message);
-        if (content.length > 0) messages.push({ role: 'assistant', content });
+        if (content.length > 0) messages.push({ role: 'assistant', content, ...marked });
         break;
       }
       case 'tool': {
-        const part = toToolResultPart(message);
+        const part: ToolResultPart = { ...toToolResultPart(message), ...marked };
         if (pendingToolMessage === undefined) {
           pendingToolMessage = { role: 'tool', content: [part] };
           messages.push(pendingToolMessage);
@@ -75,13 +86,22 @@ export function toModelMessages(conversation: readonly Message[]): ConvertedProm
         break;
       }
     }
-  }
+  });
 
   return {
     ...(systemParts.length > 0 ? { system: systemParts.join('\n\n') } : {}),
     messages,
     hasInlineSystemMessages,
+    ...(systemParts.length > 0 && systemProviderOptions !== undefined ? { systemProviderOptions } : {}),
   };
+}
+
+function providerOptionsByIndex(breakpoints: readonly CacheBreakpoint[]): Map<number, ProviderOptions> {
+  const byIndex = new Map<number, ProviderOptions>();
+  for (const { messageIndex, providerOptions } of breakpoints) {
+    byIndex.set(messageIndex, { ...byIndex.get(messageIndex), ...(providerOptions as ProviderOptions) });
+  }
+  return byIndex;
 }
 
 /** The parts of one assistant turn: its text, then its tool calls in order. */

@@ -12,8 +12,12 @@ import type { UsageStore } from '../usage-store.js';
 export class InMemoryUsageStore implements UsageStore {
   private readonly records = new Map<string, UsageRecord>();
 
+  /** Idempotent per session and record id (ids are unique within a session, as in `PostgresUsageStore`). */
   async record(records: UsageRecord[]): Promise<void> {
-    for (const record of records) if (!this.records.has(record.id)) this.records.set(record.id, { ...record });
+    for (const record of records) {
+      const key = JSON.stringify([record.sessionId, record.id]);
+      if (!this.records.has(key)) this.records.set(key, { ...record });
+    }
   }
 
   async getSessionUsage(sessionId: string): Promise<UsageSummary> {

@@ -1,4 +1,4 @@
 import { InMemoryStateStore } from '../../../src/store/index.js';
-import { describeStateStoreContract } from '../../../src/testing/state-store-contract.js';
+import { describeStateStoreContract } from '../../../src/testing/contracts/index.js';
 
 describeStateStoreContract('InMemoryStateStore', async () => ({ store: new InMemoryStateStore() }));

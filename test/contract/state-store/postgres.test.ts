@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { PostgresStateStore } from '../../../src/store/index.js';
-import { describeStateStoreContract } from '../../../src/testing/state-store-contract.js';
+import { describeStateStoreContract } from '../../../src/testing/contracts/index.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 
 let database: TestDatabase;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
-import { describeStreamManagerContract } from '../../../src/testing/stream-manager-contract.js';
+import { describeStreamManagerContract } from '../../../src/testing/contracts/index.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 
 let database: TestDatabase;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import { anthropicCache } from '../../../src/llm/anthropic-cache.js';
 import type { MockLLMScript } from '../../../src/llm/mock/mock-llm-response.js';
 import type { AgentStartEvent } from '../../../src/hooks/types.js';
 import type { Message } from '../../../src/types/message.js';
@@ -33,7 +34,7 @@ const cachedAgent = defineAgent({
   name: 'cached_agent',
   systemPrompt: 'Ping, then answer.',
   tools: [ping],
-  llmConfig: { temperature: 0.3, cache: { strategy: 'ephemeral', breakpoints: ['system', 'tools'] } },
+  llmConfig: { temperature: 0.3, cache: anthropicCache() },
   memory,
 });
 const plainAgent = defineAgent({ name: 'plain_agent', systemPrompt: 'Ping, then answer.', tools: [ping], llmConfig: { temperature: 0.3 } });
@@ -97,7 +98,7 @@ describe('sessions across turns', () => {
     expect(await reconnected?.result()).toMatchObject({ status: 'completed', output: 'second answer' });
   });
 
-  it('LLMConfig.cache is accepted and has no effect; memory is accepted and never invoked', async () => {
+  it('LLMConfig.cache reaches the adapter without changing messages or history; memory is never invoked', async () => {
     llm.use(pingThenAnswer('cached'));
     const cached = await runtime.executor.execute(cachedAgent, 'hello', { sessionId: 'cache-1' });
     expect(await cached.result()).toMatchObject({ status: 'completed', output: 'cached' });
@@ -114,6 +115,8 @@ describe('sessions across turns', () => {
       expect(normalized(call.messages)).toEqual(normalized(twin.messages));
       expect(call.tools).toEqual(twin.tools);
       expect(call.config.temperature).toBe(0.3);
+      expect(call.config.cache).toEqual({ type: 'anthropic' });
+      expect(twin.config.cache).toBeUndefined();
     }
     const { messages: cachedHistory } = await runtime.stateStore.getMessages('cache-1');
     const { messages: plainHistory } = await runtime.stateStore.getMessages('plain-1');

@@ -116,4 +116,32 @@ describe('toModelMessages', () => {
     expect(messages).toHaveLength(5);
     for (const message of messages) expect(modelMessageSchema.safeParse(message).success).toBe(true);
   });
+
+  it('puts cache breakpoints on the system prompt, on a tool-result part, or on the marked message', () => {
+    const mark = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const conversation: Message[] = [
+      { role: 'system', content: 'Cached prompt.' },
+      { role: 'user', content: 'Go' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 't', arguments: {} }, { id: 'b', name: 't', arguments: {} }] },
+      { role: 'tool', toolCallId: 'a', toolName: 't', content: 'A' },
+      { role: 'tool', toolCallId: 'b', toolName: 't', content: 'B' },
+    ];
+    const converted = toModelMessages(conversation, [
+      { messageIndex: 0, providerOptions: mark },
+      { messageIndex: 1, providerOptions: mark },
+      { messageIndex: 4, providerOptions: mark },
+    ]);
+    expect(converted.system).toBe('Cached prompt.');
+    expect(converted.systemProviderOptions).toEqual(mark);
+    expect(converted.messages[0]).toEqual({ role: 'user', content: 'Go', providerOptions: mark });
+    expect(converted.messages[2]).toEqual({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'A' } },
+        { type: 'tool-result', toolCallId: 'b', toolName: 't', output: { type: 'text', value: 'B' }, providerOptions: mark },
+      ],
+    });
+    for (const message of converted.messages) expect(modelMessageSchema.safeParse(message).success).toBe(true);
+    expect(toModelMessages(conversation)).not.toHaveProperty('systemProviderOptions');
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SubSessionRef } from '../../types/session.js';
+import type { SubSessionRef } from '../../../types/session.js';
 import { expectCode, type ContractContext } from './context.js';
 
 /**

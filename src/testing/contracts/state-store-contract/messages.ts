@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../types/message.js';
+import type { Message } from '../../../types/message.js';
 import { expectCode, type ContractContext } from './context.js';
 
 const userMessages = (count: number, prefix = 'm'): Message[] =>

@@ -1,5 +1,5 @@
 import { afterEach, describe } from 'vitest';
-import type { StreamManager } from '../stream/stream-manager.js';
+import type { StreamManager } from '../../stream/stream-manager.js';
 import { defineStreamLifecycleContract } from './stream-manager-contract/lifecycle.js';
 import { defineStreamReadingContract } from './stream-manager-contract/reading.js';
 

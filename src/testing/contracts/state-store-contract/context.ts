@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { SessionStateStore } from '../../store/state-store.js';
-import type { CreateRunInput, CreateSessionOptions, SessionState } from '../../types/session.js';
+import type { SessionStateStore } from '../../../store/state-store.js';
+import type { CreateRunInput, CreateSessionOptions, SessionState } from '../../../types/session.js';
 
 /**
  * What each contract group gets: the store under test and helpers.

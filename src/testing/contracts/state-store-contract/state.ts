@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StaleStateError } from '../../errors/index.js';
+import { StaleStateError } from '../../../errors/index.js';
 import { expectCode, race, type ContractContext } from './context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { StreamReader, StreamWriter } from '../../stream/stream-manager.js';
-import type { StreamChunk, TextDeltaChunk } from '../../types/stream.js';
+import type { StreamReader, StreamWriter } from '../../../stream/stream-manager.js';
+import type { StreamChunk, TextDeltaChunk } from '../../../types/stream.js';
 
 /**
  * Longest any stream contract test waits for a reader before failing, in ms.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { SessionStateStore } from '../store/state-store.js';
+import type { SessionStateStore } from '../../store/state-store.js';
 import { defineCheckpointContract } from './state-store-contract/checkpoints.js';
 import { defineCommitContract } from './state-store-contract/commit.js';
 import { createContractContext, type ContractContext } from './state-store-contract/context.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StaleStateError } from '../../errors/index.js';
-import type { Message } from '../../types/message.js';
+import { StaleStateError } from '../../../errors/index.js';
+import type { Message } from '../../../types/message.js';
 import { race, type ContractContext } from './context.js';
 
 const meta = (runId: string, step: number) => ({ checkpointId: `${runId}:${step}`, runId, stepCount: step });

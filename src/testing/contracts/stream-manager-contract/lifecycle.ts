@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { InvalidArgumentError, StreamError } from '../../errors/index.js';
-import type { StreamManager } from '../../stream/stream-manager.js';
-import type { StreamChunk, StreamChunkInput } from '../../types/stream.js';
+import { InvalidArgumentError, StreamError } from '../../../errors/index.js';
+import type { StreamManager } from '../../../stream/stream-manager.js';
+import type { StreamChunk, StreamChunkInput } from '../../../types/stream.js';
 import { PROMPT_WAKE_MS, collect, deltaOf, delay, newStreamId, textChunk, within } from './helpers.js';
 
 /**

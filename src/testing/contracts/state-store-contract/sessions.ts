@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionAlreadyExistsError } from '../../errors/index.js';
+import { SessionAlreadyExistsError } from '../../../errors/index.js';
 import { expectCode, race, runInput, type ContractContext } from './context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import type { StreamManager } from '../../stream/stream-manager.js';
-import type { StreamChunk } from '../../types/stream.js';
+import type { StreamManager } from '../../../stream/stream-manager.js';
+import type { StreamChunk } from '../../../types/stream.js';
 import { PROMPT_WAKE_MS, collect, deltaOf, delay, newStreamId, range, textChunk, within, writeMany } from './helpers.js';
 
 /**
