@@ -14,6 +14,7 @@ export {
 } from './executor/index.js';
 export { ClientToolStep } from './steps/client-tool.step.js';
 export { ApprovalGateStep } from './steps/approval-gate.step.js';
+export { SubAgentStep, type ChildPreparation, type SubAgentStepInput } from './steps/sub-agent.step.js';
 export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
 export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './orchestration/ids.js';
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';

@@ -10,7 +10,12 @@ import { takeForResume } from '../store/take-for-resume.js';
 import { registerAgent } from './runtime-registry.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
 
-/** Input of the sub-agent steps: the parent's scope, its step and the call. */
+/**
+ * Input of the sub-agent steps: the parent's scope, its step and the call.
+ *
+ * @example
+ * const input: SubAgentStepInput = { ...scope, step: 1, call, rootSessionId: scope.sessionId, warmWindowMs: 60_000 };
+ */
 export interface SubAgentStepInput extends RunScope {
   step: number;
   call: PlannedSubAgentCall;
@@ -22,6 +27,9 @@ export interface SubAgentStepInput extends RunScope {
  * What a sub-agent step decided: start (or continue) the child's workflow with `child`, a child that is already
  * finished (its outcome), a child still running under an earlier parent run (wait for `workflowId`), or a
  * dispatch failure (the model gets `error`).
+ *
+ * @example
+ * if (prepared.kind === 'start') await DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: prepared.child.workflowId })(prepared.child);
  */
 export type ChildPreparation =
   | { kind: 'start'; child: AgentWorkflowInput }

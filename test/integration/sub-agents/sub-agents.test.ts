@@ -126,6 +126,46 @@ describe('ephemeral sub-agents as DBOS child workflows', () => {
     expect(results.map((message) => message.content)).toEqual(calls.map((_, index) => ({ summary: `T${index}` })));
   });
 
+  it('a reader that reconnects mid-child sees every chunk once, in order', async () => {
+    llm.use((input) => {
+      if (input.agentType !== 'planner') return childScript(input);
+      if (input.step === 1) {
+        return {
+          type: 'tool_calls',
+          toolCalls: [
+            { id: 'r-a', name: 'subagent__summarizer', arguments: { text: 'one', delayMs: 150 } },
+            { id: 'r-b', name: 'subagent__summarizer', arguments: { text: 'two', delayMs: 250 } },
+          ],
+        };
+      }
+      return { type: 'text', text: 'reconnected fine' };
+    });
+    const handle = await runtime.executor.execute(planner, 'stream', { sessionId: 'sa-5' });
+    const seen: Array<{ sequence: number; type: string; agentId: string }> = [];
+    const first = await runtime.streamManager.createReader('sa-5', 0);
+    for await (const chunk of first) {
+      seen.push({ sequence: chunk.sequence ?? -1, type: chunk.type, agentId: chunk.agentId });
+      if (chunk.agentId === 'sa-5-sub-r-a' && chunk.type === 'tool_start') break; // mid-child
+    }
+    await first.close();
+    const second = await runtime.streamManager.createReader('sa-5', seen.at(-1)!.sequence);
+    for await (const chunk of second) {
+      seen.push({ sequence: chunk.sequence ?? -1, type: chunk.type, agentId: chunk.agentId });
+      if (chunk.agentId === 'sa-5' && chunk.type === 'output') break;
+    }
+    await second.close();
+    expect((await handle.result()).status).toBe('completed');
+    const sequences = seen.map((chunk) => chunk.sequence);
+    expect(sequences).toEqual([...sequences].sort((left, right) => left - right));
+    expect(new Set(sequences).size).toBe(sequences.length);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, index) => sequences[0]! + index)); // no gaps
+    expect(seen.filter((chunk) => chunk.type === 'subagent_start' && chunk.agentId === 'sa-5')).toHaveLength(2);
+    expect(seen.filter((chunk) => chunk.type === 'subagent_end' && chunk.agentId === 'sa-5')).toHaveLength(2);
+    for (const child of ['sa-5-sub-r-a', 'sa-5-sub-r-b']) {
+      expect(seen.filter((chunk) => chunk.agentId === child && chunk.type === 'tool_end')).toHaveLength(1);
+    }
+  });
+
   it('nests two levels: a child with a sub-agent of its own', async () => {
     llm.use((input) => (input.agentType !== 'planner' ? childScript(input) : input.step === 1 ? { type: 'tool_calls', toolCalls: [{ id: 'n-1', name: 'subagent__manager', arguments: { text: 'deep' } }] } : { type: 'text', text: 'nested done' }));
     const handle = await runtime.executor.execute(planner, 'nest', { sessionId: 'sa-4' });
