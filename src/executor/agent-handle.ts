@@ -1,5 +1,6 @@
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import { DBOSWorkflowNotFoundError } from '../errors/index.js';
+import { isDBOSControlError } from '../workflows/dbos-control-errors.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
@@ -108,7 +109,14 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 
   private async finalResult(): Promise<AgentResult<TOutput>> {
     try {
-      if (this.context.liveHandle !== undefined) return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
+      if (this.context.liveHandle !== undefined) {
+        try {
+          return (await this.context.liveHandle.getResult()) as AgentResult<TOutput>;
+        } catch (error) {
+          // Another process took the workflow over (rolling deploy): its recorded outcome is the result.
+          if (!isDBOSControlError(error)) throw error;
+        }
+      }
       const status = await DBOS.getWorkflowStatus(this.workflowId);
       if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
       return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));

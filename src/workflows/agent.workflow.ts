@@ -4,6 +4,7 @@ import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
+import { isDBOSControlError } from './dbos-control-errors.js';
 import { bindChildStarter } from './sub-agent-dispatch.js';
 import { runTurn } from './turn-loop.js';
 import { childDoneChannel } from './workflow-messages.js';
@@ -32,6 +33,8 @@ export class AgentWorkflows {
     try {
       outcome = await runTurn({ agent, scope, input, progress });
     } catch (error) {
+      // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure.
+      if (isDBOSControlError(error)) throw error;
       outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
     }
     const result = await recordOutcome(scope, input, outcome);
