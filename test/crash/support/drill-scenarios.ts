@@ -95,6 +95,16 @@ export const DRILL_SCENARIOS = {
     ]),
     blockToolCalls: ['call_1_lookup_a'],
   },
+  /** Rolling deploy: three steps of one lookup each, then an answer (tools are slowed by the worker). */
+  threeSteps: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a', 1)] },
+      { type: 'tool_calls', toolCalls: [lookup('b', 2)] },
+      { type: 'tool_calls', toolCalls: [lookup('c', 3)] },
+      { type: 'text', text: 'Three facts.' },
+    ]),
+    blockToolCalls: [],
+  },
   /** Sub-agent drill, parent: delegate a topic to the child (its session id tagged in the topic), then answer. */
   delegateThenAnswer: {
     answer: byStep([{ type: 'tool_calls', toolCalls: [delegate('tool')] }, { type: 'text', text: 'The child reported.' }]),

@@ -76,7 +76,7 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const streamManager = new PostgresStreamManager({ connectionString });
   const usageStore = new PostgresUsageStore({ connectionString });
   const blocked = new Set(config.mode === 'start' ? (config.blockToolCalls ?? []) : []);
-  const agent = createCrashAgent(pool, blocked);
+  const agent = createCrashAgent(pool, blocked, config.toolDelayMs ?? 0);
   const hitlAgent = createHitlAgent(pool);
   const openai = createOpenAI({ baseURL: config.openaiBaseUrl, apiKey: 'test' });
   const llmAdapter = new VercelAIAdapter({ model: openai.chat('fake-model') });

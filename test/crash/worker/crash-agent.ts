@@ -52,7 +52,7 @@ export type CrashAgent = AgentConfig<typeof factStateSchema, z.ZodType<unknown>>
  * @example
  * const agent = createCrashAgent(pool, new Set(['call_lookup_b']));
  */
-export function createCrashAgent(pool: pg.Pool, blockToolCalls: ReadonlySet<string>): CrashAgent {
+export function createCrashAgent(pool: pg.Pool, blockToolCalls: ReadonlySet<string>, toolDelayMs = 0): CrashAgent {
   const begin = async (context: ToolContext<FactState>, toolName: string): Promise<void> => {
     await pool.query(`INSERT INTO ${TOOL_RUNS_TABLE} (session_id, tool_call_id, tool_name, pid) VALUES ($1, $2, $3, $4)`, [
       context.sessionId,
@@ -61,6 +61,7 @@ export function createCrashAgent(pool: pg.Pool, blockToolCalls: ReadonlySet<stri
       process.pid,
     ]);
     if (blockToolCalls.has(context.toolCallId)) await new Promise<never>(() => undefined);
+    if (toolDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, toolDelayMs));
   };
 
   const lookup = defineTool({

@@ -92,6 +92,8 @@ export interface WorkerConfig {
    * steps that fire it (a commit, a park) so the parent can observe what those steps publish, and in which order.
    */
   messageHookDelayMs?: number;
+  /** Every tool sleeps this long after recording its execution (widens the window of a rolling-deploy drill). */
+  toolDelayMs?: number;
 }
 
 /**
