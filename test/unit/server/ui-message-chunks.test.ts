@@ -1,14 +1,14 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { mapStreamChunksToUI, UIMessageChunkMapper } from '../../../src/server/ui-message-chunks.js';
-import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
+import type { StreamChunk } from '../../../src/types/stream.js';
 
 const ROOT = 'session-1';
 let sequence = 0;
 /** A chunk of the root agent (or of `agentId`) at `step`. */
 function chunk(step: number, body: Record<string, unknown> & { type: StreamChunk['type'] }, agentId = ROOT): StreamChunk {
   sequence += 1;
-  return { agentId, agentType: 'assistant', timestamp: 0, step, sequence, ...body } as StreamChunkInput as StreamChunk;
+  return { agentId, agentType: 'assistant', timestamp: 0, step, sequence, ...body } as unknown as StreamChunk;
 }
 const text = (step: number, delta: string, agentId = ROOT): StreamChunk => chunk(step, { type: 'text_delta', delta }, agentId);
 
