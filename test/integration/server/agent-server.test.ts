@@ -74,7 +74,7 @@ describe('validation and limits', () => {
     expect(sized.status).toBe(413);
     expect((await sized.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
     const bytes = new TextEncoder().encode(big);
-    const chunked = await fetch(`${kit.baseUrl}/start`, {
+    const init: RequestInit & { duplex: 'half' } = {
       method: 'POST',
       headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
       body: new ReadableStream({
@@ -84,7 +84,8 @@ describe('validation and limits', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit);
+    };
+    const chunked = await fetch(`${kit.baseUrl}/start`, init);
     expect(chunked.status).toBe(413);
     expect(await kit.runtime.stateStore.loadState('big-1')).toBeNull();
   });
