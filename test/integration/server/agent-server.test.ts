@@ -6,7 +6,7 @@ import { createExpressAdapter } from '../../../src/server/express-adapter.js';
 import { AgentServerAuthConfigurationError } from '../../../src/server/server-errors.js';
 import { freePort, waitFor } from '../../support/free-port.js';
 import { assistant } from './support/server-agents.js';
-import { readSse, startServerKit, type ServerKit } from './support/server-kit.js';
+import { jsonOf, readSse, startServerKit, type ServerKit } from './support/server-kit.js';
 
 let kit: ServerKit;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const ALICE = 'token-alice';
 const BOB = 'token-bob';
-const status = async (sessionId: string, token = ALICE): Promise<any> => (await kit.call(`/status?sessionId=${sessionId}`, { token })).json();
+const status = async (sessionId: string, token = ALICE): Promise<any> => jsonOf(await kit.call(`/status?sessionId=${sessionId}`, { token }));
 const start = async (sessionId: string, input: string, token = ALICE): Promise<Response> => kit.call('/start', { token, body: { agentType: 'assistant', sessionId, input } });
 
 describe('fail-closed construction and authentication', () => {
@@ -38,7 +38,7 @@ describe('fail-closed construction and authentication', () => {
       for (const token of [undefined, 'token-mallory']) {
         const response = await kit.call(path, { ...(token === undefined ? {} : { token }), ...(body === undefined ? {} : { body }) });
         expect(response.status, `${path} ${String(token)}`).toBe(401);
-        expect(await response.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: 'Authentication is required.' } });
+        expect(await jsonOf(response)).toEqual({ error: { code: 'UNAUTHENTICATED', message: 'Authentication is required.' } });
       }
     }
     expect(await kit.runtime.stateStore.loadState('auth-x')).toBeNull();
@@ -64,7 +64,7 @@ describe('validation and limits', () => {
     expect((await kit.call('/status?sessionId=', { token: ALICE })).status).toBe(400);
     const unknownAgent = await kit.call('/start', { token: ALICE, body: { agentType: 'nope', sessionId: 'val-2', input: 'hi' } });
     expect(unknownAgent.status).toBe(404);
-    expect((await unknownAgent.json()).error.code).toBe('AGENT_NOT_FOUND');
+    expect((await jsonOf(unknownAgent)).error.code).toBe('AGENT_NOT_FOUND');
     expect(await kit.runtime.stateStore.loadState('val-2')).toBeNull();
   });
 
@@ -72,7 +72,7 @@ describe('validation and limits', () => {
     const big = JSON.stringify({ agentType: 'assistant', sessionId: 'big-1', input: 'x'.repeat(70 * 1024) });
     const sized = await kit.call('/start', { token: ALICE, rawBody: big });
     expect(sized.status).toBe(413);
-    expect((await sized.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await jsonOf(sized)).error.code).toBe('PAYLOAD_TOO_LARGE');
     const bytes = new TextEncoder().encode(big);
     const init: RequestInit & { duplex: 'half' } = {
       method: 'POST',
@@ -93,7 +93,7 @@ describe('validation and limits', () => {
   it('GET /workspace answers 404 RUNTIME_NO_WORKSPACE_SUPPORT', async () => {
     const response = await kit.call('/workspace', { token: ALICE });
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('RUNTIME_NO_WORKSPACE_SUPPORT');
+    expect((await jsonOf(response)).error.code).toBe('RUNTIME_NO_WORKSPACE_SUPPORT');
   });
 });
 
@@ -101,7 +101,7 @@ describe('executor routes', () => {
   it('/start then /sse: SSE ids are chunk sequences; Last-Event-ID and fromSequence resume with no duplicate and no gap', async () => {
     const started = await start('sse-1', 'long: tell me');
     expect(started.status).toBe(201);
-    const run = await started.json();
+    const run = await jsonOf(started);
     expect(run).toMatchObject({ sessionId: 'sse-1', streamId: 'sse-1', created: true });
 
     // Read live until a few events arrived, then drop the connection mid-run.
@@ -138,11 +138,11 @@ describe('executor routes', () => {
     expect(call).toMatchObject({ toolName: 'ask_user', kind: 'client', input: { question: 'Which city?' } });
     const submitted = await kit.call('/submit-tool-result', { token: ALICE, body: { kind: 'client-tool-result', sessionId: 'client-1', toolCallId: call.toolCallId, result: { city: 'Oslo' } } });
     expect(submitted.status).toBe(200);
-    expect(await submitted.json()).toMatchObject({ status: 'accepted', toolCallId: call.toolCallId });
+    expect(await jsonOf(submitted)).toMatchObject({ status: 'accepted', toolCallId: call.toolCallId });
     await waitFor(async () => (await status('client-1')).status === 'completed', 10_000, 'client-1 completed');
     expect(await status('client-1')).toMatchObject({ awaitingClientTool: false, pendingToolCalls: [], run: { status: 'completed' } });
     const again = await kit.call('/submit-tool-result', { token: ALICE, body: { kind: 'client-tool-result', sessionId: 'client-1', toolCallId: call.toolCallId, result: {} } });
-    expect((await again.json()).status).toBe('already_completed');
+    expect((await jsonOf(again)).status).toBe('already_completed');
   });
 
   it('another principal gets 404 on every route for a session, and changes nothing', async () => {
@@ -167,7 +167,7 @@ describe('executor routes', () => {
     for (const [path, body] of attempts) {
       const response = await kit.call(path, { token: BOB, ...(body === undefined ? {} : { body }) });
       expect(response.status, path).toBe(404);
-      expect((await response.json()).error.code, path).toBe('SESSION_NOT_FOUND');
+      expect((await jsonOf(response)).error.code, path).toBe('SESSION_NOT_FOUND');
     }
     const after = await kit.runtime.stateStore.loadState('owned-1');
     expect(after?.version).toBe(before?.version);
@@ -188,7 +188,7 @@ describe('executor routes', () => {
     expect(await status('stop-1')).toMatchObject({ canResume: true, run: { status: 'interrupted' } });
     const again = await kit.call('/interrupt', { token: ALICE, body: { sessionId: 'stop-1' } });
     expect(again.status).toBe(409);
-    expect((await again.json()).error.code).toBe('NO_ACTIVE_RUN');
+    expect((await jsonOf(again)).error.code).toBe('NO_ACTIVE_RUN');
     const resumed = await kit.call('/resume', { token: ALICE, body: { sessionId: 'stop-1' } });
     expect(resumed.status).toBe(200);
     await waitFor(async () => (await status('stop-1')).status === 'completed', 15_000, 'stop-1 completed');
@@ -201,14 +201,14 @@ describe('executor routes', () => {
     expect(await status('stop-2')).toMatchObject({ status: 'failed', failureReason: 'aborted', canResume: false, run: { status: 'aborted' } });
     const notResumable = await kit.call('/resume', { token: ALICE, body: { sessionId: 'stop-2' } });
     expect(notResumable.status).toBe(409);
-    expect((await notResumable.json()).error.code).toBe('NOT_RESUMABLE');
+    expect((await jsonOf(notResumable)).error.code).toBe('NOT_RESUMABLE');
   });
 
   it('/start with an existing session id of the same principal answers its run without starting another', async () => {
-    const first = await (await start('idem-1', 'hello')).json();
+    const first = await jsonOf(await start('idem-1', 'hello'));
     const second = await start('idem-1', 'hello');
     expect(second.status).toBe(200);
-    expect(await second.json()).toMatchObject({ runId: first.runId, created: false });
+    expect(await jsonOf(second)).toMatchObject({ runId: first.runId, created: false });
     expect((await kit.runtime.stateStore.listRuns('idem-1')).runs).toHaveLength(1);
   });
 });

@@ -65,3 +65,8 @@ export async function readSse(response: Response): Promise<Array<{ id: number; d
       return { id, data };
     });
 }
+
+/** A response's JSON body, untyped (tests assert its shape). */
+export async function jsonOf(response: Response): Promise<any> {
+  return response.json();
+}
