@@ -1,4 +1,4 @@
-import { createUIMessageStream, createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
+import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from 'ai';
 import { Hono, type Context } from 'hono';
 import { AgentAlreadyRunningError } from '../errors/dbos-errors.js';
 import type { RunRecord, SessionState } from '../types/session.js';
@@ -44,7 +44,8 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     const fromSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
     const { handle } = await submitAndContinue(context, existing, submissions);
     if (handle === null) return respond(waitingStream());
-    return respond(uiRunStream(context, { handle, streamId, fromSequence, knownToolCalls: knownToolCallsOf(last), signal: c.req.raw.signal }));
+    const originalMessages = body.messages as unknown as UIMessage[];
+    return respond(uiRunStream(context, { handle, streamId, fromSequence, knownToolCalls: knownToolCallsOf(last), originalMessages, signal: c.req.raw.signal }));
   });
 
   /** `useChat({ resume: true })`: the active assistant message replayed from its start, or 204. */

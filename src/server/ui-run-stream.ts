@@ -1,4 +1,4 @@
-import { createUIMessageStream, type FinishReason, type UIMessageChunk } from 'ai';
+import { createUIMessageStream, type FinishReason, type UIMessage, type UIMessageChunk } from 'ai';
 import type { AgentExecutionHandle } from '../executor/types.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { ServerContext } from './server-context.js';
@@ -15,6 +15,8 @@ export interface UIRunStreamInput {
   fromSequence: number;
   messageId?: string;
   knownToolCalls?: KnownToolCalls;
+  /** The client's messages when the stream continues their last (assistant) message: it keeps its id. */
+  originalMessages?: UIMessage[];
   /** Aborts when the client goes away: reading stops, the run does not. */
   signal: AbortSignal;
 }
@@ -29,6 +31,7 @@ type Step = { kind: 'chunk'; result: IteratorResult<StreamChunk> } | { kind: 'wa
 export function uiRunStream(context: ServerContext, input: UIRunStreamInput): ReadableStream<UIMessageChunk> {
   return createUIMessageStream({
     onError: () => 'The agent stream failed.',
+    ...(input.originalMessages === undefined ? {} : { originalMessages: input.originalMessages }),
     execute: async ({ writer }) => {
       const reader = await context.options.streamManager.createReader(input.streamId, input.fromSequence);
       const close = (): void => void reader.close().catch(() => undefined);

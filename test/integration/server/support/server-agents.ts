@@ -54,7 +54,7 @@ export function serverTestModel(): MockLLMAdapter {
     if (toolResults.length > 0) return { type: 'text', text: CLOSING_TEXT };
     if (text.startsWith('client:')) return { type: 'tool_calls', toolCalls: [{ name: 'ask_user', arguments: { question: 'Which city?' } }] };
     if (text.startsWith('approve:')) return { type: 'tool_calls', text: 'I will pay.', toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] };
-    if (text.startsWith('slow:')) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: 4_000 } }] };
+    if (text.startsWith('slow:')) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: 2_000 } }] };
     return { type: 'text', text: `echo ${text}`, chunkDelayMs: 5 };
   });
 }
