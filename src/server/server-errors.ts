@@ -21,7 +21,12 @@ export class AgentServerAuthConfigurationError extends HelixError {
   }
 }
 
-/** Codes the agent server answers with, besides the executor's own. */
+/**
+ * Codes the agent server answers with, besides the executor's own (e.g. `AGENT_ALREADY_RUNNING` → 409).
+ *
+ * @example
+ * if (body.error.code === ('NO_ACTIVE_RUN' satisfies AgentServerErrorCode)) showIdle();
+ */
 export type AgentServerErrorCode =
   | 'UNAUTHENTICATED'
   | 'INVALID_REQUEST'

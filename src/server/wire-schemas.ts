@@ -5,11 +5,21 @@ import { z } from 'zod';
  * can import these to build requests; the server validates every body with them before touching anything.
  */
 
-/** Session ids: 1–256 characters of `[A-Za-z0-9_.:-]`. */
+/**
+ * Session ids: 1–256 characters of `[A-Za-z0-9_.:-]`.
+ *
+ * @example
+ * sessionIdSchema.parse('trip-1');
+ */
 export const sessionIdSchema = z.string().min(1).max(256).regex(/^[A-Za-z0-9_.:-]+$/);
 const reasonSchema = z.string().max(500);
 
-/** POST /start */
+/**
+ * Body of POST /start: a fresh session (`sessionId` optional; an existing one of the same principal answers its run).
+ *
+ * @example
+ * startRequestSchema.parse({ agentType: 'assistant', sessionId: 's1', input: 'Hello' });
+ */
 export const startRequestSchema = z.object({
   agentType: z.string().min(1).max(200),
   sessionId: sessionIdSchema.optional(),
@@ -18,7 +28,12 @@ export const startRequestSchema = z.object({
   metadata: z.record(z.string().max(200), z.string().max(2_000)).optional(),
 });
 
-/** POST /resume */
+/**
+ * Body of POST /resume (the executor's `ResumeOptions`).
+ *
+ * @example
+ * resumeRequestSchema.parse({ sessionId: 's1', mode: 'with_message', message: 'Use metric units.' });
+ */
 export const resumeRequestSchema = z.object({
   sessionId: sessionIdSchema,
   mode: z.enum(['continue', 'with_message', 'with_confirmation', 'from_checkpoint']).optional(),
@@ -26,10 +41,20 @@ export const resumeRequestSchema = z.object({
   checkpointId: z.string().min(1).max(300).optional(),
 });
 
-/** POST /interrupt, POST /abort */
+/**
+ * Body of POST /interrupt and POST /abort.
+ *
+ * @example
+ * controlRequestSchema.parse({ sessionId: 's1', reason: 'user pressed stop' });
+ */
 export const controlRequestSchema = z.object({ sessionId: sessionIdSchema, reason: reasonSchema.optional() });
 
-/** POST /chat/{sessionId}/interrupt, POST /chat/{sessionId}/abort (the body is optional) */
+/**
+ * Body of POST /chat/{sessionId}/interrupt and /abort (optional).
+ *
+ * @example
+ * chatControlRequestSchema.parse({ reason: 'stop' });
+ */
 export const chatControlRequestSchema = z.object({ reason: reasonSchema.optional() });
 
 const toolCallIdSchema = z.string().min(1).max(300);
@@ -47,30 +72,60 @@ const approvalResponseSchema = z.object({
   reason: reasonSchema.optional(),
 });
 
-/** POST /chat/{sessionId}/submit-tool-result */
+/**
+ * Body of POST /chat/{sessionId}/submit-tool-result: a client tool result or an approval decision.
+ *
+ * @example
+ * chatSubmitRequestSchema.parse({ kind: 'approval-response', toolCallId: 'c1', approvalId: 'c1', approved: true });
+ */
 export const chatSubmitRequestSchema = z.discriminatedUnion('kind', [clientToolResultSchema, approvalResponseSchema]);
 
-/** POST /submit-tool-result */
+/**
+ * Body of POST /submit-tool-result (the executor's `SubmitToolResult`).
+ *
+ * @example
+ * submitRequestSchema.parse({ kind: 'client-tool-result', sessionId: 's1', toolCallId: 'c1', result: { city: 'Oslo' } });
+ */
 export const submitRequestSchema = z.discriminatedUnion('kind', [
   clientToolResultSchema.extend({ sessionId: sessionIdSchema }),
   approvalResponseSchema.extend({ sessionId: sessionIdSchema }),
 ]);
 
-/** GET /sse */
+/**
+ * Query of GET /sse (`Last-Event-ID` takes precedence over `fromSequence`).
+ *
+ * @example
+ * sseQuerySchema.parse({ sessionId: 's1', fromSequence: '42' }); // { sessionId: 's1', fromSequence: 42 }
+ */
 export const sseQuerySchema = z.object({ sessionId: sessionIdSchema, fromSequence: z.coerce.number().int().min(0).optional() });
 
-/** GET /status */
+/**
+ * Query of GET /status.
+ *
+ * @example
+ * statusQuerySchema.parse({ sessionId: 's1' });
+ */
 export const statusQuerySchema = z.object({ sessionId: sessionIdSchema });
 
 const uiPartSchema = z.looseObject({ type: z.string().min(1).max(200) });
-/** One UI message of a chat request (the AI SDK `UIMessage` shape; parts are read leniently). */
+/**
+ * One UI message of a chat request (the AI SDK `UIMessage` shape; parts are read leniently).
+ *
+ * @example
+ * chatMessageSchema.parse({ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] });
+ */
 export const chatMessageSchema = z.looseObject({
   id: z.string().max(300),
   role: z.enum(['system', 'user', 'assistant']),
   parts: z.array(uiPartSchema).max(1_000),
 });
 
-/** POST /chat: what the AI SDK's `DefaultChatTransport` sends (`id` is the session id). */
+/**
+ * Body of POST /chat: what the AI SDK's `DefaultChatTransport` sends (`id` is the session id).
+ *
+ * @example
+ * chatRequestSchema.parse({ id: 'chat-1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] });
+ */
 export const chatRequestSchema = z.looseObject({
   id: sessionIdSchema,
   messages: z.array(chatMessageSchema).min(1).max(10_000),

@@ -19,7 +19,7 @@ function documentedExports(entry: string): Array<{ name: string; hasDoc: boolean
 }
 
 describe('public API documentation', () => {
-  for (const entry of ['../../../src/index.ts', '../../../src/testing/index.ts']) {
+  for (const entry of ['../../../src/index.ts', '../../../src/testing/index.ts', '../../../src/server/index.ts']) {
     it(`documents every export of ${entry.replace('../../../', '')} with TSDoc and an @example`, () => {
       const exports = documentedExports(fileURLToPath(new URL(entry, import.meta.url)));
       expect(exports.length).toBeGreaterThan(10);
