@@ -32,7 +32,11 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
       const text = userText(last);
       if (text.length === 0) throw new AgentServerHttpError(400, 'INVALID_REQUEST', 'The last message has no text.');
       if (existing?.status === 'active') throw new AgentAlreadyRunningError(sessionId, 'active');
-      const handle = await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }) });
+      // A message after a stop continues the interrupted conversation with it.
+      const handle =
+        existing?.status === 'interrupted'
+          ? await executor.resume(agent, sessionId, { mode: 'with_message', message: text })
+          : await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }) });
       await context.ownedSession(principal, sessionId); // a creation race lost to another principal
       const run = await describeRun(context, handle);
       return respond(uiRunStream(context, { handle, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal }));
@@ -101,8 +105,9 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
   return app;
 }
 
+/** SSE comments every 15 s keep an idle connection (a long tool call) open through proxies. */
 function respond(stream: ReadableStream<UIMessageChunk>): Response {
-  return createUIMessageStreamResponse({ stream });
+  return createUIMessageStreamResponse({ stream, keepAliveMs: 15_000 });
 }
 
 /** Calls are still open after the submissions: nothing runs yet. */

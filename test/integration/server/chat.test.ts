@@ -116,6 +116,11 @@ describe('chat routes with the AI SDK client (DefaultChatTransport + readUIMessa
     expect(interrupted.status).toBe(202);
     const message = await read(stream);
     expect(message.parts.filter((part) => part.type === 'tool-slow_tool')).toHaveLength(1);
-    expect((await sessionStatus('chat-stop')).status).toBe('interrupted');
+    await waitFor(async () => (await sessionStatus('chat-stop')).status === 'interrupted', 5_000, 'chat-stop interrupted');
+    // The next message continues the interrupted conversation.
+    const next = await read(await send('chat-stop', [user('slow: work'), message, user('go on', 'u2')]));
+    expect(textOf(next)).toBe(CLOSING_TEXT);
+    await waitFor(async () => (await sessionStatus('chat-stop')).run.status === 'completed', 5_000, 'chat-stop completed');
+    expect((await kit.runtime.stateStore.listRuns('chat-stop')).runs.map((run) => run.status)).toEqual(['interrupted', 'completed']);
   });
 });
