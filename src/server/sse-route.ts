@@ -6,6 +6,7 @@ import { AgentServerHttpError } from './server-errors.js';
 import type { AgentServerEnvironment, ServerContext } from './server-context.js';
 import { sseQuerySchema } from './wire-schemas.js';
 
+const KEEP_ALIVE_MS = 15_000;
 /** Chunk types that end a run (when written by the root agent). */
 const TERMINAL = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 
@@ -27,12 +28,15 @@ export function sseRoute(context: ServerContext) {
     c.req.raw.signal.addEventListener('abort', close, { once: true });
     return streamSSE(c, async (stream) => {
       stream.onAbort(close);
+      // A comment line every 15 s keeps an idle connection (a long tool call) open through proxies.
+      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(close), KEEP_ALIVE_MS);
       try {
         for await (const chunk of reader) {
           await stream.writeSSE({ id: String(chunk.sequence), data: JSON.stringify(chunk) });
           if (chunk.agentId === state.sessionId && TERMINAL.has(chunk.type)) break;
         }
       } finally {
+        clearInterval(keepAlive);
         close();
       }
     });
