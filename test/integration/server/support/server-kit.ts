@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AgentServer } from '../../../../src/server/agent-server.js';
 import { createHttpAdapter } from '../../../../src/server/node-http-adapter.js';
 import type { AgentServerOptions } from '../../../../src/server/server-options.js';
@@ -45,6 +46,9 @@ export async function startServerKit(prefix: string, extra: Partial<AgentServerO
       return fetch(`${baseUrl}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
     },
     close: async () => {
+      // Let short runs the tests left behind finish, so shutdown does not cut their database work.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline && (await DBOS.listWorkflows({ status: 'PENDING' })).length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await runtime.shutdown();
