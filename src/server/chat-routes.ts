@@ -39,17 +39,17 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
           : await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }) });
       await context.ownedSession(principal, sessionId); // a creation race lost to another principal
       const run = await describeRun(context, handle);
-      return respond(uiRunStream(context, { handle, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal }));
+      return respond(uiRunStream(context, { sessionId, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal }));
     }
     if (last.role !== 'assistant' || existing === null) throw new AgentServerHttpError(400, 'INVALID_REQUEST', 'The last message must be a user message or answer the pending tool calls.');
     const submissions = answersOf(last, existing);
     if (submissions.length === 0) throw new AgentServerHttpError(409, 'NO_ACTIVE_RUN', 'The last message answers no pending tool call of this session.');
     const streamId = existing.streamId ?? sessionId;
-    const fromSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
+    const fromSequence = continueAfter(last, (await streamManager.getInfo(streamId))?.lastSequence ?? 0);
     const { handle } = await submitAndContinue(context, existing, submissions);
     if (handle === null) return respond(waitingStream());
     const originalMessages = body.messages as unknown as UIMessage[];
-    return respond(uiRunStream(context, { handle, streamId, fromSequence, knownToolCalls: knownToolCallsOf(last), originalMessages, signal: c.req.raw.signal }));
+    return respond(uiRunStream(context, { sessionId, streamId, fromSequence, knownToolCalls: knownToolCallsOf(last), originalMessages, signal: c.req.raw.signal }));
   });
 
   /** `useChat({ resume: true })`: the active assistant message replayed from its start, or 204. */
@@ -57,11 +57,9 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     const state = await owned(c);
     const run = await stateStore.getCurrentRun(state.sessionId);
     if (run?.status !== 'running') return c.body(null, 204);
-    const handle = await executor.getHandle(agent, state.sessionId);
-    if (handle === null) return c.body(null, 204);
     const first = await firstRunOfMessage(run);
     const streamId = state.streamId ?? state.sessionId;
-    return respond(uiRunStream(context, { handle, streamId, fromSequence: first.startSequence, messageId: first.runId, signal: c.req.raw.signal }));
+    return respond(uiRunStream(context, { sessionId: state.sessionId, streamId, fromSequence: first.startSequence, messageId: first.runId, signal: c.req.raw.signal }));
   });
 
   app.post('/chat/:sessionId/submit-tool-result', async (c) => {
@@ -103,6 +101,15 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
   }
 
   return app;
+}
+
+/**
+ * Where a continuation of the client's assistant message starts: right after the last sequence it shows
+ * (`metadata.lastSequence`, written by the stream that produced it), else the stream's current end.
+ */
+function continueAfter(message: ChatMessage, streamEnd: number): number {
+  const shown = (message.metadata as { lastSequence?: unknown } | undefined)?.lastSequence;
+  return typeof shown === 'number' && Number.isSafeInteger(shown) && shown >= 0 && shown <= streamEnd ? shown : streamEnd;
 }
 
 /** SSE comments every 15 s keep an idle connection (a long tool call) open through proxies. */

@@ -91,6 +91,9 @@ describe('chat routes with the AI SDK client (DefaultChatTransport + readUIMessa
     const asked = await read(await send('chat-client', [user('client: where to?')]));
     const tool = asked.parts.find((part) => part.type === 'tool-ask_user') as { state: string } | undefined;
     expect(tool).toMatchObject({ state: 'input-available', input: { question: 'Which city?' } });
+    // The message records the last stream sequence it shows: the continuation starts right after it.
+    const { lastSequence } = asked.metadata as { lastSequence: number };
+    expect(lastSequence).toBe((await kit.runtime.streamManager.getInfo('chat-client'))?.lastSequence);
     const answered = { ...asked, parts: asked.parts.map((part) => (part.type === 'tool-ask_user' ? { ...part, state: 'output-available', output: { city: 'Oslo' } } : part)) } as UIMessage;
     const continued = await read(await send('chat-client', [user('client: where to?'), answered]), answered);
     expect(continued.id).toBe(asked.id); // the same assistant message continues
