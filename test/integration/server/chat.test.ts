@@ -1,8 +1,8 @@
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/free-port.js';
-import { CLOSING_TEXT, FIRST_STEP_TEXT, LONG_ANSWER } from './support/server-agents.js';
-import { jsonOf, startServerKit, type ServerKit } from './support/server-kit.js';
+import { CLOSING_TEXT, FIRST_STEP_TEXT, FLAKY_ANSWER, FLAKY_PARTIAL, LONG_ANSWER } from './support/server-agents.js';
+import { jsonOf, readSse, startServerKit, type ServerKit } from './support/server-kit.js';
 
 let kit: ServerKit;
 let transport: DefaultChatTransport<UIMessage>;
@@ -66,6 +66,21 @@ describe('chat routes with the AI SDK client (DefaultChatTransport + readUIMessa
     expect(message.parts.filter((part) => part.type === 'text')).toHaveLength(2);
     expect(message.parts.filter((part) => part.type === 'tool-slow_tool')).toEqual([expect.objectContaining({ state: 'output-available', output: { waited: 1_200 } })]);
     await waitFor(async () => (await sessionStatus('chat-long')).status === 'completed', 10_000, 'chat-long completed');
+  });
+
+  it('a retried LLM step (step_reset after partial text) shows exactly the final text, live and replayed', async () => {
+    const stream = await send('chat-flaky', [user('flaky: answer me')]);
+    // A raw live reader proves the failed attempt's text reached the stream before the reset.
+    const raw = readSse(await kit.call('/sse?sessionId=chat-flaky&fromSequence=0', { token: 'token-alice' }));
+    const message = await read(stream);
+    expect(textOf(message)).toBe(FLAKY_ANSWER);
+    expect(message.parts.filter((part) => part.type === 'text')).toHaveLength(1);
+    const chunks = (await raw).map((event) => event.data as { type: string; delta?: string });
+    const reset = chunks.findIndex((chunk) => chunk.type === 'step_reset');
+    expect(reset).toBeGreaterThan(0);
+    expect(chunks.slice(0, reset).map((chunk) => chunk.delta ?? '').join('')).toBe(`${FLAKY_PARTIAL} `);
+    // One assistant message per run.
+    expect((await kit.runtime.stateStore.getCurrentRun('chat-flaky'))?.runId).toBe(message.id);
   });
 
   it('an approval is requested in the UI stream and answered through POST /chat/{id}/submit-tool-result', async () => {

@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../../src/agent/index.js';
+import { LLMCallError } from '../../../../src/errors/index.js';
+import type { LLMAdapter } from '../../../../src/llm/adapter.js';
 import { MockLLMAdapter } from '../../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../../src/types/llm.js';
@@ -42,8 +44,32 @@ function firstUserText(input: LLMGenerateInput): string {
   return typeof user?.content === 'string' ? user.content : '';
 }
 
-/** The scripted model (see the module comment). */
-export function serverTestModel(): MockLLMAdapter {
+export const FLAKY_PARTIAL = 'Half an ans';
+export const FLAKY_ANSWER = 'The retried answer, exactly once.';
+
+/**
+ * The scripted model (see the module comment). `flaky:` streams part of an answer, then fails with a
+ * retryable error the first time per session: the runtime retries the LLM step (`step_reset`).
+ */
+export function serverTestModel(): LLMAdapter {
+  const failedOnce = new Set<string>();
+  const scripted = scriptedModel();
+  return {
+    generateStep: async (input, callbacks) => {
+      if (!firstUserText(input).startsWith('flaky:')) return scripted.generateStep(input, callbacks);
+      const session = input.sessionId ?? '';
+      if (!failedOnce.has(session)) {
+        failedOnce.add(session);
+        for (const word of FLAKY_PARTIAL.split(' ')) await callbacks?.onTextDelta?.(`${word} `);
+        await new Promise((resolve) => setTimeout(resolve, 300)); // the partial text reaches live readers
+        throw new LLMCallError('The provider is overloaded.', { retryable: true, statusCode: 529 });
+      }
+      return new MockLLMAdapter([{ type: 'text', text: FLAKY_ANSWER, chunkDelayMs: 5 }]).generateStep(input, callbacks);
+    },
+  };
+}
+
+function scriptedModel(): MockLLMAdapter {
   return new MockLLMAdapter((input): MockLLMResponse => {
     const text = firstUserText(input);
     const toolResults = input.messages.filter((message) => message.role === 'tool');
