@@ -41,6 +41,7 @@ describe('chat routes with the AI SDK client (DefaultChatTransport + readUIMessa
     const second = await read(await send('chat-1', [user('hello world'), message, user('again', 'u2')]));
     expect(textOf(second)).toBe('echo hello world');
     expect((await kit.runtime.stateStore.listRuns('chat-1')).runs).toHaveLength(2);
+    await waitFor(async () => (await sessionStatus('chat-1')).run.status === 'completed', 5_000, 'chat-1 recorded');
     expect(await transport.reconnectToStream({ chatId: 'chat-1' })).toBeNull(); // 204: nothing runs
   });
 
