@@ -248,4 +248,16 @@ describe('adapters and anonymous mode', () => {
     expect((await open.fetch(new Request('http://local/status?sessionId=idem-1'))).status).toBe(404); // alice's
     expect((await kit.call('/status?sessionId=anon-1', { token: ALICE })).status).toBe(404);
   });
+
+  it('basePath prefixes every route; anything else is a typed 404', async () => {
+    const mounted = new AgentServer({ executor: kit.runtime.executor, stateStore: kit.runtime.stateStore, streamManager: kit.runtime.streamManager, agents: [assistant], allowUnauthenticated: true, basePath: '/agents' });
+    const started = await mounted.fetch(new Request('http://local/agents/start', { method: 'POST', body: JSON.stringify({ agentType: 'assistant', sessionId: 'based-1', input: 'hi' }) }));
+    expect(started.status).toBe(201);
+    expect(await jsonOf(await mounted.fetch(new Request('http://local/agents/status?sessionId=based-1')))).toMatchObject({ sessionId: 'based-1' });
+    const outside = await mounted.fetch(new Request('http://local/status?sessionId=based-1'));
+    expect(outside.status).toBe(404);
+    expect((await jsonOf(outside)).error.code).toBe('NOT_FOUND');
+    // Without `chat`, the chat routes do not exist.
+    expect((await jsonOf(await mounted.fetch(new Request('http://local/agents/chat', { method: 'POST', body: '{}' })))).error.code).toBe('NOT_FOUND');
+  });
 });
