@@ -3,6 +3,22 @@ import { z } from 'zod';
 /**
  * The JSON bodies and queries of the agent server's routes (zod 4). Remote clients (an HTTP transport)
  * can import these to build requests; the server validates every body with them before touching anything.
+ *
+ * Answers (JSON unless noted; errors are `{ error: { code, message, issues? } }`):
+ * - POST /start → 201 `{ sessionId, runId, streamId, startSequence, created: true }` (200 with
+ *   `created: false` and the current run when the principal's session already exists); POST /resume → 200
+ *   `{ sessionId, runId, streamId, startSequence }`.
+ * - GET /sse → `text/event-stream`: `id: <sequence>` and `data: <StreamChunk JSON>` per chunk, from after
+ *   `Last-Event-ID` / `fromSequence` (default: the current run's start); ends after the root agent's
+ *   `output` / `error` / `run_interrupted` chunk or when the stream ends; `: keep-alive` comments every 15 s.
+ * - GET /status → `{ sessionId, agentType, status, stepCount, run: { runId, status, turn, stepCount,
+ *   startSequence, completionReason? } | null, output?, error?, failureReason?, awaitingClientTool,
+ *   awaitingApproval, pendingToolCalls: [{ toolCallId, toolName, kind, input, approvalId? }], canResume,
+ *   stream: { streamId, status, lastSequence } }`.
+ * - POST /interrupt → 202 `{ sessionId, status: 'interrupt_requested' }`; POST /abort → 200
+ *   `{ sessionId, status: 'aborted' }`; both 409 `NO_ACTIVE_RUN` when nothing runs.
+ * - POST /submit-tool-result → 200 `{ status: 'accepted' | 'already_completed' | 'unknown_tool_call',
+ *   sessionId, toolCallId, run? }` (`run` when the submission resumed a parked run or woke a waiting one).
  */
 
 /**
