@@ -79,6 +79,23 @@ export default tseslint.config(
     },
   },
   {
+    // The agent server uses the public executor API only: no steps, workflows, DBOS or storage internals.
+    files: ['src/server/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/steps/*', '**/workflows/*', '**/executor/run-*', '**/executor/lost-start*', '**/executor/session-rewind*', '**/store/postgres/*', '**/stream/postgres/*', '**/stream/redis/*', '@dbos-inc/*', 'pg', 'knex', 'ioredis'],
+              message: 'src/server/ uses the public executor API only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

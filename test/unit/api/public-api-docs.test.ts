@@ -23,6 +23,7 @@ describe('public API documentation', () => {
     ['../../../src/index.ts', 100],
     ['../../../src/testing/index.ts', 10],
     ['../../../src/testing/contracts/index.ts', 6],
+    ['../../../src/server/index.ts', 10],
   ];
   for (const [entry, minimumExports] of entries) {
     it(`documents every export of ${entry.replace('../../../', '')} with TSDoc and an @example`, () => {
