@@ -185,15 +185,17 @@ export class UIMessageChunkMapper {
   }
 
   private subAgent(chunk: Extract<StreamChunk, { type: 'subagent_start' | 'subagent_end' }>): UIMessageChunk[] {
-    const status = chunk.type === 'subagent_start' ? 'running' : chunk.error === undefined ? 'completed' : 'failed';
+    // A failed child's `subagent_end` carries `{ error }` as its result (the reference has no success field).
+    const failed = chunk.type === 'subagent_end' && typeof chunk.result === 'object' && chunk.result !== null && 'error' in chunk.result;
+    const status = chunk.type === 'subagent_start' ? 'running' : failed ? 'failed' : 'completed';
     const data = {
       status,
       agentType: chunk.subAgentType,
-      toolCallId: chunk.toolCallId,
+      subSessionId: chunk.subSessionId,
+      toolCallId: chunk.callId,
       ...(chunk.type === 'subagent_end' && chunk.result !== undefined ? { result: chunk.result } : {}),
-      ...(chunk.type === 'subagent_end' && chunk.error !== undefined ? { error: chunk.error } : {}),
     };
-    return [{ type: 'data-subagent', id: chunk.subAgentId, data }];
+    return [{ type: 'data-subagent', id: chunk.subSessionId, data }];
   }
 }
 

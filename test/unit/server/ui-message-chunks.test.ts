@@ -128,15 +128,15 @@ describe('UIMessageChunkMapper (table)', () => {
     {
       name: 'an interrupt ends with abort; sub-agent chunks become one data part, their text is not shown',
       chunks: [
-        chunk(1, { type: 'subagent_start', subAgentId: 'child', subAgentType: 'helper', toolCallId: 'c4' }),
+        chunk(1, { type: 'subagent_start', subSessionId: 'child', subAgentType: 'helper', callId: 'c4' }),
         text(1, 'child text', 'child'),
-        chunk(1, { type: 'subagent_end', subAgentId: 'child', subAgentType: 'helper', toolCallId: 'c4', result: 'ok' }),
+        chunk(1, { type: 'subagent_end', subSessionId: 'child', subAgentType: 'helper', callId: 'c4', result: 'ok' }),
         chunk(1, { type: 'run_interrupted', runId: 'r1', reason: 'stop' }),
       ],
       expected: [
         { type: 'start', messageId: 'm' },
-        { type: 'data-subagent', id: 'child', data: { status: 'running', agentType: 'helper', toolCallId: 'c4' } },
-        { type: 'data-subagent', id: 'child', data: { status: 'completed', agentType: 'helper', toolCallId: 'c4', result: 'ok' } },
+        { type: 'data-subagent', id: 'child', data: { status: 'running', agentType: 'helper', subSessionId: 'child', toolCallId: 'c4' } },
+        { type: 'data-subagent', id: 'child', data: { status: 'completed', agentType: 'helper', subSessionId: 'child', toolCallId: 'c4', result: 'ok' } },
         { type: 'abort', reason: 'stop' },
         { type: 'finish', finishReason: 'other' },
       ],
