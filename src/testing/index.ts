@@ -1,6 +1,6 @@
 // Test doubles and contract suites (the `helix-agents-dbos/testing` entry point). The contract suites
 // import `vitest`: install it as a dev dependency to use them.
-export { MockLLMAdapter, type MockLLMCall } from '../llm/mock-llm-adapter.js';
+export { MockLLMAdapter, type MockLLMAdapterOptions, type MockLLMCall } from '../llm/mock-llm-adapter.js';
 export type {
   MockLLMResponse,
   MockLLMScript,
