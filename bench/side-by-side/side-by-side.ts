@@ -1,15 +1,23 @@
-import type { BenchDatabase } from '../bench-database.js';
+import type { BenchDatabase, SiblingDatabase } from '../bench-database.js';
+import type { ChildReply } from './child-protocol.js';
 import { SYSTEM_NAMES, type SystemName } from './bench-system.js';
-import { measureSystem } from './run-system.js';
 import { sideBySideScale } from './side-by-side-scale.js';
 import { formatFiguresTable, formatRatiosTable, formatTargetsTable, type Comparison } from './side-by-side-tables.js';
 import { summarizeSystem, type SystemFigures } from './system-figures.js';
+import { SystemProcess } from './system-process.js';
+import type { SystemReport } from './system-report.js';
+
+/** How long a child may take to shut its system down after its report. */
+const CHILD_EXIT_GRACE_MS = 15_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Issue 11's side-by-side comparison: ours, LangGraph.js + PostgresSaver (durability "sync") and a naive
  * DBOS loop, plus ours with a custom state that gains 1 KB per step, each in its own child process and
- * database on the benchmark's server, one after the other. Prints the figures, our ratios to each peer and
- * the issue's targets with PASS/MISS; resolves with the comparison.
+ * database on the benchmark's server. Sessions run one at a time, interleaved in rounds, so a change of
+ * the machine's load over the run weighs on every system alike. Prints the figures, our ratios to each
+ * peer and the issue's targets with PASS/MISS; resolves with the comparison.
  *
  * @throws Error when a system fails or ran other than one tool call per step.
  * @example
@@ -18,15 +26,11 @@ import { summarizeSystem, type SystemFigures } from './system-figures.js';
 export async function measureSideBySide(database: BenchDatabase): Promise<Comparison> {
   const { steps, sessions, window, settleMs, idleWindowMs } = sideBySideScale();
   process.stdout.write(
-    `Side by side (issue 11): ${sessions} measured sessions of ${steps} tool steps per system after a warm-up session, each system in its own child process and database; ${settleMs / 1000} s settle before each pg_stat_database read, ${idleWindowMs / 1000} s idle window…\n`,
+    `Side by side (issue 11): ${SYSTEM_NAMES.length} systems, each in its own child process and database, warmed up by one session; then ${sessions} rounds of one measured ${steps}-step session per system, one session at a time on the server (the order rotates each round); ${settleMs / 1000} s settle before each pg_stat_database read, ${idleWindowMs / 1000} s idle window…\n`,
   );
-  const systems: Partial<Record<SystemName, SystemFigures>> = {};
-  for (const system of SYSTEM_NAMES) {
-    const startedAt = performance.now();
-    systems[system] = summarizeSystem(await measureSystem(database, system));
-    process.stdout.write(`  ${system}: ${((performance.now() - startedAt) / 1000).toFixed(0)} s\n`);
-  }
-  const comparison: Comparison = { steps, window, sessions, systems: systems as Record<SystemName, SystemFigures> };
+  const reports = await runRounds(database, sessions, settleMs);
+  const systems = Object.fromEntries(reports.map((report) => [report.system, summarizeSystem(report)])) as Record<SystemName, SystemFigures>;
+  const comparison: Comparison = { steps, window, sessions, systems };
   process.stdout.write(`\n${formatFiguresTable(comparison)}\n\n${formatRatiosTable(comparison)}\n\n${formatTargetsTable(comparison)}\n`);
   process.stdout.write(
     [
@@ -39,4 +43,36 @@ export async function measureSideBySide(database: BenchDatabase): Promise<Compar
     ].join('\n'),
   );
   return comparison;
+}
+
+/** Start every system, run the measured rounds, collect the reports; every child is stopped and its database dropped. */
+async function runRounds(database: BenchDatabase, sessions: number, settleMs: number): Promise<SystemReport[]> {
+  const siblings = await Promise.all(SYSTEM_NAMES.map(() => database.createSibling()));
+  const processes: SystemProcess[] = [];
+  let failed = true;
+  try {
+    for (const [index, system] of SYSTEM_NAMES.entries()) processes.push(await SystemProcess.start(siblings[index] as SiblingDatabase, system));
+    await sleep(settleMs);
+    for (const child of processes) expectReply(await child.request({ type: 'count-start' }), 'counted', child.system);
+    for (let round = 1; round <= sessions; round += 1) {
+      for (let turn = 0; turn < processes.length; turn += 1) {
+        const child = processes[(round - 1 + turn) % processes.length] as SystemProcess;
+        expectReply(await child.request({ type: 'session', index: round }), 'session', child.system);
+      }
+      process.stdout.write(`  round ${round} of ${sessions} done\n`);
+    }
+    await sleep(settleMs);
+    const replies = await Promise.all(processes.map((child) => child.request({ type: 'finish' })));
+    const reports = replies.map((reply, index) => expectReply(reply, 'report', SYSTEM_NAMES[index] as SystemName).report);
+    failed = false;
+    return reports;
+  } finally {
+    await Promise.all(processes.map((child) => child.stop(failed ? 0 : CHILD_EXIT_GRACE_MS)));
+    await Promise.allSettled(siblings.map((sibling) => sibling.drop()));
+  }
+}
+
+function expectReply<T extends ChildReply['type']>(reply: ChildReply, type: T, system: SystemName): Extract<ChildReply, { type: T }> {
+  if (reply.type !== type) throw new Error(`The "${system}" benchmark child answered ${reply.type} instead of ${type}.`);
+  return reply as Extract<ChildReply, { type: T }>;
 }

@@ -1,10 +1,12 @@
 /**
  * Child process of `npm run bench`: `node --import tsx bench/side-by-side/system-child.ts <system>` with
  * `BENCH_DATABASE_URL` set to a fresh database of its own. Sets the system up, runs an unmeasured warm-up
- * session, then the measured sessions (each checked to have run exactly one tool call per step), and
- * prints one SYSTEM_REPORT line. Nothing else may write on the server meanwhile (write transactions are
- * counted by the server-wide transaction id).
+ * session and says it is ready; then, on the parent's commands (child-protocol.ts), reads the transaction
+ * count, runs measured sessions (each checked to have run exactly one tool call per step) and finally
+ * reports. The parent runs one session at a time on the whole server: write transactions are counted by
+ * the server-wide transaction id (idle systems do not write).
  */
+import { createInterface } from 'node:readline';
 import type { BenchSystem, SystemName } from './bench-system.js';
 import { SYSTEM_NAMES } from './bench-system.js';
 import { openDatabaseProbe, type DatabaseProbe } from './database-probe.js';
@@ -13,7 +15,8 @@ import { openLangGraphSystem } from './langgraph-system.js';
 import { openNaiveDbosSystem } from './naive-dbos-system.js';
 import { sideBySideScale, type SideBySideScale } from './side-by-side-scale.js';
 import { StepClock } from './step-clock.js';
-import { formatSystemReportLine, type SessionFigures } from './system-report.js';
+import type { SessionFigures } from './system-report.js';
+import { formatProtocolLine, parseProtocolLine, type ChildCommand, type ChildReply } from './child-protocol.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,27 +74,36 @@ async function main(): Promise<void> {
   const scale = sideBySideScale();
   const probe = await openDatabaseProbe(databaseUrl);
   const subject = await openSystem(system, databaseUrl);
+  const reply = (message: ChildReply): void => void process.stdout.write(formatProtocolLine(message));
   try {
     await checkedSession(subject, `${system}-warm-up`, scale.warmUpSteps, new StepClock());
-    await sleep(scale.settleMs);
-    const queriesBefore = probe.queries;
-    const transactionsBefore = await probe.transactionCount();
-    const countedAt = performance.now();
+    reply({ type: 'ready' });
     const sessions: SessionFigures[] = [];
-    for (let index = 1; index <= scale.sessions; index += 1) sessions.push(await measureSession(subject, probe, `${system}-${index}`, scale));
-    await sleep(scale.settleMs);
-    const ownQueries = probe.queries - queriesBefore;
-    const transactionsAfter = await probe.transactionCount();
-    const transactionSeconds = (performance.now() - countedAt) / 1000;
-    const transactions = transactionsAfter - transactionsBefore - ownQueries;
-    // The idle rate over the next window (the lag of the idle pollers' own counts is the same at both ends).
-    const idleStartedAt = performance.now();
-    await sleep(scale.idleWindowMs);
-    const idleTransactions = (await probe.transactionCount()) - transactionsAfter - 1;
-    const idleTransactionsPerSecond = idleTransactions / ((performance.now() - idleStartedAt) / 1000);
-    process.stdout.write(
-      formatSystemReportLine({ system, steps: scale.steps, window: scale.window, sessions, transactions, transactionSeconds, idleTransactionsPerSecond }),
-    );
+    let count = { queries: 0, transactions: 0, at: 0 };
+    for await (const line of createInterface({ input: process.stdin })) {
+      const command = parseProtocolLine<ChildCommand>(line);
+      if (command?.type === 'count-start') {
+        count = { queries: probe.queries, transactions: await probe.transactionCount(), at: performance.now() };
+        reply({ type: 'counted' });
+      } else if (command?.type === 'session') {
+        const figures = await measureSession(subject, probe, `${system}-${command.index}`, scale);
+        sessions.push(figures);
+        reply({ type: 'session', figures });
+      } else if (command?.type === 'finish') {
+        const ownQueries = probe.queries - count.queries;
+        const transactionsAfter = await probe.transactionCount();
+        const transactionSeconds = (performance.now() - count.at) / 1000;
+        // The idle rate over the next window (the lag of the idle pollers' own counts is the same at both ends).
+        const idleStartedAt = performance.now();
+        await sleep(scale.idleWindowMs);
+        const idleTransactions = (await probe.transactionCount()) - transactionsAfter - 1;
+        const idleTransactionsPerSecond = idleTransactions / ((performance.now() - idleStartedAt) / 1000);
+        const transactions = transactionsAfter - count.transactions - ownQueries;
+        reply({ type: 'report', report: { system, steps: scale.steps, window: scale.window, sessions, transactions, transactionSeconds, idleTransactionsPerSecond } });
+        return;
+      }
+    }
+    throw new Error('The parent closed stdin before asking for the report.');
   } finally {
     await subject.close();
     await probe.close();

@@ -26,7 +26,7 @@ export interface SessionFigures {
 }
 
 /**
- * What a system child process measured, sent to the parent as one JSON line.
+ * What a system child process measured over all its sessions.
  *
  * @example
  * const report: SystemReport = { system: 'langgraph', steps: 200, window: 20, sessions: [], transactions: 2400, transactionSeconds: 30, idleTransactionsPerSecond: 0 };
@@ -45,27 +45,4 @@ export interface SystemReport {
   transactionSeconds: number;
   /** The database's transactions per second with the system idle (pollers), read over a window after the sessions. */
   idleTransactionsPerSecond: number;
-}
-
-const LINE_PREFIX = 'SYSTEM_REPORT ';
-
-/**
- * The stdout line that carries a report.
- *
- * @example
- * process.stdout.write(formatSystemReportLine(report));
- */
-export function formatSystemReportLine(report: SystemReport): string {
-  return `${LINE_PREFIX}${JSON.stringify(report)}\n`;
-}
-
-/**
- * The report in a child's stdout, `undefined` when there is none.
- *
- * @example
- * const report = parseSystemReportLine(stdout);
- */
-export function parseSystemReportLine(output: string): SystemReport | undefined {
-  const line = output.split('\n').find((candidate) => candidate.startsWith(LINE_PREFIX));
-  return line === undefined ? undefined : (JSON.parse(line.slice(LINE_PREFIX.length)) as SystemReport);
 }

@@ -1,0 +1,15 @@
+import { openBenchDatabase } from './bench-database.js';
+import { openDatabaseProbe } from './side-by-side/database-probe.js';
+import { openHelixSystem } from './side-by-side/helix-system.js';
+import { StepClock } from './side-by-side/step-clock.js';
+const database = await openBenchDatabase();
+const sibling = await database.createSibling();
+const probe = await openDatabaseProbe(sibling.url);
+const system = await openHelixSystem(sibling.url, { growingState: false });
+await system.runSession('w', 20, new StepClock());
+await new Promise((r) => setTimeout(r, 2000));
+const a = await probe.nextTransactionId();
+await new Promise((r) => setTimeout(r, 15000));
+const b = await probe.nextTransactionId();
+console.log('idle xids over 15 s:', b - a);
+await system.close(); await probe.close(); await sibling.drop(); await database.close();
