@@ -51,7 +51,10 @@ async function runRounds(database: BenchDatabase, sessions: number, settleMs: nu
   const processes: SystemProcess[] = [];
   let failed = true;
   try {
-    for (const [index, system] of SYSTEM_NAMES.entries()) processes.push(await SystemProcess.start(siblings[index] as SiblingDatabase, system));
+    // Set-up and warm-up are not measured: all children start at once.
+    const started = await Promise.allSettled(SYSTEM_NAMES.map((system, index) => SystemProcess.start(siblings[index] as SiblingDatabase, system)));
+    for (const result of started) if (result.status === 'fulfilled') processes.push(result.value);
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
     await sleep(settleMs);
     for (const child of processes) expectReply(await child.request({ type: 'count-start' }), 'counted', child.system);
     for (let round = 1; round <= sessions; round += 1) {
