@@ -45,6 +45,7 @@ export function formatFiguresTable(comparison: Comparison): string {
     [
       row(`ms/step, ${early}`, (figures) => fixed(2)(figures.earlyMs)),
       row(`ms/step, ${late}`, (figures) => fixed(2)(figures.lateMs)),
+      row(`ms/step, all ${comparison.steps} steps`, (figures) => fixed(2)(figures.meanMs)),
       row('disk KiB/step (relation sizes, whole session)', (figures) => kib(figures.diskBytesPerStep)),
       row(`row KiB/step, ${early}`, (figures) => kib(figures.rowBytesPerStepEarly)),
       row(`row KiB/step, ${late}`, (figures) => kib(figures.rowBytesPerStepLate)),
@@ -73,6 +74,7 @@ export function formatRatiosTable(comparison: Comparison): string {
     [
       row(`ms/step, ${early}`, (figures) => figures.earlyMs),
       row(`ms/step, ${late}`, (figures) => figures.lateMs),
+      row(`ms/step, all ${comparison.steps} steps`, (figures) => figures.meanMs),
       row('disk bytes/step', (figures) => figures.diskBytesPerStep),
       row(`row bytes/step, ${late}`, (figures) => figures.rowBytesPerStepLate),
       row('write transactions/step', (figures) => figures.writeTransactionsPerStep),

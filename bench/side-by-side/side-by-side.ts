@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { BenchDatabase, SiblingDatabase } from '../bench-database.js';
 import type { ChildReply } from './child-protocol.js';
 import { SYSTEM_NAMES, type SystemName } from './bench-system.js';
@@ -9,6 +10,9 @@ import type { SystemReport } from './system-report.js';
 
 /** How long a child may take to shut its system down after its report. */
 const CHILD_EXIT_GRACE_MS = 15_000;
+
+/** Pause after the CHECKPOINT before each session. */
+const QUIET_PAUSE_MS = 1_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +30,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function measureSideBySide(database: BenchDatabase): Promise<Comparison> {
   const { steps, sessions, window, settleMs, idleWindowMs } = sideBySideScale();
   process.stdout.write(
-    `Side by side (issue 11): ${SYSTEM_NAMES.length} systems, each in its own child process and database, warmed up by one session; then ${sessions} rounds of one measured ${steps}-step session per system, one session at a time on the server (the order rotates each round); ${settleMs / 1000} s settle before each pg_stat_database read, ${idleWindowMs / 1000} s idle window…\n`,
+    `Side by side (issue 11): ${SYSTEM_NAMES.length} systems, each in its own child process and database, warmed up by one session; then ${sessions} rounds of one measured ${steps}-step session per system, one session at a time on the server (the order rotates each round; a CHECKPOINT and a 1 s pause before each); ${settleMs / 1000} s settle before each pg_stat_database read, ${idleWindowMs / 1000} s idle window…\n`,
   );
   const reports = await runRounds(database, sessions, settleMs);
   const systems = Object.fromEntries(reports.map((report) => [report.system, summarizeSystem(report)])) as Record<SystemName, SystemFigures>;
@@ -60,6 +64,7 @@ async function runRounds(database: BenchDatabase, sessions: number, settleMs: nu
     for (let round = 1; round <= sessions; round += 1) {
       for (let turn = 0; turn < processes.length; turn += 1) {
         const child = processes[(round - 1 + turn) % processes.length] as SystemProcess;
+        await quietStart(database);
         expectReply(await child.request({ type: 'session', index: round }), 'session', child.system);
       }
       process.stdout.write(`  round ${round} of ${sessions} done\n`);
@@ -73,6 +78,21 @@ async function runRounds(database: BenchDatabase, sessions: number, settleMs: nu
     await Promise.all(processes.map((child) => child.stop(failed ? 0 : CHILD_EXIT_GRACE_MS)));
     await Promise.allSettled(siblings.map((sibling) => sibling.drop()));
   }
+}
+
+/**
+ * Before each session: write the previous sessions' dirty pages out (CHECKPOINT, on the benchmark's own
+ * database: no system's counts move) and pause, so a session does not pay for the one before it.
+ */
+async function quietStart(database: BenchDatabase): Promise<void> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+  await sleep(QUIET_PAUSE_MS);
 }
 
 function expectReply<T extends ChildReply['type']>(reply: ChildReply, type: T, system: SystemName): Extract<ChildReply, { type: T }> {

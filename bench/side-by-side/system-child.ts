@@ -56,6 +56,7 @@ async function measureSession(system: BenchSystem, probe: DatabaseProbe, session
   return {
     earlyMs: clock.meanStepMs(1, window),
     lateMs: clock.meanStepMs(lateFirst, steps),
+    meanMs: clock.meanStepMs(1, steps),
     diskBytes: (await probe.diskBytes()) - diskBefore,
     rowBytesEarly: clock.snapshot(window + 1) - clock.snapshot(1),
     rowBytesLate: clock.snapshot(steps + 1) - clock.snapshot(lateFirst),

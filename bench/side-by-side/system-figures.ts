@@ -10,6 +10,7 @@ import type { SystemReport } from './system-report.js';
 export interface SystemFigures {
   earlyMs: number;
   lateMs: number;
+  meanMs: number;
   /** Relation-size growth over a session per step, bytes. */
   diskBytesPerStep: number;
   rowBytesPerStepEarly: number;
@@ -58,6 +59,7 @@ export function summarizeSystem(report: SystemReport): SystemFigures {
   return {
     earlyMs: of((session) => session.earlyMs),
     lateMs: of((session) => session.lateMs),
+    meanMs: of((session) => session.meanMs),
     diskBytesPerStep: of((session) => session.diskBytes) / steps,
     rowBytesPerStepEarly,
     rowBytesPerStepLate,

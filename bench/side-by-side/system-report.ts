@@ -4,13 +4,15 @@ import type { SystemName } from './bench-system.js';
  * What one measured session of a system cost.
  *
  * @example
- * const session: SessionFigures = { earlyMs: 8.1, lateMs: 15.9, diskBytes: 5.3e6, rowBytesEarly: 4e5, rowBytesLate: 6e6, writeTransactions: 800, toolCalls: 200, wallMs: 2500 };
+ * const session: SessionFigures = { earlyMs: 8.1, lateMs: 15.9, meanMs: 12.2, diskBytes: 5.3e6, rowBytesEarly: 4e5, rowBytesLate: 6e6, writeTransactions: 800, toolCalls: 200, wallMs: 2500 };
  */
 export interface SessionFigures {
   /** Mean ms per step over steps 1..window (model call to model call, snapshots excluded). */
   earlyMs: number;
   /** Mean ms per step over the last `window` steps. */
   lateMs: number;
+  /** Mean ms per step over all steps. */
+  meanMs: number;
   /** Growth of sum(pg_total_relation_size) of the user tables over the whole session. */
   diskBytes: number;
   /** Stored row bytes (sum of pg_column_size) added by steps 1..window. */
