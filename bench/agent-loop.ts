@@ -7,16 +7,19 @@ import { hitlBenchResponse } from './hitl-agents.js';
 /**
  * The benchmark's scripted model: step n ≤ `toolSteps` calls the no-op tool once, the next step answers
  * with text (which ends the run); the human-in-the-loop agents get `hitlBenchResponse`. No delays: the
- * loop's own cost is what is measured.
+ * loop's own cost is what is measured. It keeps no copies of its inputs (thousands of calls per run).
  *
  * @example
  * const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter: createBenchModel(200) });
  */
 export function createBenchModel(toolSteps: number): MockLLMAdapter {
-  return new MockLLMAdapter((input) =>
-    hitlBenchResponse(input) ?? ((input.step ?? 1) <= toolSteps
-      ? { type: 'tool_calls', toolCalls: [{ id: `noop-${input.step}`, name: 'noop', arguments: {} }] }
-      : { type: 'text', text: 'done' }),
+  return new MockLLMAdapter(
+    (input) =>
+      hitlBenchResponse(input) ??
+      ((input.step ?? 1) <= toolSteps
+        ? { type: 'tool_calls', toolCalls: [{ id: `noop-${input.step}`, name: 'noop', arguments: {} }] }
+        : { type: 'text', text: 'done' }),
+    { recordInputs: false },
   );
 }
 

@@ -1,9 +1,12 @@
 /**
- * `npm run bench`: what an agent step of our durable loop costs next to DBOS's own floor, whether a step
+ * `npm run bench`: issue 11's side-by-side comparison (ours, LangGraph.js + PostgresSaver, a naive DBOS
+ * loop; see bench/side-by-side/), then what an agent step of our durable loop costs next to DBOS's own floor, whether a step
  * late in a long session costs the same as an early one, and what human-in-the-loop waits cost: waking a
  * warm run and resuming a parked one (against DBOS send→recv and a fresh run), and the memory and idle
  * Postgres load of sessions waiting warm against parked ones (each in its own child process). One
- * Postgres server, one run; prints tables and asserts nothing. `BENCH_SCALE=small` shrinks the HITL part.
+ * Postgres server, one run; prints tables (targets as PASS/MISS) and fails only when a system did not run
+ * its tool calls. `BENCH_SCALE=small` shrinks everything; `HELIX_BENCH_ONLY=side-by-side` runs only the
+ * comparison (sizes: bench/side-by-side/side-by-side-scale.ts).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -18,6 +21,7 @@ import { createAnswerAgent, createHitlAgent } from './hitl-agents.js';
 import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
 import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
+import { measureSideBySide } from './side-by-side/side-by-side.js';
 import { measureWakeLatencies } from './wake-latency.js';
 
 /** Tool steps of the measured session (plus one final text step). */
@@ -124,6 +128,9 @@ async function measureFootprints(database: BenchDatabase): Promise<void> {
 async function main(): Promise<void> {
   const database = await openBenchDatabase();
   try {
+    await measureSideBySide(database);
+    if (process.env.HELIX_BENCH_ONLY === 'side-by-side') return;
+    process.stdout.write('\n');
     await measureInProcess(database);
     await measureFootprints(database);
   } finally {

@@ -51,7 +51,6 @@ async function main(): Promise<void> {
   });
   if (scenario === 'parked') while ((await pendingWorkflows()) > 0) await sleep(PARKED_POLL_MS);
   const startMs = performance.now() - startedAt;
-  llmAdapter.reset(); // the test double's record of every call is harness memory, not the runtime's
 
   await sleep(scale.settleMs);
   const counter = await openTransactionCounter(databaseUrl);

@@ -1,6 +1,6 @@
 export type { LLMAdapter } from './adapter.js';
 export { VercelAIAdapter, type VercelAIAdapterOptions } from './vercel-ai-adapter.js';
-export { MockLLMAdapter, type MockLLMCall } from './mock-llm-adapter.js';
+export { MockLLMAdapter, type MockLLMAdapterOptions, type MockLLMCall } from './mock-llm-adapter.js';
 export type {
   MockLLMResponse,
   MockLLMResponseTiming,

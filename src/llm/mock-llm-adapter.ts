@@ -16,6 +16,21 @@ import type { MockLLMResponse, MockLLMResponseTiming, MockLLMScript } from './mo
 export type MockLLMCall = Omit<LLMGenerateInput, 'abortSignal'>;
 
 /**
+ * Options of `MockLLMAdapter`.
+ *
+ * @example
+ * const options: MockLLMAdapterOptions = { recordInputs: false }; // a 1,000-step session keeps no history copies
+ */
+export interface MockLLMAdapterOptions {
+  /**
+   * Keep a deep copy of every call's input in `calls` (default true). A copy holds the whole history, so a
+   * long session's record grows with the square of its length: benchmarks and long runs pass `false`, and
+   * then `calls` stays empty while `callCount` still counts every call.
+   */
+  recordInputs?: boolean;
+}
+
+/**
  * Scripted `LLMAdapter` for tests: each call consumes the next response of a list (or asks a function),
  * streams its text word by word through the callbacks, and records the input.
  *
@@ -35,11 +50,14 @@ export type MockLLMCall = Omit<LLMGenerateInput, 'abortSignal'>;
  * expect(llm.callCount).toBe(2);
  */
 export class MockLLMAdapter implements LLMAdapter {
-  /** Every call's input, in call order. */
+  /** Every call's input, in call order (empty when constructed with `recordInputs: false`). */
   readonly calls: MockLLMCall[] = [];
   private readonly script: MockLLMScript;
+  private readonly recordInputs: boolean;
+  private calledTimes = 0;
 
-  constructor(responses: readonly MockLLMResponse[] | MockLLMScript) {
+  constructor(responses: readonly MockLLMResponse[] | MockLLMScript, options: MockLLMAdapterOptions = {}) {
+    this.recordInputs = options.recordInputs ?? true;
     if (typeof responses === 'function') {
       this.script = responses;
     } else {
@@ -50,7 +68,7 @@ export class MockLLMAdapter implements LLMAdapter {
 
   /** How many times `generateStep` was called (including calls that threw). */
   get callCount(): number {
-    return this.calls.length;
+    return this.calledTimes;
   }
 
   /**
@@ -61,6 +79,7 @@ export class MockLLMAdapter implements LLMAdapter {
    */
   reset(): void {
     this.calls.length = 0;
+    this.calledTimes = 0;
   }
 
   /**
@@ -70,8 +89,9 @@ export class MockLLMAdapter implements LLMAdapter {
    * const result = await llm.generateStep({ messages: [{ role: 'user', content: 'hi' }], tools: [], config: {} });
    */
   async generateStep(input: LLMGenerateInput, callbacks?: LLMStreamCallbacks): Promise<StepResult> {
-    const callIndex = this.calls.length;
-    this.calls.push(copyInput(input));
+    const callIndex = this.calledTimes;
+    this.calledTimes += 1;
+    if (this.recordInputs) this.calls.push(copyInput(input));
     const response = await this.script(input, callIndex);
     if (response === undefined) {
       throw new LLMCallError(

@@ -1,6 +1,6 @@
 // Test doubles (the `helix-agents-dbos/testing` entry point). Loads without vitest: the contract suites live
 // in `helix-agents-dbos/testing/contracts`.
-export { MockLLMAdapter, type MockLLMCall } from '../llm/mock-llm-adapter.js';
+export { MockLLMAdapter, type MockLLMAdapterOptions, type MockLLMCall } from '../llm/mock-llm-adapter.js';
 export type {
   MockLLMResponse,
   MockLLMScript,

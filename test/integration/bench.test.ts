@@ -1,6 +1,7 @@
 /**
  * `npm run bench` end to end, as a smoke test: it runs in a child process on the test Postgres (it creates
- * and drops its own databases there) at `BENCH_SCALE=small` and prints its tables. No timing is asserted.
+ * and drops its own databases there) at `BENCH_SCALE=small` and prints its tables. No timing is asserted,
+ * nor any PASS/MISS verdict: only that every system ran its tool calls and every figure was printed.
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -20,7 +21,7 @@ async function benchDatabases(adminUrl: string): Promise<string[]> {
 }
 
 describe('npm run bench (bench/index.ts)', () => {
-  it('prints per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
+  it('prints the side-by-side comparison, per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
     const adminUrl = inject('postgresUrl');
     const before = await benchDatabases(adminUrl);
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/index.ts'], {
@@ -60,6 +61,17 @@ describe('npm run bench (bench/index.ts)', () => {
     for (const label of ['ratio warm wake / bare DBOS wake', 'ratio parked resume / fresh 1-step run']) {
       for (const cell of columns(label, 2)) expect(cell, label).toMatch(/^\d+\.\d{2}x$|^n\/a$/);
     }
+    // Side by side (BENCH_SCALE=small: 1 session of 8 tool steps per system, windows of 4 steps).
+    expect(columns('tool calls run / expected', 4)).toEqual(['8/8', '8/8', '8/8', '8/8']);
+    for (const label of ['ms/step, steps 1-4', 'ms/step, steps 5-8', 'ms/step, all 8 steps', 'disk KiB/step', 'write transactions/step (xid)', 'transactions/step (pg_stat_database)']) {
+      for (const cell of columns(label, 4)) expect(Number(cell), label).toBeGreaterThanOrEqual(0);
+    }
+    for (const cell of columns('storage growth (late/early row bytes)', 4)) expect(cell).toMatch(/^\d+\.\d{2}x O\(n²?\)$/);
+    const ratios = output.split('\n').filter((line) => /^(ms\/step, (steps|all)|disk bytes\/step|row bytes\/step|write transactions\/step|transactions\/step)\b.*\s(\d+\.\d{2}x|n\/a)\s+(\d+\.\d{2}x|n\/a)$/.test(line));
+    expect(ratios, output).toHaveLength(7);
+    const verdicts = output.split('\n').filter((line) => /^(ms\/step ours|write transactions\/step, ours|transactions\/step, ours|disk KiB\/step(,| beyond)|storage growth, ours)/.test(line));
+    expect(verdicts, output).toHaveLength(10);
+    for (const line of verdicts) expect(line).toMatch(/\s(PASS|MISS)$/);
     const [noneRss, warmRss, parkedRss] = columns('RSS after GC, MB', 4).map((cell) => Number(cell));
     for (const rss of [noneRss, warmRss, parkedRss]) expect(rss).toBeGreaterThan(0);
     const idle = columns('idle Postgres transactions/s', 4);

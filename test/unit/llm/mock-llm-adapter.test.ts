@@ -152,6 +152,17 @@ describe('MockLLMAdapter', () => {
     expect(llm.calls[0]).not.toHaveProperty('abortSignal');
   });
 
+  it('records no inputs with recordInputs: false but still counts calls and plays the script', async () => {
+    const llm = new MockLLMAdapter((_request, callIndex) => ({ type: 'text', text: `${callIndex}` }), { recordInputs: false });
+    expect((await llm.generateStep(input())).text).toBe('0');
+    expect((await llm.generateStep(input())).text).toBe('1');
+    expect(llm.callCount).toBe(2);
+    expect(llm.calls).toEqual([]);
+    llm.reset();
+    expect(llm.callCount).toBe(0);
+    expect((await llm.generateStep(input())).text).toBe('0');
+  });
+
   it('asks a script function with the input and call index; undefined means exhausted', async () => {
     const llm = new MockLLMAdapter((request, callIndex) =>
       callIndex < 2 ? { type: 'text', text: `${callIndex}:${request.messages.length}` } : undefined,

@@ -1,0 +1,45 @@
+import type { StepClock } from './step-clock.js';
+
+/**
+ * One system of the side-by-side comparison, set up on its own database.
+ *
+ * @example
+ * const system: BenchSystem = await openLangGraphSystem(url);
+ * const toolCalls = await system.runSession('s-1', 200, new StepClock());
+ */
+export interface BenchSystem {
+  /**
+   * Run one session: model calls 1..`steps` each ask for one no-op tool call, call `steps + 1` answers with
+   * text. Every model call reports to `clock` first. Resolves with the tool executions the session ran.
+   */
+  runSession(sessionId: string, steps: number, clock: StepClock): Promise<number>;
+  /** Stop the system and close its connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The systems compared: ours, ours with a custom state that gains 1 KB per step, LangGraph.js with
+ * PostgresSaver, and a naive DBOS loop of three bare steps per agent step.
+ *
+ * @example
+ * const name: SystemName = 'langgraph';
+ */
+export type SystemName = 'helix' | 'helix-growing-state' | 'langgraph' | 'naive-dbos';
+
+/**
+ * Every system name, in report order.
+ *
+ * @example
+ * SYSTEM_NAMES.includes('naive-dbos'); // true
+ */
+export const SYSTEM_NAMES: readonly SystemName[] = ['helix', 'langgraph', 'naive-dbos', 'helix-growing-state'];
+
+/**
+ * What the scripted model of every system answers at model call `call` of a session of `steps` tool steps.
+ *
+ * @example
+ * scriptedTurn(201, 200); // 'answer'
+ */
+export function scriptedTurn(call: number, steps: number): 'tool' | 'answer' {
+  return call <= steps ? 'tool' : 'answer';
+}
