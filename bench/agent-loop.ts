@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineAgent, defineTool, type DBOSAgentExecutor } from '../src/index.js';
 import { MockLLMAdapter } from '../src/llm/mock-llm-adapter.js';
 import { hitlBenchResponse } from './hitl-agents.js';
+import { subAgentBenchResponse } from './sub-agent-step.js';
 
 /**
  * The benchmark's scripted model: step n ≤ `toolSteps` calls the no-op tool once, the next step answers
@@ -16,6 +17,7 @@ export function createBenchModel(toolSteps: number): MockLLMAdapter {
   return new MockLLMAdapter(
     (input) =>
       hitlBenchResponse(input) ??
+      subAgentBenchResponse(input) ??
       ((input.step ?? 1) <= toolSteps
         ? { type: 'tool_calls', toolCalls: [{ id: `noop-${input.step}`, name: 'noop', arguments: {} }] }
         : { type: 'text', text: 'done' }),

@@ -22,6 +22,7 @@ import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
 import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
+import { measureSubAgentStep } from './sub-agent-step.js';
 import { measureWakeLatencies } from './wake-latency.js';
 
 /** Tool steps of the measured session (plus one final text step). */
@@ -93,6 +94,18 @@ async function measureInProcess(database: BenchDatabase): Promise<void> {
       )}\n`,
     );
     process.stdout.write('\nStep times are start-to-start intervals recorded by DBOS (DBOS.listWorkflowSteps); the agent loop also writes usage rows and stream chunks.\n');
+
+    const delegation = await measureSubAgentStep(executor, scale.latencySamples);
+    process.stdout.write(
+      `\n${formatTable(
+        ['agent step (LLM step 1 start → LLM step 2 start)', 'p50 ms', 'p95 ms'],
+        [
+          ['calls one sub-agent (child run: one LLM step that answers)', ms(delegation.subAgentStep.p50), ms(delegation.subAgentStep.p95)],
+          ['calls one no-op tool', ms(delegation.toolStep.p50), ms(delegation.toolStep.p95)],
+          ['ratio sub-agent step / tool step', ratio(delegation.subAgentStep.p50 / delegation.toolStep.p50), ratio(delegation.subAgentStep.p95 / delegation.toolStep.p95)],
+        ],
+      )}\n`,
+    );
 
     const samples = scale.latencySamples;
     process.stdout.write(
