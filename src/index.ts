@@ -66,6 +66,7 @@ export {
   type StreamManager,
   type StreamReader,
   type StreamWriter,
+  type StreamWriteOptions,
   type CleanupOptions,
   type PostgresStreamConnection,
   type PostgresStreamManagerOptions,
