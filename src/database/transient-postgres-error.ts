@@ -29,9 +29,12 @@ const TRANSIENT_SYSTEM_CODES: ReadonlySet<string> = new Set([
   'EAI_AGAIN',
 ]);
 
-/** Messages of node-postgres and knex errors that carry no code but mean a lost or unobtainable connection. */
+/**
+ * Messages of node-postgres and knex errors that carry no code but mean a lost or unobtainable connection
+ * (knex prefixes the statement: `BEGIN; - Connection terminated unexpectedly`).
+ */
 const TRANSIENT_MESSAGE =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Connection ended|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection)/;
+  /(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Connection ended unexpectedly|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection)/;
 
 /**
  * The name of the transient condition behind `error` — its SQLSTATE (`57P01`), Node code (`ECONNREFUSED`),
@@ -49,9 +52,8 @@ export function transientPostgresCondition(error: unknown): string | undefined {
     const name = (current as { name?: unknown }).name;
     if (name === 'KnexTimeoutError') return 'KnexTimeoutError';
     const message = (current as { message?: unknown }).message;
-    if (typeof message === 'string' && TRANSIENT_MESSAGE.test(message)) {
-      return message.startsWith('Knex') || message.startsWith('timeout') ? 'ConnectionTimeout' : 'ConnectionTerminated';
-    }
+    const matched = typeof message === 'string' ? TRANSIENT_MESSAGE.exec(message)?.[1] : undefined;
+    if (matched !== undefined) return matched.startsWith('Knex') || matched.startsWith('timeout') ? 'ConnectionTimeout' : 'ConnectionTerminated';
     const errors = (current as { errors?: unknown }).errors; // AggregateError (e.g. every address refused)
     if (Array.isArray(errors)) {
       const inner = errors.map(transientPostgresCondition).find((condition) => condition !== undefined);

@@ -11,6 +11,7 @@ export class FaultProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #marker: Buffer | undefined;
+  #armed = false;
   #replyComplete: (reply: Buffer) => boolean = () => true;
   /** Replies cut so far. */
   dropped = 0;
@@ -38,6 +39,8 @@ export class FaultProxy {
   dropReplyTo(marker: string, replyComplete: (reply: Buffer) => boolean = () => true): void {
     this.#marker = Buffer.from(marker);
     this.#replyComplete = replyComplete;
+    this.#armed = true;
+    this.markedRequests = 0;
   }
 
   async close(): Promise<void> {
@@ -59,7 +62,8 @@ export class FaultProxy {
       const marker = this.#marker;
       if (marker !== undefined && data.includes(marker)) {
         this.markedRequests += 1;
-        if (!doomed && this.dropped === 0) {
+        if (!doomed && this.#armed) {
+          this.#armed = false;
           doomed = true;
           reply = Buffer.alloc(0);
         }

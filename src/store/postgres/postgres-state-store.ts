@@ -40,6 +40,8 @@ import * as state from './state.js';
 import * as subSessions from './sub-sessions.js';
 import { storeTables } from './tables.js';
 
+function quiet(): void {}
+
 /**
  * How `PostgresStateStore` reaches Postgres: a connection string (the store owns the pool) or your knex.
  *
@@ -101,7 +103,13 @@ export class PostgresStateStore implements SessionStateStore {
       this.ownsKnex = false;
     } else {
       assertIdentifier(connection.connectionString, 'connectionString');
-      this.knex = knexPackage.knex({ client: 'pg', connection: connection.connectionString, pool: { min: 0, max: 10 } });
+      this.knex = knexPackage.knex({
+        client: 'pg',
+        connection: connection.connectionString,
+        pool: { min: 0, max: 10 },
+        // knex prints pool errors ("Acquire connection error") to stdout; they surface as StoreErrors instead.
+        log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet },
+      });
       this.ownsKnex = true;
     }
     this.logger = options.logger;

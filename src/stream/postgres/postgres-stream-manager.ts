@@ -104,6 +104,9 @@ export class PostgresStreamManager implements StreamManager {
     }
     if (this.#ownsPool) {
       this.#pool.on('error', (error) => this.#logger.warn('idle stream connection failed', { error: describeError(error) }));
+      // A backend terminated between two uses of a client must not become an uncaught 'error' event: queries
+      // still see their own failures (and are retried); this only keeps late connection errors quiet.
+      this.#pool.on('connect', (client) => client.on('error', () => undefined));
     }
     this.#schema = options.schema ?? 'public';
     this.#sql = postgresStreamStatements(this.#schema);

@@ -57,7 +57,11 @@ export class PostgresUsageStore implements UsageStore {
     this.schema = options.schema ?? 'public';
     this.table = `${quoteIdentifier(this.schema)}.__agents_usage`;
     this.retry = resolveTransientRetry(options.retry);
-    if (this.ownsPool) this.pool.on('error', () => undefined); // an idle client dropped by a restart: the next query reconnects
+    if (this.ownsPool) {
+      // A client dropped by a restart must not become an uncaught 'error' event; queries see their own failures.
+      this.pool.on('error', () => undefined);
+      this.pool.on('connect', (client) => client.on('error', () => undefined));
+    }
   }
 
   /** Apply the package's migrations (idempotent; shared with the state store). */
