@@ -1,6 +1,7 @@
 import knexPackage from 'knex';
 import type { Knex } from 'knex';
-import { resolveTransientRetry, type TransientRetryOptions } from '../../database/transient-retry.js';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import type { Logger } from '../../hooks/types.js';
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { Message } from '../../types/message.js';
@@ -95,6 +96,7 @@ export class PostgresStateStore implements SessionStateStore {
   private readonly ownsKnex: boolean;
   private readonly context: PostgresContext;
   private readonly logger: Logger | undefined;
+  private readonly retry: TransientRetryPolicy;
   private closed = false;
 
   constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
@@ -113,15 +115,21 @@ export class PostgresStateStore implements SessionStateStore {
       this.ownsKnex = true;
     }
     this.logger = options.logger;
+    this.retry = resolveTransientRetry(options.retry);
     this.context = {
-      database: new Database(this.knex, options.logger, resolveTransientRetry(options.retry)),
+      database: new Database(this.knex, options.logger, this.retry),
       tables: storeTables(options.schema ?? 'public'),
     };
   }
 
   /** Apply pending migrations from the package's `schema/` folder (idempotent, safe to run concurrently). */
   async migrate(): Promise<{ applied: string[] }> {
-    return runMigrations(this.knex, this.context.tables.schema, this.logger === undefined ? {} : { logger: this.logger });
+    // One transaction under an advisory lock, recorded per file: a retry after any failure is safe.
+    return retryTransient(
+      'migrate the store',
+      () => runMigrations(this.knex, this.context.tables.schema, this.logger === undefined ? {} : { logger: this.logger }),
+      { policy: this.retry, classify: transientPostgresCondition, logger: this.logger },
+    );
   }
 
   async createSession<TState = Record<string, unknown>>(sessionId: string, options: CreateSessionOptions<TState>): Promise<SessionState<TState>> {

@@ -23,7 +23,8 @@ beforeAll(async () => {
   await store.migrate();
   usage = new PostgresUsageStore({ connectionString: server.url, retry });
   streams = new PostgresStreamManager({ connectionString: server.url }, { retry, batchSize: 5 });
-  readerSide = new PostgresStreamManager({ connectionString: server.url }, { retry, pollIntervalMs: 200 });
+  // No polling to fall back on: live readers must be woken by NOTIFY and by the LISTEN connection's reconnect.
+  readerSide = new PostgresStreamManager({ connectionString: server.url }, { retry, pollIntervalMs: 60_000 });
 }, 60_000);
 
 afterAll(async () => {
@@ -97,6 +98,7 @@ describe('Postgres stores and streams ride out a database outage', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       await server.start();
     });
+    expect(readerSide.listenerProcessId).toBeDefined(); // the LISTEN connection came back by itself
   }, 60_000);
 
   it('backends terminated over and over: every operation completes, nothing lost or duplicated', async () => {
