@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
-import { resolveTransientRetry, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
@@ -234,7 +234,9 @@ export class PostgresStreamManager implements StreamManager {
    * @throws StoreError `MIGRATION_FAILED`.
    */
   async migrate(): Promise<void> {
-    await runMigrations(this.#pool, this.#schema, { logger: this.#logger });
+    // One transaction under an advisory lock, recorded per file: retrying after any failure is safe.
+    const settings = { policy: this.#retry, classify: transientPostgresCondition, logger: this.#logger };
+    await retryTransient('migrate the stream tables', () => runMigrations(this.#pool, this.#schema, { logger: this.#logger }), settings);
   }
 
   /** Flush and release writers, complete readers, drop the LISTEN connection, and end the pool if owned. Idempotent. */

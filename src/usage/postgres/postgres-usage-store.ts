@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
-import { resolveTransientRetry, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { quoteIdentifier } from '../../store/postgres/tables.js';
 import { runMigrations } from '../../store/postgres/migrate.js';
 import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
@@ -66,7 +67,8 @@ export class PostgresUsageStore implements UsageStore {
 
   /** Apply the package's migrations (idempotent; shared with the state store). */
   async migrate(): Promise<void> {
-    await runMigrations(this.pool, this.schema);
+    const settings = { policy: this.retry, classify: transientPostgresCondition };
+    await retryTransient('migrate the usage table', () => runMigrations(this.pool, this.schema), settings);
   }
 
   async record(records: UsageRecord[]): Promise<void> {
