@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStreamManager } from '../../../src/stream/redis/redis-stream-manager.js';
 import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 function manager(url = server.url, flushIntervalMs = 5): RedisStreamManager {
-  const created = new RedisStreamManager({ url }, { keyPrefix: 'faults:', flushIntervalMs, retry: { budgetMs: 30_000, maxDelayMs: 200 } });
+  const created = new RedisStreamManager({ url }, { batchSize: 3, keyPrefix: 'faults:', flushIntervalMs, retry: { budgetMs: 30_000, maxDelayMs: 200 } });
   managers.push(created);
   return created;
 }
@@ -62,20 +63,22 @@ describe('RedisStreamManager under real faults', () => {
     }
   });
 
-  it('Redis stopped and restarted 4 times mid-stream: the writer retries, a live reader sees every chunk once, in order', async () => {
+  it('Redis stopped and restarted 4 times mid-stream: 4 writers retry, a live reader sees every chunk once, in order', async () => {
     const id = `faults-${randomUUID()}`;
     const readerSide = manager();
     const reading = readAll(readerSide, id);
     const streams = manager();
-    const writer = await streams.createWriter(id, 'agent-1', 'assistant');
-    const total = 400;
-    const writing = (async () => {
-      for (let index = 0; index < total; index += 1) {
-        await writer.write(chunk(`c${index}`));
-        if (index % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 4));
+    const perWriter = 150;
+    const writeAll = async (agentId: string): Promise<void> => {
+      const writer = await streams.createWriter(id, agentId, 'assistant');
+      for (let index = 0; index < perWriter; index += 1) {
+        await writer.write({ ...chunk(`${agentId}-${index}`), agentId });
+        if (index % 5 === 4) await new Promise((resolve) => setTimeout(resolve, 2));
       }
       await writer.close();
-    })();
+    };
+    const agents = ['w1', 'w2', 'w3', 'w4'];
+    const writing = Promise.all(agents.map(writeAll));
     for (let outage = 0; outage < 4; outage += 1) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       await server.stop();
@@ -85,8 +88,46 @@ describe('RedisStreamManager under real faults', () => {
     await writing;
     await streams.endStream(id);
     const seen = await reading;
-    expect(deltas(seen)).toEqual(Array.from({ length: total }, (_, index) => `c${index}`));
+    const total = agents.length * perWriter;
     expect(seen.map((received) => received.sequence)).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+    for (const agentId of agents) {
+      const own = seen.filter((received) => received.agentId === agentId);
+      expect(deltas(own)).toEqual(Array.from({ length: perWriter }, (_, index) => `${agentId}-${index}`));
+    }
     expect(await streams.getInfo(id)).toMatchObject({ status: 'ended', lastSequence: total, chunkCount: total });
+  }, 60_000);
+
+  it('every client connection killed again and again (CLIENT KILL) while 4 writers append: each chunk stored once, in order', async () => {
+    const id = `faults-${randomUUID()}`;
+    const streams = manager();
+    const admin = new Redis(server.url);
+    let writing = true;
+    let kills = 0;
+    const killing = (async () => {
+      while (writing) {
+        kills += Number(await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const perWriter = 100;
+    const agents = ['k1', 'k2', 'k3', 'k4'];
+    await Promise.all(
+      agents.map(async (agentId) => {
+        const writer = await streams.createWriter(id, agentId, 'assistant');
+        for (let index = 0; index < perWriter; index += 1) await writer.write({ ...chunk(`${agentId}-${index}`), agentId });
+        await writer.close();
+      }),
+    );
+    writing = false;
+    await killing;
+    await admin.quit();
+    expect(kills).toBeGreaterThan(3);
+    await streams.endStream(id);
+    const seen = await readAll(manager(), id);
+    const total = agents.length * perWriter;
+    expect(seen.map((received) => received.sequence)).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+    for (const agentId of agents) {
+      expect(deltas(seen.filter((received) => received.agentId === agentId))).toEqual(Array.from({ length: perWriter }, (_, index) => `${agentId}-${index}`));
+    }
   }, 60_000);
 });
