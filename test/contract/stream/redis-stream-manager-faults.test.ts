@@ -105,7 +105,7 @@ describe('RedisStreamManager under real faults', () => {
     let kills = 0;
     const killing = (async () => {
       while (writing) {
-        kills += Number(await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
+        kills += Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
