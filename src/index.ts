@@ -67,6 +67,7 @@ export {
   type StreamManager,
   type StreamReader,
   type StreamWriter,
+  type StreamWriteOptions,
   type CleanupOptions,
   type PostgresStreamConnection,
   type PostgresStreamManagerOptions,

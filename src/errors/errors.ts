@@ -141,17 +141,32 @@ export class StreamError extends HelixError {
 
 /**
  * Thrown when a store migration or query fails for a reason other than a contract violation. The message
- * never contains SQL parameters.
+ * never contains SQL parameters. `retryable` is true when the cause was transient (a restarting or
+ * unreachable database, a dropped connection) and outlasted the store's retry budget: the same call may
+ * succeed later; `data.condition` names it (a SQLSTATE such as `57P01`, or `ECONNREFUSED`).
  *
  * @example
- * try { await store.migrate(); } catch (error) { if (StoreError.isInstance(error)) console.error(error.code); }
+ * try { await store.loadState(id); } catch (error) { if (StoreError.isInstance(error) && error.retryable) scheduleRetry(); }
  */
 export class StoreError extends HelixError {
-  constructor(code: 'STORE_ERROR' | 'MIGRATION_FAILED', message: string, options?: { cause?: unknown; data?: Record<string, unknown> }) {
-    super(code, message, options);
+  readonly retryable: boolean;
+  constructor(
+    code: 'STORE_ERROR' | 'MIGRATION_FAILED',
+    message: string,
+    options?: { cause?: unknown; data?: Record<string, unknown>; retryable?: boolean },
+  ) {
+    const retryable = options?.retryable === true;
+    super(code, message, { ...(options?.cause === undefined ? {} : { cause: options.cause }), data: { ...options?.data, retryable } });
     this.name = 'StoreError';
+    this.retryable = retryable;
   }
   static override isInstance(error: unknown): error is StoreError {
     return hasCode(error, 'STORE_ERROR') || hasCode(error, 'MIGRATION_FAILED');
+  }
+  /** True for a StoreError (also one revived by DBOS as a plain `Error`) whose cause was transient. */
+  static isRetryable(error: unknown): boolean {
+    if (!StoreError.isInstance(error)) return false;
+    const data = (error as { data?: { retryable?: unknown } }).data;
+    return (error as { retryable?: unknown }).retryable === true || data?.retryable === true;
   }
 }

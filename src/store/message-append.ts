@@ -39,3 +39,15 @@ export function prepareMessagesForAppend(
 export function messageIdsOf(messages: readonly Message[]): string[] {
   return messages.flatMap((message) => (typeof message.id === 'string' ? [message.id] : []));
 }
+
+/**
+ * Give every message without an `id` a random one, before a retried write, so each attempt appends the same
+ * ids (an attempt that did commit makes the next one skip them instead of appending copies).
+ *
+ * @example
+ * const stable = withMessageIds(messages); // then retry appends of `stable` freely
+ */
+export function withMessageIds(messages: readonly Message[]): Message[] {
+  if (!Array.isArray(messages)) return messages as Message[]; // prepareMessagesForAppend reports it
+  return messages.map((message) => (typeof message === 'object' && message !== null && message.id === undefined ? { ...message, id: randomUUID() } : message));
+}

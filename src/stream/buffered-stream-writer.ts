@@ -1,27 +1,31 @@
+import { exhaustedError, type TransientRetryPolicy } from '../database/transient-retry.js';
 import { StoreError, StreamError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
 import type { StreamChunkInput } from '../types/stream.js';
+import { ChunkIdentities, type KeyedChunk } from './chunk-identity.js';
 import { describeError } from './describe-error.js';
 import { prepareChunk } from './prepare-chunk.js';
-import type { StreamWriter } from './stream-manager.js';
+import type { StreamWriteOptions, StreamWriter } from './stream-manager.js';
 
 /**
- * Where a {@link BufferedStreamWriter} sends its batches: one atomic append per call that reserves the next
- * `chunks.length` sequences of the stream and stores the chunks in order.
+ * Where a {@link BufferedStreamWriter} sends its batches: one atomic append per call that skips the chunks
+ * whose key the stream already holds, reserves the next sequences for the others and stores them in order.
+ * A batch re-sent after a failure carries the same keys, so an append that did land the first time (the
+ * connection dropped before its reply) stores nothing the second time.
  *
  * @example
- * const sink: ChunkBatchSink = { append: async (streamId, chunks) => { await insertBatch(streamId, chunks); } };
+ * const sink: ChunkBatchSink = { append: async (streamId, chunks) => { await insertNewKeys(streamId, chunks); } };
  */
 export interface ChunkBatchSink {
-  /** Store `chunks` in order. Throws StreamError(`STREAM_CLOSED`) when the stream is ended or failed. */
-  append(streamId: string, chunks: StreamChunkInput[]): Promise<void>;
+  /** Store the chunks whose keys are new, in order. Throws StreamError(`STREAM_CLOSED`) when the stream is ended or failed. */
+  append(streamId: string, chunks: KeyedChunk[]): Promise<void>;
 }
 
 /**
  * Options of {@link BufferedStreamWriter}; the callbacks connect it to its manager.
  *
  * @example
- * const options: BufferedStreamWriterOptions = { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger: noopLogger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, isRetryable: () => false };
+ * const options: BufferedStreamWriterOptions = { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger: noopLogger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY };
  */
 export interface BufferedStreamWriterOptions {
   streamId: string;
@@ -38,31 +42,35 @@ export interface BufferedStreamWriterOptions {
   onStreamClosed(): void;
   /** Called once when the writer is closed. */
   onRelease(): void;
-  /** True for transient errors (dropped connection): the batch is kept and retried. Others drop it. */
-  isRetryable(error: unknown): boolean;
+  /** The transient condition of an append error (dropped connection, restarting server), else `undefined`. */
+  classifyTransient(error: unknown): string | undefined;
+  /** How long a flush keeps re-sending a batch that fails transiently. */
+  retry: TransientRetryPolicy;
 }
-
-const MAX_RETRY_DELAY_MS = 1_000;
 
 /**
  * A {@link StreamWriter} that buffers chunks and appends them in batches — every `flushIntervalMs` or every
- * `batchSize` chunks — one batch in flight at a time, so a writer's chunks keep their order.
+ * `batchSize` chunks — one batch in flight at a time, so a writer's chunks keep their order. Each chunk gets
+ * its identity at `write()` (the caller's `key`, or the writer's id and a counter), and a batch that fails
+ * transiently is re-sent with the same identities (capped exponential back-off, up to `retry.budgetMs`),
+ * so a batch that landed before its connection dropped is not stored twice.
  *
  * Errors: `write` throws StreamError(`STREAM_CLOSED`) once the stream is known to be ended or failed
- * (chunks buffered at that moment are dropped). A transient failure keeps the batch for the next flush; a
- * background failure that dropped chunks is thrown by the next `write`, `flush` or `close`.
+ * (chunks buffered at that moment are dropped). When transient failures outlast the budget the batch is
+ * kept and a retryable StoreError is thrown; any other append failure drops the batch (StoreError, not
+ * retryable). A background failure is thrown by the next `write`, `flush` or `close`.
  *
  * @example
- * const writer = new BufferedStreamWriter(sink, { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, isRetryable: () => false });
+ * const writer = new BufferedStreamWriter(sink, { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY });
  * await writer.write({ type: 'text_delta', delta: 'Hi', agentId: 'a', agentType: 't', step: 1, timestamp: Date.now() });
  * await writer.close();
  */
 export class BufferedStreamWriter implements StreamWriter {
   readonly #sink: ChunkBatchSink;
   readonly #options: BufferedStreamWriterOptions;
-  readonly #buffer: StreamChunkInput[] = [];
+  readonly #buffer: KeyedChunk[] = [];
+  readonly #identities = new ChunkIdentities();
   #timer: NodeJS.Timeout | undefined;
-  #retryDelayMs: number;
   #flushing: Promise<void> = Promise.resolve();
   #unreportedError: Error | undefined;
   #closing: Promise<void> | undefined;
@@ -70,7 +78,6 @@ export class BufferedStreamWriter implements StreamWriter {
   constructor(sink: ChunkBatchSink, options: BufferedStreamWriterOptions) {
     this.#sink = sink;
     this.#options = options;
-    this.#retryDelayMs = options.flushIntervalMs;
   }
 
   /** The stream this writer appends to. */
@@ -79,15 +86,16 @@ export class BufferedStreamWriter implements StreamWriter {
   }
 
   /** Buffer a chunk; flushes (and waits for it) when the buffer reaches `batchSize`. */
-  async write(chunk: StreamChunkInput): Promise<void> {
+  async write(chunk: StreamChunkInput, options?: StreamWriteOptions): Promise<void> {
     if (this.#closing !== undefined) {
       throw new StreamError('STREAM_CLOSED', this.#options.streamId, 'This stream writer was closed; create a new one with createWriter().');
     }
     this.#throwUnreported();
     if (this.#options.isStreamClosed()) throw closedError(this.#options.streamId);
-    this.#buffer.push(prepareChunk(chunk, this.#options.agentId, this.#options.agentType));
+    const prepared = prepareChunk(chunk, this.#options.agentId, this.#options.agentType);
+    this.#buffer.push({ key: this.#identities.next(options?.key), chunk: prepared });
     if (this.#buffer.length >= this.#options.batchSize) await this.flush();
-    else this.#schedule(this.#options.flushIntervalMs);
+    else this.#schedule();
   }
 
   /** Append everything buffered so far; resolves once it is stored and visible to readers. */
@@ -109,49 +117,52 @@ export class BufferedStreamWriter implements StreamWriter {
   }
 
   async #drain(): Promise<void> {
+    const started = Date.now();
+    let delay = this.#options.retry.initialDelayMs;
+    let attempts = 0;
     while (this.#buffer.length > 0) {
-      const batch = this.#buffer.splice(0, this.#options.batchSize);
+      const batch = this.#buffer.slice(0, this.#options.batchSize);
       try {
+        attempts += 1;
         await this.#sink.append(this.#options.streamId, batch);
-        this.#retryDelayMs = this.#options.flushIntervalMs;
+        this.#buffer.splice(0, batch.length);
+        delay = this.#options.retry.initialDelayMs;
       } catch (error) {
         if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') {
           this.#buffer.length = 0;
           this.#options.onStreamClosed();
           throw error;
         }
-        if (this.#options.isRetryable(error)) {
-          this.#buffer.unshift(...batch);
-          throw error;
+        const condition = this.#options.classifyTransient(error);
+        if (condition === undefined) {
+          this.#buffer.splice(0, batch.length);
+          throw new StoreError('STORE_ERROR', 'Appending stream chunks failed and the batch was dropped; check the chunk payloads and the backend.', {
+            cause: error,
+            data: { streamId: this.#options.streamId, droppedChunks: batch.length },
+          });
         }
-        throw new StoreError('STORE_ERROR', 'Appending stream chunks failed and the batch was dropped; check the chunk payloads and the backend.', {
-          cause: error,
-          data: { streamId: this.#options.streamId, droppedChunks: batch.length },
-        });
+        const elapsedMs = Date.now() - started;
+        if (elapsedMs + delay > this.#options.retry.budgetMs) throw exhaustedError('append stream chunks', condition, attempts, elapsedMs, error);
+        this.#options.logger.warn('stream append failed; retrying', { streamId: this.#options.streamId, error: describeError(error), delayMs: delay });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(this.#options.retry.maxDelayMs, delay * 2);
       }
     }
   }
 
-  #schedule(delayMs: number): void {
+  #schedule(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.flush().catch((error: unknown) => this.#onBackgroundFailure(error));
-    }, delayMs);
+    }, this.#options.flushIntervalMs);
   }
 
   #onBackgroundFailure(error: unknown): void {
-    if (StreamError.isInstance(error)) {
-      this.#unreportedError ??= error;
-      return;
+    if (!StreamError.isInstance(error)) {
+      this.#options.logger.warn('stream flush failed', { streamId: this.#options.streamId, error: describeError(error) });
     }
-    this.#options.logger.warn('stream flush failed', { streamId: this.#options.streamId, error: describeError(error) });
-    // A StoreError here means a batch was dropped: tell the next caller. Transient errors just retry.
-    if (StoreError.isInstance(error)) this.#unreportedError ??= error;
-    if (this.#buffer.length > 0 && this.#closing === undefined) {
-      this.#retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, this.#retryDelayMs * 2);
-      this.#schedule(this.#retryDelayMs);
-    }
+    this.#unreportedError ??= error instanceof Error ? error : new Error('stream flush failed');
   }
 
   #throwUnreported(): void {

@@ -1,3 +1,4 @@
+import type { TransientRetryPolicy } from '../database/transient-retry.js';
 import type { Logger } from '../hooks/types.js';
 import { BufferedStreamWriter, type ChunkBatchSink } from './buffered-stream-writer.js';
 import { describeError } from './describe-error.js';
@@ -6,13 +7,14 @@ import { describeError } from './describe-error.js';
  * What {@link BufferedWriterRegistry.open} needs besides the stream and agent ids.
  *
  * @example
- * const settings: BufferedWriterSettings = { sink, batchSize: 100, flushIntervalMs: 10, isRetryable: isTransientPostgresError };
+ * const settings: BufferedWriterSettings = { sink, batchSize: 100, flushIntervalMs: 10, classifyTransient: transientPostgresCondition, retry: DEFAULT_TRANSIENT_RETRY };
  */
 export interface BufferedWriterSettings {
   sink: ChunkBatchSink;
   batchSize: number;
   flushIntervalMs: number;
-  isRetryable(error: unknown): boolean;
+  classifyTransient(error: unknown): string | undefined;
+  retry: TransientRetryPolicy;
 }
 
 interface LocalStream {
@@ -28,7 +30,7 @@ interface LocalStream {
  *
  * @example
  * const writers = new BufferedWriterRegistry(logger);
- * const writer = writers.open('s1', 'agent-1', 'assistant', false, { sink, batchSize: 100, flushIntervalMs: 10, isRetryable: () => true });
+ * const writer = writers.open('s1', 'agent-1', 'assistant', false, { sink, batchSize: 100, flushIntervalMs: 10, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY });
  * await writers.flushStream('s1');
  */
 export class BufferedWriterRegistry {
@@ -51,7 +53,8 @@ export class BufferedWriterRegistry {
       batchSize: settings.batchSize,
       flushIntervalMs: settings.flushIntervalMs,
       logger: this.#logger,
-      isRetryable: (error) => settings.isRetryable(error),
+      classifyTransient: (error) => settings.classifyTransient(error),
+      retry: settings.retry,
       isStreamClosed: () => local.closed,
       onStreamClosed: () => {
         local.closed = true;

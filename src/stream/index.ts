@@ -1,4 +1,4 @@
-export type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from './stream-manager.js';
+export type { StreamManager, StreamReader, StreamWriter, StreamWriteOptions, CleanupOptions } from './stream-manager.js';
 export { InMemoryStreamManager, type InMemoryStreamManagerOptions } from './memory/in-memory-stream-manager.js';
 export {
   PostgresStreamManager,

@@ -1,3 +1,4 @@
+import { exhaustedError, type TransientRetryPolicy } from '../database/transient-retry.js';
 import { StoreError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
 import type { StreamChunk, StreamStatus } from '../types/stream.js';
@@ -48,8 +49,12 @@ export interface SequencedStreamReaderOptions {
   logger: Logger;
   /** Called once when the reader closes (completion, `close()` or a fatal error). */
   onClose?: () => void;
-  /** Consecutive failed reads tolerated (with back-off) before iteration throws. Default 20. */
+  /** Consecutive failed reads tolerated (with back-off) before iteration throws, for non-transient errors. Default 20. */
   maxConsecutiveFailures?: number;
+  /** The transient condition of a read error (restarting server, dropped connection), else `undefined`. */
+  classifyTransient?: (error: unknown) => string | undefined;
+  /** How long transient read failures are waited out (capped back-off) before iteration throws a retryable StoreError. */
+  retry?: TransientRetryPolicy;
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -57,7 +62,8 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 /**
  * The reader every stream manager hands out: yields each chunk after `fromSequence` exactly once, in
  * sequence order, sleeping on its {@link ChunkSource} between reads, and completes after draining an ended
- * or failed stream. Read errors (a dropped connection) are retried with back-off from the last sequence.
+ * or failed stream. Read errors are retried with back-off from the last sequence: transient ones (a
+ * restarting server, a dropped connection) for up to `retry.budgetMs`, others `maxConsecutiveFailures` times.
  *
  * @example
  * const reader = new SequencedStreamReader(source, 0, { streamId: 's1', logger });
@@ -112,6 +118,7 @@ export class SequencedStreamReader implements StreamReader, AsyncIterator<Stream
   async #next(): Promise<IteratorResult<StreamChunk, undefined>> {
     const maxFailures = this.#options.maxConsecutiveFailures ?? 20;
     let failures = 0;
+    let failingSince = 0;
     for (;;) {
       if (this.#closed) return DONE;
       const buffered = this.#buffer.shift();
@@ -134,21 +141,38 @@ export class SequencedStreamReader implements StreamReader, AsyncIterator<Stream
       } catch (error) {
         if (this.#closed) return DONE;
         failures += 1;
-        if (failures >= maxFailures) {
+        if (failures === 1) failingSince = Date.now();
+        const delayMs = Math.min(this.#options.retry?.maxDelayMs ?? 2_000, (this.#options.retry?.initialDelayMs ?? 50) * 2 ** failures);
+        const fatal = this.#fatalError(error, failures, maxFailures, Date.now() - failingSince, delayMs);
+        if (fatal !== undefined) {
           await this.close();
-          throw new StoreError('STORE_ERROR', 'Reading the stream failed repeatedly; check the connection, then open a new reader from the last sequence you received.', {
-            cause: error,
-            data: { streamId: this.#options.streamId, lastSequence: this.#cursor },
-          });
+          throw fatal;
         }
         this.#options.logger.warn('stream read failed; retrying', {
           streamId: this.#options.streamId,
           attempt: failures,
           error: describeError(error),
         });
-        await sleep(Math.min(2_000, 50 * 2 ** failures), this.#abort.signal);
+        await sleep(delayMs, this.#abort.signal);
       }
     }
+  }
+
+  /** The error to end iteration with, or `undefined` to keep retrying. */
+  #fatalError(error: unknown, failures: number, maxFailures: number, elapsedMs: number, delayMs: number): StoreError | undefined {
+    const condition = this.#options.classifyTransient?.(error);
+    const retry = this.#options.retry;
+    if (condition !== undefined && retry !== undefined) {
+      if (elapsedMs + delayMs <= retry.budgetMs) return undefined;
+      const exhausted = exhaustedError('read the stream', condition, failures, elapsedMs, error);
+      Object.assign(exhausted.data ?? {}, { streamId: this.#options.streamId, lastSequence: this.#cursor });
+      return exhausted;
+    }
+    if (failures < maxFailures) return undefined;
+    return new StoreError('STORE_ERROR', 'Reading the stream failed repeatedly; check the connection, then open a new reader from the last sequence you received.', {
+      cause: error,
+      data: { streamId: this.#options.streamId, lastSequence: this.#cursor },
+    });
   }
 }
 

@@ -12,8 +12,26 @@ export interface CleanupOptions {
 }
 
 /**
+ * Options of {@link StreamWriter.write}.
+ *
+ * @example
+ * await writer.write(chunk, { key: `${runId}:${step}:tool_start:${toolCallId}` } satisfies StreamWriteOptions);
+ */
+export interface StreamWriteOptions {
+  /**
+   * The chunk's identity in its stream (1–512 bytes): while the stream holds a chunk written with this key,
+   * writing it again (from any writer or process, e.g. a step re-run after a crash) stores nothing. A
+   * `cleanupToStep` that deletes the chunk forgets its key. Without a key, the writer gives the chunk an
+   * identity of its own, so a batch retried after a dropped connection is still stored once.
+   */
+  key?: string;
+}
+
+/**
  * Appends chunks to one stream. Writes may be buffered; `flush()` resolves once every chunk written so far
  * is durable and visible to readers. Sequences are assigned in write order, per stream, across writers.
+ * Appends are idempotent: every chunk carries a writer-side identity (see {@link StreamWriteOptions}), and
+ * a chunk whose identity the stream already holds is not stored again, so readers never see a repeat.
  *
  * @example
  * const writer = await streams.createWriter(sessionId, agentId, 'assistant');
@@ -22,7 +40,7 @@ export interface CleanupOptions {
  */
 export interface StreamWriter {
   /** Queue a chunk; resolves once it is accepted (not necessarily flushed). Throws StreamError(STREAM_CLOSED) on an ended stream. */
-  write(chunk: StreamChunkInput): Promise<void>;
+  write(chunk: StreamChunkInput, options?: StreamWriteOptions): Promise<void>;
   /** Make everything written so far durable and visible. */
   flush(): Promise<void>;
   /** Flush and release the writer (does not end the stream). */
@@ -57,7 +75,11 @@ export interface StreamReader extends AsyncIterable<StreamChunk> {
  * for await (const chunk of await streams.createReader('s1')) console.log(chunk.sequence, chunk.type);
  */
 export interface StreamManager {
-  /** Open (creating if needed) a stream for writing. Reopens nothing: writing to an ended stream throws. */
+  /**
+   * Open (creating if needed) a stream for writing. Reopens nothing: writing to an ended stream throws.
+   * Stream ids are 1–1,024 bytes of UTF-8 without control characters (InvalidArgumentError otherwise, for
+   * every method).
+   */
   createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter>;
   /** Read chunks after `fromSequence` (default 0: from the start). Works for unknown streams that appear later. */
   createReader(streamId: string, fromSequence?: number): Promise<StreamReader>;

@@ -1,6 +1,7 @@
 import { StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
+import { withMessageIds } from '../message-append.js';
 import { buildStepCommit } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { findPostgresCheckpoint, insertPostgresCheckpoint } from './checkpoints.js';
@@ -14,7 +15,8 @@ import { selectStagedChanges } from './staging.js';
  * history length: lock the session row, return early when the checkpoint id exists (idempotent
  * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
  * messages that already exist, compute the next state in JS, then update the session, delete the staged
- * rows, insert the checkpoint and insert the new messages. Any failure rolls all of it back.
+ * rows, insert the checkpoint and insert the new messages. Any failure rolls all of it back. Retry-safe:
+ * an attempt whose COMMIT outcome is unknown is followed by one that finds the checkpoint id and returns.
  *
  * @example
  * await commitPostgresStep(context, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 }, { expectedVersion: 5 });
@@ -30,6 +32,7 @@ export async function commitPostgresStep(
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
+  const stableMessages = withMessageIds(appendMessages);
   return database.transaction('commit a step', async (connection) => {
     const { state, messageCount } = await lockSession(connection, tables, sessionId);
     if ((await findPostgresCheckpoint(connection, tables, sessionId, meta.checkpointId)) !== undefined) {
@@ -39,7 +42,7 @@ export async function commitPostgresStep(
       throw new StaleStateError(sessionId, options.expectedVersion, state.version);
     }
     const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
-    const messages = await planPostgresAppend(connection, tables, sessionId, appendMessages, messageCount);
+    const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
     const total = messageCount + messages.length;
     const commit = buildStepCommit(state, write, staged, total, meta, Date.now());
     await writeSession(connection, tables, commit.state, total);

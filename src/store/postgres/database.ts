@@ -1,8 +1,24 @@
 import type { Knex } from 'knex';
 import type { QueryResult, QueryResultRow } from 'pg';
-import { HelixError, SessionNotFoundError, StoreError } from '../../errors/index.js';
+import { postgresSqlState, toPostgresStoreError } from '../../database/postgres-operation.js';
+import { isCertainlyNotApplied, transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { DEFAULT_TRANSIENT_RETRY, retryTransient, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { SessionNotFoundError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
 import type { StoreTables } from './tables.js';
+
+/**
+ * One attempt of a store operation. `ambiguous` is true once an earlier attempt failed in a way that may
+ * have applied its write (the connection dropped while an autocommit statement or the COMMIT was in
+ * flight): the body must then check "already applied" before writing again, unless it is idempotent.
+ *
+ * @example
+ * await database.run('create a session', async (connection, attempt) => (attempt.ambiguous ? findOwnRow() : insert()));
+ */
+export interface StoreAttempt {
+  number: number;
+  ambiguous: boolean;
+}
 
 /**
  * A pg connection (or anything that runs one parameterized statement with `$n` placeholders).
@@ -28,8 +44,13 @@ export interface PostgresContext {
 /**
  * Runs store statements on connections borrowed from a knex pool. Statements go straight to the pg
  * connection with `$n` placeholders (knex.raw would rewrite every `?`, including jsonb operators), inside
- * knex's transaction when one is needed. Every failure leaves as a HelixError: contract errors as thrown,
- * driver errors as StoreError without SQL parameters in the message.
+ * knex's transaction when one is needed.
+ *
+ * Transient failures (a restarting or unreachable Postgres, a terminated backend, a serialization failure
+ * or deadlock) are retried with capped back-off up to the retry budget; each attempt tells the body whether
+ * an earlier one may have applied its write (see {@link StoreAttempt}). Every failure leaves as a HelixError:
+ * contract errors as thrown, driver errors as StoreError without SQL parameters in the message, retryable
+ * when the budget ran out on a transient condition.
  *
  * @example
  * const count = await database.run('count sessions', async (connection) => (await connection.query('SELECT 1')).rowCount);
@@ -38,48 +59,54 @@ export class Database {
   constructor(
     readonly knex: Knex,
     private readonly logger?: Logger,
+    private readonly retry: TransientRetryPolicy = DEFAULT_TRANSIENT_RETRY,
   ) {}
 
   /** Run `body` on one pooled connection without a transaction (for single statements). */
-  async run<T>(operation: string, body: (connection: SqlConnection) => Promise<T>): Promise<T> {
-    try {
+  async run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> {
+    return this.withRetry(operation, async (attempt, mark) => {
       const connection = (await this.knex.client.acquireConnection()) as SqlConnection;
       try {
-        return await body(connection);
+        mark.inFlight = true; // from here a lost connection may have applied the statement
+        return await body(connection, attempt);
       } finally {
         await this.knex.client.releaseConnection(connection);
       }
-    } catch (error) {
-      throw this.toHelixError(error, operation);
-    }
+    });
   }
 
   /** Run `body` in one transaction (READ COMMITTED); any throw rolls everything back. */
-  async transaction<T>(operation: string, body: (connection: SqlConnection) => Promise<T>): Promise<T> {
-    try {
-      return await this.knex.transaction(async (transaction) => {
+  async transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> {
+    return this.withRetry(operation, (attempt, mark) =>
+      this.knex.transaction(async (transaction) => {
         const connection = (await transaction.client.acquireConnection()) as SqlConnection;
-        return body(connection);
-      });
-    } catch (error) {
-      throw this.toHelixError(error, operation);
-    }
+        const result = await body(connection, attempt);
+        mark.inFlight = true; // knex sends COMMIT next: a connection lost now leaves the outcome unknown
+        return result;
+      }),
+    );
   }
 
-  private toHelixError(error: unknown, operation: string): HelixError {
-    if (error instanceof HelixError) return error;
-    const sqlState = sqlStateOf(error);
-    this.logger?.error('session store operation failed', { operation, sqlState });
-    if (sqlState === '42P01' || sqlState === '3F000') {
-      return new StoreError('STORE_ERROR', `Could not ${operation}: the store's tables do not exist; call store.migrate() first.`, {
-        cause: error,
-        data: { operation, sqlState },
-      });
+  private async withRetry<T>(operation: string, attemptOnce: (attempt: StoreAttempt, mark: { inFlight: boolean }) => Promise<T>): Promise<T> {
+    let ambiguous = false;
+    try {
+      return await retryTransient(
+        operation,
+        async ({ number }) => {
+          const mark = { inFlight: false };
+          try {
+            return await attemptOnce({ number, ambiguous }, mark);
+          } catch (error) {
+            const condition = transientPostgresCondition(error);
+            if (condition !== undefined && mark.inFlight && !isCertainlyNotApplied(condition)) ambiguous = true;
+            throw error;
+          }
+        },
+        { policy: this.retry, classify: transientPostgresCondition, logger: this.logger },
+      );
+    } catch (error) {
+      throw toPostgresStoreError(error, operation, this.logger);
     }
-    return new StoreError('STORE_ERROR', `Could not ${operation} (Postgres error ${sqlState ?? 'unknown'}); see the cause for the driver error.`, {
-      cause: error,
-      data: { operation, ...(sqlState === undefined ? {} : { sqlState }) },
-    });
   }
 }
 
@@ -90,9 +117,7 @@ export class Database {
  * if (sqlStateOf(error) === '23503') throw new SessionNotFoundError(sessionId);
  */
 export function sqlStateOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  return postgresSqlState(error);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { InterruptFlagResult } from '../../types/session.js';
 import { assertIdentifier } from '../validation.js';
@@ -22,21 +23,33 @@ export async function setPostgresInterruptFlag({ database, tables }: PostgresCon
 
 /**
  * Atomic check-and-clear in one statement: the locking sub-select re-checks the flag after waiting, so of
- * concurrent checkers exactly one sees `interrupted: true`.
+ * concurrent checkers exactly one sees `interrupted: true`. Retry-safe: the clearing statement leaves this
+ * call's token and the reason on the row, so a check retried after an unknown outcome (connection lost
+ * with the statement in flight) finds its own consumption and still reports the interrupt.
  *
  * @example
  * const { interrupted, reason } = await checkPostgresInterruptFlag(context, 's1');
  */
 export async function checkPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<InterruptFlagResult> {
   assertIdentifier(sessionId, 'sessionId');
-  const row = await database.run('check the interrupt flag', async (connection) => {
+  const token = randomUUID();
+  const row = await database.run('check the interrupt flag', async (connection, attempt) => {
+    if (attempt.ambiguous) {
+      const consumed = await connection.query<{ reason: string | null }>(
+        `SELECT interrupt_consumed_reason AS reason FROM ${tables.sessions} WHERE session_id = $1 AND interrupt_consumed_by = $2`,
+        [sessionId, token],
+      );
+      if (consumed.rows[0] !== undefined) return consumed.rows[0];
+    }
     const result = await connection.query<{ reason: string | null }>(
-      `UPDATE ${tables.sessions} AS target SET interrupt_requested = false, interrupt_reason = NULL
+      `UPDATE ${tables.sessions} AS target
+       SET interrupt_requested = false, interrupt_reason = NULL,
+           interrupt_consumed_by = $2, interrupt_consumed_reason = previous.interrupt_reason
        FROM (SELECT session_id, interrupt_reason FROM ${tables.sessions}
              WHERE session_id = $1 AND interrupt_requested FOR NO KEY UPDATE) AS previous
        WHERE target.session_id = previous.session_id
        RETURNING previous.interrupt_reason AS reason`,
-      [sessionId],
+      [sessionId, token],
     );
     return result.rows[0];
   });

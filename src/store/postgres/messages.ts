@@ -1,7 +1,7 @@
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
 import { toJsonText } from '../json.js';
-import { messageIdsOf, prepareMessagesForAppend } from '../message-append.js';
+import { messageIdsOf, prepareMessagesForAppend, withMessageIds } from '../message-append.js';
 import { assertIdentifier, assertNonNegativeInteger } from '../validation.js';
 import type { PostgresContext, SqlConnection } from './database.js';
 import { lockMessageCount } from './session-lock.js';
@@ -53,15 +53,17 @@ export async function insertPostgresMessages(connection: SqlConnection, tables: 
 
 /**
  * `appendMessages`: lock, look up existing ids, insert, bump message_count — five statements per call.
+ * Retry-safe: ids are assigned before the first attempt, and appends are idempotent by id.
  *
  * @example
  * const total = await appendPostgresMessages(context, 's1', [{ role: 'user', content: 'Hi' }]);
  */
 export async function appendPostgresMessages({ database, tables }: PostgresContext, sessionId: string, messages: Message[]): Promise<number> {
   assertIdentifier(sessionId, 'sessionId');
+  const stable = withMessageIds(messages);
   return database.transaction('append messages', async (connection) => {
     const messageCount = await lockMessageCount(connection, tables, sessionId);
-    const rows = await planPostgresAppend(connection, tables, sessionId, messages, messageCount);
+    const rows = await planPostgresAppend(connection, tables, sessionId, stable, messageCount);
     if (rows.length === 0) return messageCount;
     await insertPostgresMessages(connection, tables, sessionId, rows);
     const total = messageCount + rows.length;

@@ -1,5 +1,7 @@
 import knexPackage from 'knex';
 import type { Knex } from 'knex';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import type { Logger } from '../../hooks/types.js';
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { Message } from '../../types/message.js';
@@ -39,6 +41,8 @@ import * as state from './state.js';
 import * as subSessions from './sub-sessions.js';
 import { storeTables } from './tables.js';
 
+function quiet(): void {}
+
 /**
  * How `PostgresStateStore` reaches Postgres: a connection string (the store owns the pool) or your knex.
  *
@@ -58,6 +62,12 @@ export interface PostgresStateStoreOptions {
   schema?: string;
   /** Receives migration lines and driver failures (ids and SQLSTATEs only). */
   logger?: Logger;
+  /**
+   * How long each method waits out transient Postgres errors (restart, refused or dropped connections,
+   * `pg_terminate_backend`, serialization failures, deadlocks) before throwing a retryable StoreError.
+   * Default: capped exponential back-off (50 ms → 2 s) for up to 3 minutes; `{ budgetMs: 0 }` disables it.
+   */
+  retry?: TransientRetryOptions;
 }
 
 /**
@@ -65,8 +75,17 @@ export interface PostgresStateStoreOptions {
  * is one statement or one transaction with a constant number of statements whatever the history length;
  * message rows are written once. Call `migrate()` once before use.
  *
+ * Transient errors are waited out (see `retry`) and every method is safe to retry after an ambiguous
+ * failure (connection lost during COMMIT): reads, deletes, upserts and field writes are idempotent; the
+ * step commit and `createCheckpoint` are idempotent by checkpoint id, `createRun` by run id, message appends
+ * by message id (assigned before the first attempt); `createSession`/`cloneSession`, `compareAndSetStatus`,
+ * the counters, `checkInterruptFlag` and the read-modify-write state methods recognise their own earlier
+ * write (by the write time or a token fixed before the first attempt) instead of applying it twice or
+ * reporting it as a conflict. `cleanupOrphanedStaging` may count 0 on a retry of a delete that landed.
+ *
  * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
- *   StoreError (code STORE_ERROR) for driver failures; messages never carry SQL parameters.
+ *   StoreError (code STORE_ERROR) for driver failures — `retryable: true` with `data.condition` (e.g.
+ *   `57P01`) when transient failures outlasted the budget; messages never carry SQL parameters.
  * @example
  * const store = new PostgresStateStore({ connectionString: process.env.DATABASE_URL! }, { schema: 'helix' });
  * await store.migrate();
@@ -77,6 +96,7 @@ export class PostgresStateStore implements SessionStateStore {
   private readonly ownsKnex: boolean;
   private readonly context: PostgresContext;
   private readonly logger: Logger | undefined;
+  private readonly retry: TransientRetryPolicy;
   private closed = false;
 
   constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
@@ -85,16 +105,31 @@ export class PostgresStateStore implements SessionStateStore {
       this.ownsKnex = false;
     } else {
       assertIdentifier(connection.connectionString, 'connectionString');
-      this.knex = knexPackage.knex({ client: 'pg', connection: connection.connectionString, pool: { min: 0, max: 10 } });
+      this.knex = knexPackage.knex({
+        client: 'pg',
+        connection: connection.connectionString,
+        pool: { min: 0, max: 10 },
+        // knex prints pool errors ("Acquire connection error") to stdout; they surface as StoreErrors instead.
+        log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet },
+      });
       this.ownsKnex = true;
     }
     this.logger = options.logger;
-    this.context = { database: new Database(this.knex, options.logger), tables: storeTables(options.schema ?? 'public') };
+    this.retry = resolveTransientRetry(options.retry);
+    this.context = {
+      database: new Database(this.knex, options.logger, this.retry),
+      tables: storeTables(options.schema ?? 'public'),
+    };
   }
 
   /** Apply pending migrations from the package's `schema/` folder (idempotent, safe to run concurrently). */
   async migrate(): Promise<{ applied: string[] }> {
-    return runMigrations(this.knex, this.context.tables.schema, this.logger === undefined ? {} : { logger: this.logger });
+    // One transaction under an advisory lock, recorded per file: a retry after any failure is safe.
+    return retryTransient(
+      'migrate the store',
+      () => runMigrations(this.knex, this.context.tables.schema, this.logger === undefined ? {} : { logger: this.logger }),
+      { policy: this.retry, classify: transientPostgresCondition, logger: this.logger },
+    );
   }
 
   async createSession<TState = Record<string, unknown>>(sessionId: string, options: CreateSessionOptions<TState>): Promise<SessionState<TState>> {

@@ -4,13 +4,15 @@ import { buildClonedSessionState } from '../session-clone.js';
 import { createInitialSessionState } from '../session-write.js';
 import { assertIdentifier } from '../validation.js';
 import { checkpointFromRow, type CheckpointRow } from './checkpoints.js';
-import type { PostgresContext } from './database.js';
+import type { PostgresContext, SqlConnection } from './database.js';
 import { insertSession, lockSession } from './session-lock.js';
 import { sessionFromRow, type SessionRow } from './session-row.js';
 
 /**
  * Create a session with one `INSERT … ON CONFLICT DO NOTHING`: exactly one concurrent caller wins, the
- * others get SessionAlreadyExistsError.
+ * others get SessionAlreadyExistsError. Retry-safe: after an attempt whose outcome is unknown (connection
+ * lost with the INSERT in flight), a taken id whose row carries this call's `createdAt` and agent type is
+ * this call's own insert, so the call succeeds instead of reporting its own session as a conflict.
  *
  * @example
  * const state = await createPostgresSession(context, 's1', { agentType: 'assistant' });
@@ -23,9 +25,22 @@ export async function createPostgresSession<TState>(
   assertIdentifier(sessionId, 'sessionId');
   assertIdentifier(options.agentType, 'agentType');
   const state = createInitialSessionState(sessionId, options, Date.now());
-  const inserted = await database.run('create a session', (connection) => insertSession(connection, tables, state as SessionState));
+  const inserted = await database.run('create a session', async (connection, attempt) => {
+    if (await insertSession(connection, tables, state as SessionState)) return true;
+    return attempt.ambiguous && (await isOwnSessionRow(connection, tables.sessions, state as SessionState));
+  });
   if (!inserted) throw new SessionAlreadyExistsError(sessionId);
   return state;
+}
+
+/** True when the stored row of `state.sessionId` was written by the call that built `state` (same creation time and agent type). */
+async function isOwnSessionRow(connection: SqlConnection, sessionsTable: string, state: SessionState): Promise<boolean> {
+  const result = await connection.query<{ created_at: string; agent_type: string }>(
+    `SELECT created_at, agent_type FROM ${sessionsTable} WHERE session_id = $1`,
+    [state.sessionId],
+  );
+  const row = result.rows[0];
+  return row !== undefined && Number(row.created_at) === state.createdAt && row.agent_type === state.agentType;
 }
 
 /**
@@ -76,6 +91,8 @@ export async function loadPostgresState<TState, TOutput>(
 /**
  * Branch a session in one transaction: the new session row, the messages up to the checkpoint (copied
  * with one INSERT … SELECT) and that checkpoint. The source row is locked so no commit interleaves.
+ * Retry-safe like createSession: the new row's `createdAt` is fixed before the first attempt, so a retry
+ * after an unknown outcome recognises its own clone.
  *
  * @example
  * const branch = await clonePostgresSession(context, 's1', 's1-branch', { checkpointId: 'r1:2' });
@@ -88,7 +105,8 @@ export async function clonePostgresSession(
 ): Promise<SessionState> {
   assertIdentifier(sourceSessionId, 'sourceSessionId');
   assertIdentifier(targetSessionId, 'targetSessionId');
-  return database.transaction('clone a session', async (connection) => {
+  const now = Date.now();
+  return database.transaction('clone a session', async (connection, attempt) => {
     const source = await lockSession(connection, tables, sourceSessionId);
     let checkpoint = null;
     if (options.checkpointId !== undefined) {
@@ -102,9 +120,12 @@ export async function clonePostgresSession(
       }
       checkpoint = checkpointFromRow(row);
     }
-    const state = buildClonedSessionState(source.state, targetSessionId, checkpoint, options.agentType, Date.now());
+    const state = buildClonedSessionState(source.state, targetSessionId, checkpoint, options.agentType, now);
     const messageCount = Math.min(source.messageCount, checkpoint?.messageCount ?? source.messageCount);
-    if (!(await insertSession(connection, tables, state, messageCount))) throw new SessionAlreadyExistsError(targetSessionId);
+    if (!(await insertSession(connection, tables, state, messageCount))) {
+      if (attempt.ambiguous && (await isOwnSessionRow(connection, tables.sessions, state))) return state;
+      throw new SessionAlreadyExistsError(targetSessionId);
+    }
     await connection.query(
       `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
        SELECT $1, sequence, message_id, message, created_at FROM ${tables.messages} WHERE session_id = $2 AND sequence <= $3`,

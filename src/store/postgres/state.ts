@@ -10,6 +10,11 @@ import { lockSession, writeSession } from './session-lock.js';
 
 /**
  * Lock a session, compute its next state in JS, write it back: one transaction, four statements.
+ * Retry-safe: every attempt remembers the (version, updatedAt) it wrote; after an attempt whose COMMIT
+ * outcome is unknown, a row still carrying one of those pairs holds this call's write, which is then not
+ * applied again (so `expectedVersion` does not report the call's own write as stale, and patches are not
+ * applied twice). If another writer changed the session in between, the write is re-applied (or, with
+ * `expectedVersion`, reported stale) as for any concurrent change.
  *
  * @example
  * await rewritePostgresSession(context, 'save session state', 's1', (state) => applySessionWrite(state, write, Date.now()));
@@ -22,12 +27,17 @@ export async function rewritePostgresSession(
   expectedVersion?: number,
 ): Promise<{ newVersion: number }> {
   assertIdentifier(sessionId, 'sessionId');
-  return database.transaction(operation, async (connection) => {
+  const written: { version: number; updatedAt: number }[] = [];
+  return database.transaction(operation, async (connection, attempt) => {
     const { state } = await lockSession(connection, tables, sessionId);
+    if (attempt.ambiguous && written.some((own) => own.version === state.version && own.updatedAt === state.updatedAt)) {
+      return { newVersion: state.version };
+    }
     if (expectedVersion !== undefined && expectedVersion !== state.version) {
       throw new StaleStateError(sessionId, expectedVersion, state.version);
     }
     const updated = next(state);
+    written.push({ version: updated.version, updatedAt: updated.updatedAt });
     await writeSession(connection, tables, updated);
     return { newVersion: updated.version };
   });
@@ -76,7 +86,9 @@ export async function updatePostgresStatus(context: PostgresContext, sessionId: 
 
 /**
  * `compareAndSetStatus` as one `UPDATE … WHERE status = ANY(…) [AND version = …] RETURNING`; concurrent
- * callers queue on the row lock and re-check the condition, so exactly one of them wins.
+ * callers queue on the row lock and re-check the condition, so exactly one of them wins. Retry-safe: the
+ * write time is fixed before the first attempt, so after an unknown outcome a row that carries the new
+ * status and that exact `updated_at` is this call's own win, reported `ok: true` rather than as lost.
  *
  * @example
  * const result = await compareAndSetPostgresStatus(context, 's1', ['active'], 'interrupted');
@@ -91,28 +103,32 @@ export async function compareAndSetPostgresStatus(
   assertIdentifier(sessionId, 'sessionId');
   assertSessionStatus(newStatus, 'newStatus');
   const interruptContext = options.interruptContext === undefined ? null : toJsonText(options.interruptContext, 'interruptContext');
-  return database.run('compare and set session status', async (connection) => {
+  const now = Date.now();
+  return database.run('compare and set session status', async (connection, attempt) => {
     const updated = await connection.query<{ version: number }>(
       `UPDATE ${tables.sessions}
        SET status = $3, version = version + 1, updated_at = $4, error = COALESCE($5, error),
            state = CASE WHEN $6::jsonb IS NULL THEN state ELSE state || jsonb_build_object('interruptContext', $6::jsonb) END
        WHERE session_id = $1 AND status = ANY($2::text[]) AND ($7::integer IS NULL OR version = $7)
        RETURNING version`,
-      [sessionId, [...expectedStatuses], newStatus, Date.now(), options.error ?? null, interruptContext, options.expectedVersion ?? null],
+      [sessionId, [...expectedStatuses], newStatus, now, options.error ?? null, interruptContext, options.expectedVersion ?? null],
     );
     const row = updated.rows[0];
     if (row !== undefined) return { ok: true, newVersion: row.version };
-    const current = await connection.query<{ status: SessionStatus; version: number }>(
-      `SELECT status, version FROM ${tables.sessions} WHERE session_id = $1`,
+    const current = await connection.query<{ status: SessionStatus; version: number; updated_at: string }>(
+      `SELECT status, version, updated_at FROM ${tables.sessions} WHERE session_id = $1`,
       [sessionId],
     );
     const found = current.rows[0];
+    if (attempt.ambiguous && found?.status === newStatus && Number(found.updated_at) === now) return { ok: true, newVersion: found.version };
     return { ok: false, currentStatus: found?.status ?? null, currentVersion: found?.version ?? 0 };
   });
 }
 
 /**
- * Add one to `step_count` or `resume_count` in a single UPDATE; returns the new value.
+ * Add one to `step_count` or `resume_count` in a single UPDATE; returns the new value. Retry-safe: after
+ * an unknown outcome, a row whose `updated_at` is this call's write time already holds the increment, and
+ * its value is returned without adding one again.
  *
  * @example
  * const resumeCount = await incrementPostgresCounter(context, 's1', 'resume_count');
@@ -123,11 +139,19 @@ export async function incrementPostgresCounter(
   column: 'step_count' | 'resume_count',
 ): Promise<number> {
   assertIdentifier(sessionId, 'sessionId');
-  const row = await database.run('increment a session counter', async (connection) => {
+  const now = Date.now();
+  const row = await database.run('increment a session counter', async (connection, attempt) => {
+    if (attempt.ambiguous) {
+      const applied = await connection.query<{ value: number }>(
+        `SELECT ${column} AS value FROM ${tables.sessions} WHERE session_id = $1 AND updated_at = $2`,
+        [sessionId, now],
+      );
+      if (applied.rows[0] !== undefined) return applied.rows[0];
+    }
     const result = await connection.query<{ value: number }>(
       `UPDATE ${tables.sessions} SET ${column} = ${column} + 1, version = version + 1, updated_at = $2
        WHERE session_id = $1 RETURNING ${column} AS value`,
-      [sessionId, Date.now()],
+      [sessionId, now],
     );
     return result.rows[0];
   });
@@ -137,6 +161,7 @@ export async function incrementPostgresCounter(
 
 /**
  * Merge keys into metadata in one UPDATE (`null` deletes a key), so concurrent patches all survive.
+ * Idempotent (a repeat only bumps the version again), so it is retried blindly.
  *
  * @example
  * await patchPostgresMetadata(context, 's1', { dbosWorkflowId: 'wf-1' });

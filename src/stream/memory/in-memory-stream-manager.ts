@@ -3,9 +3,11 @@ import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import type { StreamChunk, StreamChunkInput, StreamInfo, StreamStatus } from '../../types/stream.js';
 import { ChangeSignal } from '../change-signal.js';
+import { callerKey } from '../chunk-identity.js';
 import { prepareChunk } from '../prepare-chunk.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
-import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
+import { assertStreamId } from '../stream-id.js';
+import type { StreamManager, StreamReader, StreamWriteOptions, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
 
 /**
@@ -23,6 +25,8 @@ interface MemoryStream {
   status: StreamStatus;
   lastSequence: number;
   chunks: StreamChunk[];
+  /** Caller-supplied chunk keys of stored chunks → their sequence (writes apply at once, so only these can repeat). */
+  keys: Map<string, number>;
   output?: unknown;
   error?: string;
   createdAt: number;
@@ -51,15 +55,19 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Open (creating if needed) a stream for writing; each `write` is stored and visible at once. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
+    assertStreamId(streamId);
     this.#open(streamId);
     let closed = false;
     return {
-      write: async (chunk: StreamChunkInput) => {
+      write: async (chunk: StreamChunkInput, options?: StreamWriteOptions) => {
         if (closed) throw new StreamError('STREAM_CLOSED', streamId, 'This stream writer was closed; create a new one with createWriter().');
         const prepared = prepareChunk(chunk, agentId, agentType);
+        const key = options?.key === undefined ? undefined : callerKey(options.key);
         const stream = this.#open(streamId);
         if (isTerminalStatus(stream.status)) throw closedError(streamId);
+        if (key !== undefined && stream.keys.has(key)) return;
         stream.lastSequence += 1;
+        if (key !== undefined) stream.keys.set(key, stream.lastSequence);
         const stored = { ...(JSON.parse(JSON.stringify(prepared)) as StreamChunkInput), sequence: stream.lastSequence };
         stream.chunks.push(stored);
         stream.updatedAt = Date.now();
@@ -74,6 +82,7 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    assertStreamId(streamId);
     const signal = this.#signal(streamId);
     let seenVersion = signal.version;
     const source: ChunkSource = {
@@ -118,6 +127,7 @@ export class InMemoryStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
+    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) throw notFoundError(streamId);
     stream.status = 'active';
@@ -129,6 +139,7 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
+    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return null;
     return {
@@ -145,10 +156,13 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Delete the chunks whose `step` is greater than `step`; sequences are not reused. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
+    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return;
     const after = options?.afterSequence ?? 0;
     stream.chunks = stream.chunks.filter((chunk) => chunk.step <= step || chunk.sequence <= after);
+    const kept = new Set(stream.chunks.map((chunk) => chunk.sequence));
+    for (const [key, sequence] of stream.keys) if (!kept.has(sequence)) stream.keys.delete(key);
     stream.updatedAt = Date.now();
   }
 
@@ -161,13 +175,14 @@ export class InMemoryStreamManager implements StreamManager {
     let stream = this.#streams.get(streamId);
     if (stream === undefined) {
       const now = Date.now();
-      stream = { status: 'active', lastSequence: 0, chunks: [], createdAt: now, updatedAt: now };
+      stream = { status: 'active', lastSequence: 0, chunks: [], keys: new Map(), createdAt: now, updatedAt: now };
       this.#streams.set(streamId, stream);
     }
     return stream;
   }
 
   #finish(streamId: string, apply: (stream: MemoryStream) => void): void {
+    assertStreamId(streamId);
     const stream = this.#open(streamId);
     if (isTerminalStatus(stream.status)) return;
     apply(stream);

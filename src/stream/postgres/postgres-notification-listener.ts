@@ -13,15 +13,15 @@ export interface PostgresNotificationListenerOptions {
   listenStatement: string;
   channel: string;
   logger: Logger;
-  /** First delay before reconnecting after the connection drops; doubles up to 5 s. Default 100. */
+  /** First delay before reconnecting after the connection drops; doubles up to 2 s. Default 100. */
   reconnectDelayMs?: number;
 }
 
-const MAX_RECONNECT_DELAY_MS = 5_000;
+const MAX_RECONNECT_DELAY_MS = 2_000;
 
 /**
  * One LISTEN connection per stream manager, multiplexed to every reader: a notification whose payload is a
- * stream id wakes that stream's subscribers. The connection is taken from the pool on the first subscribe;
+ * stream's notification key (`md5(streamId)`) wakes that stream's subscribers. The connection is taken from the pool on the first subscribe;
  * when it drops it is reconnected with back-off, and every subscriber is woken on each (re)connection so
  * readers re-query from their last sequence and miss nothing sent while it was down.
  *
@@ -86,14 +86,18 @@ export class PostgresNotificationListener {
     let delay = this.#options.reconnectDelayMs ?? 100;
     while (!this.#closed) {
       let client: pg.PoolClient | undefined;
+      let connection: { dropped: boolean } | undefined;
       try {
         client = await this.#pool.connect();
-        this.#attach(client);
+        connection = this.#attach(client);
         await client.query(this.#options.listenStatement);
         if (this.#closed) {
           client.release(true);
           return;
         }
+        // The backend may have been terminated in the same packet as LISTEN's reply: then the drop was
+        // already seen (and ignored, as the client was not current yet). Never adopt a dead connection.
+        if (connection.dropped) throw new Error('LISTEN connection dropped while connecting');
         this.#client = client;
         this.#notifyAll();
         return;
@@ -110,11 +114,11 @@ export class PostgresNotificationListener {
     }
   }
 
-  #attach(client: pg.PoolClient): void {
-    let dropped = false;
+  #attach(client: pg.PoolClient): { dropped: boolean } {
+    const connection = { dropped: false };
     const onDrop = (error?: unknown): void => {
-      if (dropped) return;
-      dropped = true;
+      if (connection.dropped) return;
+      connection.dropped = true;
       if (this.#client !== client) return; // still connecting: the connect loop handles it
       this.#client = undefined;
       this.#options.logger.warn('stream LISTEN connection dropped; reconnecting', { error: describeError(error) });
@@ -128,6 +132,7 @@ export class PostgresNotificationListener {
       if (message.channel !== this.#options.channel || message.payload === undefined) return;
       for (const callback of this.#subscribers.get(message.payload) ?? []) callback();
     });
+    return connection;
   }
 
   #notifyAll(): void {

@@ -1,19 +1,23 @@
 import pg from 'pg';
+import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/postgres/migrate.js';
-import type { StreamChunk, StreamChunkInput, StreamInfo, StreamStatus } from '../../types/stream.js';
+import type { StreamChunk, StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
+import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { ChangeSignal } from '../change-signal.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
+import { assertStreamId } from '../stream-id.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
-import { isTransientPostgresError } from './is-transient-postgres-error.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
-import { postgresStreamStatements, type PostgresStreamStatements } from './postgres-stream-statements.js';
+import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -42,6 +46,11 @@ export interface PostgresStreamManagerOptions {
   pollIntervalMs?: number;
   /** Chunks fetched per reader query. Default 500. */
   readBatchSize?: number;
+  /**
+   * How long operations, flushes and readers wait out transient Postgres errors (restart, dropped
+   * connection, `pg_terminate_backend`) before throwing a retryable StoreError. Default: 3 minutes.
+   */
+  retry?: TransientRetryOptions;
   /** Default: `noopLogger`. */
   logger?: Logger;
 }
@@ -50,6 +59,11 @@ export interface PostgresStreamManagerOptions {
  * A {@link StreamManager} on Postgres, the embedded default: writers buffer chunks and append them in
  * batches (one statement reserves the sequence range, inserts the rows and NOTIFYs); readers sleep on one
  * shared LISTEN connection (reconnected when dropped) and poll as a fallback.
+ *
+ * Appends are idempotent: every chunk carries a key (its writer's id and counter, or the caller's `key`),
+ * stored in a unique column, and the append statement skips keys the stream holds, so a batch re-sent after
+ * a dropped connection is stored once. Transient errors are waited out (see `retry`); no raw driver error
+ * leaves a public method. NOTIFY payloads carry `md5(streamId)`, so ids up to 1,024 bytes work.
  *
  * `write` throws StreamError(`STREAM_CLOSED`) once the stream is known to be ended: ended by this manager,
  * found ended by `createWriter`, or found ended by a flush (the chunks of that flush are dropped).
@@ -72,6 +86,7 @@ export class PostgresStreamManager implements StreamManager {
   readonly #flushIntervalMs: number;
   readonly #pollIntervalMs: number;
   readonly #readBatchSize: number;
+  readonly #retry: TransientRetryPolicy;
   readonly #listener: PostgresNotificationListener;
   readonly #writers: BufferedWriterRegistry;
   readonly #readers = new Set<SequencedStreamReader>();
@@ -89,6 +104,9 @@ export class PostgresStreamManager implements StreamManager {
     }
     if (this.#ownsPool) {
       this.#pool.on('error', (error) => this.#logger.warn('idle stream connection failed', { error: describeError(error) }));
+      // A backend terminated between two uses of a client must not become an uncaught 'error' event: queries
+      // still see their own failures (and are retried); this only keeps late connection errors quiet.
+      this.#pool.on('connect', (client) => client.on('error', () => undefined));
     }
     this.#schema = options.schema ?? 'public';
     this.#sql = postgresStreamStatements(this.#schema);
@@ -96,6 +114,7 @@ export class PostgresStreamManager implements StreamManager {
     this.#flushIntervalMs = positiveIntegerOption(options.flushIntervalMs ?? 10, 'flushIntervalMs');
     this.#pollIntervalMs = positiveIntegerOption(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
+    this.#retry = resolveTransientRetry(options.retry);
     this.#listener = new PostgresNotificationListener(this.#pool, {
       listenStatement: this.#sql.listen,
       channel: this.#sql.channel,
@@ -105,19 +124,22 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
-    const result = await this.#pool.query<{ status: StreamStatus }>(this.#sql.open, [streamId]);
+    assertStreamId(streamId);
+    const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       sink: { append: (id, chunks) => this.#append(id, chunks) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
-      isRetryable: isTransientPostgresError,
+      classifyTransient: transientPostgresCondition,
+      retry: this.#retry,
     });
   }
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    assertStreamId(streamId);
     const signal = new ChangeSignal();
-    const unsubscribe = this.#listener.subscribe(streamId, () => signal.notify());
+    const unsubscribe = this.#listener.subscribe(streamNotificationKey(streamId), () => signal.notify());
     let seenVersion = signal.version;
     const source: ChunkSource = {
       read: async (afterSequence) => {
@@ -138,6 +160,8 @@ export class PostgresStreamManager implements StreamManager {
     const reader: SequencedStreamReader = new SequencedStreamReader(source, fromSequence, {
       streamId,
       logger: this.#logger,
+      classifyTransient: transientPostgresCondition,
+      retry: this.#retry,
       onClose: () => this.#readers.delete(reader),
     });
     this.#readers.add(reader);
@@ -160,7 +184,8 @@ export class PostgresStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
-    const result = await this.#pool.query(this.#sql.reactivate, [streamId, this.#sql.channel]);
+    assertStreamId(streamId);
+    const result = await this.#query('reactivate a stream', this.#sql.reactivate, [streamId, this.#sql.channel]);
     if (result.rowCount === 0) {
       throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
     }
@@ -169,7 +194,8 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
-    const result = await this.#pool.query<{
+    assertStreamId(streamId);
+    const result = await this.#query<{
       status: StreamStatus;
       last_sequence: string;
       output: unknown;
@@ -178,7 +204,7 @@ export class PostgresStreamManager implements StreamManager {
       created_at: string;
       updated_at: string;
       chunk_count: string;
-    }>(this.#sql.info, [streamId]);
+    }>('read stream info', this.#sql.info, [streamId]);
     const row = result.rows[0];
     if (row === undefined) return null;
     return {
@@ -195,9 +221,10 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
+    assertStreamId(streamId);
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
-    await this.#pool.query(this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0]);
+    await this.#query('clean up stream chunks', this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0]);
   }
 
   /**
@@ -207,7 +234,9 @@ export class PostgresStreamManager implements StreamManager {
    * @throws StoreError `MIGRATION_FAILED`.
    */
   async migrate(): Promise<void> {
-    await runMigrations(this.#pool, this.#schema, { logger: this.#logger });
+    // One transaction under an advisory lock, recorded per file: retrying after any failure is safe.
+    const settings = { policy: this.#retry, classify: transientPostgresCondition, logger: this.#logger };
+    await retryTransient('migrate the stream tables', () => runMigrations(this.#pool, this.#schema, { logger: this.#logger }), settings);
   }
 
   /** Flush and release writers, complete readers, drop the LISTEN connection, and end the pool if owned. Idempotent. */
@@ -228,17 +257,29 @@ export class PostgresStreamManager implements StreamManager {
     if (this.#ownsPool) await this.#pool.end();
   }
 
-  async #append(streamId: string, chunks: StreamChunkInput[]): Promise<void> {
-    const result = await this.#pool.query(this.#sql.append, [streamId, chunks.length, JSON.stringify(chunks), this.#sql.channel]);
+  /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
+  async #append(streamId: string, chunks: KeyedChunk[]): Promise<void> {
+    const result = await this.#pool.query(this.#sql.append, [
+      streamId,
+      JSON.stringify(chunks.map((keyed) => keyed.chunk)),
+      this.#sql.channel,
+      chunks.map((keyed) => keyed.key),
+    ]);
     if (result.rowCount === 0) {
       throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     }
   }
 
   async #finish(streamId: string, status: 'ended' | 'failed', output: string | null, error: string | null): Promise<void> {
+    assertStreamId(streamId);
     await this.#writers.flushStream(streamId);
-    await this.#pool.query(this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
+    // Idempotent: it only changes an active stream, so a retry after a lost reply is a no-op.
+    await this.#query('finish a stream', this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
     this.#writers.setClosed(streamId, true);
   }
-}
 
+  /** One statement (every one of them is idempotent), waiting out transient errors; failures leave as HelixErrors. */
+  #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return runPostgresOperation(operation, () => this.#pool.query<R>(text, values), { retry: this.#retry, logger: this.#logger });
+  }
+}

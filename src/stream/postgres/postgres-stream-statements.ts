@@ -1,4 +1,16 @@
+import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
+
+/**
+ * The NOTIFY payload for a stream: the hex MD5 of its id (32 bytes whatever the id's length, so ids of up to
+ * 1,024 bytes — or any length — stay far below Postgres's 8,000-byte payload limit). Equal to SQL `md5($1)`.
+ *
+ * @example
+ * listener.subscribe(streamNotificationKey(streamId), wake);
+ */
+export function streamNotificationKey(streamId: string): string {
+  return createHash('md5').update(streamId, 'utf8').digest('hex');
+}
 
 /**
  * The SQL the Postgres stream manager runs, with table names qualified by one schema.
@@ -7,13 +19,16 @@ import { escapeIdentifier } from 'pg';
  * const { read }: PostgresStreamStatements = postgresStreamStatements('public');
  */
 export interface PostgresStreamStatements {
-  /** The NOTIFY channel writers signal (payload: the stream id). */
+  /** The NOTIFY channel writers signal (payload: `md5(stream id)`, see {@link streamNotificationKey}). */
   channel: string;
   /** `LISTEN` statement for {@link PostgresStreamStatements.channel}. */
   listen: string;
   /** $1 stream id → one row `{ status }` (creating the stream as active when missing). */
   open: string;
-  /** $1 stream id, $2 count, $3 jsonb array of chunks, $4 channel → `{ base }`; no row when not active. */
+  /**
+   * $1 stream id, $2 jsonb array of chunks, $3 channel, $4 text[] of chunk keys (same order) → `{ base, stored }`;
+   * no row when not active. Chunks whose key is stored already (or repeated in the batch) are skipped.
+   */
   append: string;
   /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, chunk }` (one row, chunk null, when none). */
   read: string;
@@ -51,7 +66,7 @@ const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint
  *
  * @example
  * const sql = postgresStreamStatements('public');
- * await pool.query(sql.append, [streamId, chunks.length, JSON.stringify(chunks), sql.channel]);
+ * await pool.query(sql.append, [streamId, JSON.stringify(chunks), sql.channel, keys]);
  */
 export function postgresStreamStatements(schema: string): PostgresStreamStatements {
   const streams = `${escapeIdentifier(schema)}.__agents_streams`;
@@ -70,20 +85,31 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       SELECT status FROM inserted
       UNION ALL
       SELECT status FROM ${streams} WHERE stream_id = $1`,
-    append: `WITH reserved AS (
+    append: `WITH batch AS (
+        SELECT item.value AS chunk, keys.key, item.position,
+               row_number() OVER (PARTITION BY keys.key ORDER BY item.position) AS copy
+        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item(value, position)
+        JOIN unnest($4::text[]) WITH ORDINALITY AS keys(key, position) ON keys.position = item.position
+      ), fresh AS (
+        SELECT chunk, key, row_number() OVER (ORDER BY position) AS rank
+        FROM batch
+        WHERE copy = 1 AND NOT EXISTS (SELECT 1 FROM ${chunks} c WHERE c.stream_id = $1 AND c.chunk_key = batch.key)
+      ), reserved AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
-        VALUES ($1, 'active', $2::bigint, ${NOW}, ${NOW})
+        VALUES ($1, 'active', (SELECT count(*) FROM fresh), ${NOW}, ${NOW})
         ON CONFLICT (stream_id) DO UPDATE
-          SET last_sequence = s.last_sequence + $2::bigint, updated_at = ${NOW}
+          SET last_sequence = s.last_sequence + EXCLUDED.last_sequence, updated_at = ${NOW}
           WHERE s.status = 'active'
-        RETURNING s.last_sequence - $2::bigint AS base
+        RETURNING s.last_sequence - (SELECT count(*) FROM fresh) AS base
       ), inserted AS (
-        INSERT INTO ${chunks} (stream_id, sequence, step, chunk)
-        SELECT $1, reserved.base + item.position, (item.value->>'step')::int,
-               item.value || jsonb_build_object('sequence', reserved.base + item.position)
-        FROM reserved CROSS JOIN LATERAL jsonb_array_elements($3::jsonb) WITH ORDINALITY AS item(value, position)
+        INSERT INTO ${chunks} (stream_id, sequence, step, chunk, chunk_key)
+        SELECT $1, reserved.base + fresh.rank, (fresh.chunk->>'step')::int,
+               fresh.chunk || jsonb_build_object('sequence', reserved.base + fresh.rank), fresh.key
+        FROM reserved CROSS JOIN fresh
+        ON CONFLICT (stream_id, chunk_key) DO NOTHING
+        RETURNING 1
       )
-      SELECT reserved.base, pg_notify($4, $1) FROM reserved`,
+      SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)) FROM reserved`,
     read: `SELECT s.status, c.sequence, c.chunk
       FROM (SELECT 1) AS anchor
       LEFT JOIN ${streams} s ON s.stream_id = $1
@@ -101,13 +127,13 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
           WHERE s.status = 'active'
         RETURNING s.stream_id
       )
-      SELECT pg_notify($5, stream_id) FROM changed`,
+      SELECT pg_notify($5, md5(stream_id)) FROM changed`,
     reactivate: `WITH changed AS (
         UPDATE ${streams} SET status = 'active', output = NULL, error = NULL, updated_at = ${NOW}
         WHERE stream_id = $1
         RETURNING stream_id
       )
-      SELECT pg_notify($2, stream_id) FROM changed`,
+      SELECT pg_notify($2, md5(stream_id)) FROM changed`,
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
         (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,

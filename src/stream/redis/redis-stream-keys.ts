@@ -2,7 +2,7 @@
  * The Redis keys of one stream; they share a `{streamId}` hash tag so scripts work on Redis Cluster.
  *
  * @example
- * const { meta, chunks, control }: RedisStreamKeys = redisStreamKeys('helix:stream:', 's1');
+ * const { meta, chunks, control, ids }: RedisStreamKeys = redisStreamKeys('helix:stream:', 's1');
  */
 export interface RedisStreamKeys {
   /** Hash: status, lastSequence, output (JSON), error, createdAt, updatedAt. */
@@ -11,6 +11,8 @@ export interface RedisStreamKeys {
   chunks: string;
   /** Short stream bumped on end/fail/reactivate so blocked readers wake. */
   control: string;
+  /** Hash of chunk identities: `w/<writerId>` → highest counter stored, `k/<key>` → sequence of a keyed chunk. */
+  ids: string;
 }
 
 /**
@@ -21,5 +23,5 @@ export interface RedisStreamKeys {
  */
 export function redisStreamKeys(keyPrefix: string, streamId: string): RedisStreamKeys {
   const base = `${keyPrefix}{${streamId}}`;
-  return { meta: `${base}:meta`, chunks: `${base}:chunks`, control: `${base}:control` };
+  return { meta: `${base}:meta`, chunks: `${base}:chunks`, control: `${base}:control`, ids: `${base}:ids` };
 }

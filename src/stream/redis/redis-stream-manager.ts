@@ -1,12 +1,15 @@
 import { Redis } from 'ioredis';
-import { InvalidArgumentError, StreamError } from '../../errors/index.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { HelixError, InvalidArgumentError, StoreError, StreamError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
-import type { StreamChunkInput, StreamInfo, StreamStatus } from '../../types/stream.js';
+import type { StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
+import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader } from '../sequenced-stream-reader.js';
+import { assertStreamId } from '../stream-id.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { RedisChunkSource } from './redis-chunk-source.js';
@@ -45,6 +48,8 @@ export interface RedisStreamManagerOptions {
   blockTimeoutMs?: number;
   /** Chunks fetched per reader round trip. Default 500. */
   readBatchSize?: number;
+  /** How long operations, flushes and readers wait out a Redis restart or dropped connection. Default: 3 minutes. */
+  retry?: TransientRetryOptions;
   /** Default: `noopLogger`. */
   logger?: Logger;
 }
@@ -57,6 +62,8 @@ export interface RedisStreamManagerOptions {
  *
  * Writers buffer like the Postgres manager's: `write` throws StreamError(`STREAM_CLOSED`) once the stream
  * is known to be ended, and `endStream`, `failStream` and `cleanupToStep` first flush this manager's writers.
+ * Appends are idempotent: the script skips chunks whose identity (writer id + counter, or the caller's
+ * `key`) the stream holds, so a batch ioredis re-sends after a reconnect is stored once.
  *
  * @example
  * const streams = new RedisStreamManager({ url: process.env.REDIS_URL! });
@@ -72,6 +79,7 @@ export class RedisStreamManager implements StreamManager {
   readonly #flushIntervalMs: number;
   readonly #blockTimeoutMs: number;
   readonly #readBatchSize: number;
+  readonly #retry: TransientRetryPolicy;
   readonly #writers: BufferedWriterRegistry;
   readonly #readers = new Set<SequencedStreamReader>();
   #closing: Promise<void> | undefined;
@@ -89,21 +97,25 @@ export class RedisStreamManager implements StreamManager {
     this.#flushIntervalMs = positiveIntegerOption(options.flushIntervalMs ?? 5, 'flushIntervalMs');
     this.#blockTimeoutMs = positiveIntegerOption(options.blockTimeoutMs ?? 5_000, 'blockTimeoutMs');
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
+    this.#retry = resolveTransientRetry(options.retry);
   }
 
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
-    const status = await openStreamScript.run(this.#client, [this.#keys(streamId).meta], [Date.now()]);
+    assertStreamId(streamId);
+    const status = await this.#run('open a stream', () => openStreamScript.run(this.#client, [this.#keys(streamId).meta], [Date.now()]));
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(status as string | null), {
       sink: { append: (id, chunks) => this.#append(id, chunks) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
-      isRetryable: isTransientRedisError,
+      classifyTransient: transientRedisCondition,
+      retry: this.#retry,
     });
   }
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    assertStreamId(streamId);
     const source = new RedisChunkSource(this.#client, {
       keys: this.#keys(streamId),
       readBatchSize: this.#readBatchSize,
@@ -113,6 +125,8 @@ export class RedisStreamManager implements StreamManager {
     const reader: SequencedStreamReader = new SequencedStreamReader(source, fromSequence, {
       streamId,
       logger: this.#logger,
+      classifyTransient: transientRedisCondition,
+      retry: this.#retry,
       onClose: () => this.#readers.delete(reader),
     });
     this.#readers.add(reader);
@@ -136,18 +150,23 @@ export class RedisStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
+    assertStreamId(streamId);
     const keys = this.#keys(streamId);
-    const found = await reactivateStreamScript.run(this.#client, [keys.meta, keys.control], [Date.now()]);
+    const found = await this.#run('reactivate a stream', () => reactivateStreamScript.run(this.#client, [keys.meta, keys.control], [Date.now()]));
     if (found === 0) throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
     this.#writers.setClosed(streamId, false);
   }
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
+    assertStreamId(streamId);
     const keys = this.#keys(streamId);
-    const replies = await this.#client.multi().hgetall(keys.meta).xlen(keys.chunks).exec();
-    if (replies === null) throw new Error('Redis MULTI was aborted');
-    for (const [error] of replies) if (error !== null) throw error;
+    const replies = await this.#run('read stream info', async () => {
+      const result = await this.#client.multi().hgetall(keys.meta).xlen(keys.chunks).exec();
+      if (result === null) throw new Error('Redis MULTI was aborted');
+      for (const [error] of result) if (error !== null) throw error;
+      return result;
+    });
     const meta = replies[0]?.[1] as Record<string, string>;
     if (meta.status === undefined) return null;
     return {
@@ -164,9 +183,11 @@ export class RedisStreamManager implements StreamManager {
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
+    assertStreamId(streamId);
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
-    await cleanupToStepScript.run(this.#client, [this.#keys(streamId).chunks], [step, options?.afterSequence ?? 0]);
+    const keys = this.#keys(streamId);
+    await this.#run('clean up stream chunks', () => cleanupToStepScript.run(this.#client, [keys.chunks, keys.ids], [step, options?.afterSequence ?? 0]));
   }
 
   /** Flush and release writers, complete readers (closing their connections), and quit the client if owned. Idempotent. */
@@ -181,32 +202,50 @@ export class RedisStreamManager implements StreamManager {
     if (this.#ownsClient) await this.#client.quit().catch(() => this.#client.disconnect());
   }
 
-  async #append(streamId: string, chunks: StreamChunkInput[]): Promise<void> {
+  /** One script call, as is: the writer retries it (same keys) and wraps what it gives up on. */
+  async #append(streamId: string, chunks: KeyedChunk[]): Promise<void> {
     const keys = this.#keys(streamId);
     const args: (string | number)[] = [Date.now()];
-    for (const chunk of chunks) args.push(chunk.step, JSON.stringify(chunk));
-    const first = await appendChunksScript.run(this.#client, [keys.meta, keys.chunks], args);
-    if (first === -1) {
+    for (const { key, chunk } of chunks) args.push(chunk.step, JSON.stringify(chunk), key);
+    const stored = await appendChunksScript.run(this.#client, [keys.meta, keys.chunks, keys.ids], args);
+    if (stored === -1) {
       throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     }
   }
 
   async #finish(streamId: string, args: (string | number)[]): Promise<void> {
+    assertStreamId(streamId);
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
-    await finishStreamScript.run(this.#client, [keys.meta, keys.control], args);
+    // Idempotent: it only changes an active stream, so a re-sent call is a no-op.
+    await this.#run('finish a stream', () => finishStreamScript.run(this.#client, [keys.meta, keys.control], args));
     this.#writers.setClosed(streamId, true);
   }
 
   #keys(streamId: string): RedisStreamKeys {
     return redisStreamKeys(this.#keyPrefix, streamId);
   }
+
+  /** Run an idempotent operation, waiting out transient errors; every failure leaves as a HelixError. */
+  async #run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await retryTransient(operation, body, { policy: this.#retry, classify: transientRedisCondition, logger: this.#logger });
+    } catch (error) {
+      if (error instanceof HelixError) throw error;
+      throw new StoreError('STORE_ERROR', `Could not ${operation} (Redis error); see the cause.`, { cause: error, data: { operation } });
+    }
+  }
+
 }
 
-/** Transient: anything but a server error reply, plus the replies that mean "try again later". */
-function isTransientRedisError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name !== 'ReplyError') return true;
-  return /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)/.test(error.message);
+/**
+ * The transient condition of a Redis error — a connection-level failure (`ECONNREFUSED`,
+ * `MaxRetriesPerRequestError`…) or a "try again later" reply (`LOADING`, `BUSY`…) — else `undefined`.
+ */
+function transientRedisCondition(error: unknown): string | undefined {
+  if (!(error instanceof Error) || HelixError.isInstance(error)) return undefined;
+  if (error.name === 'ReplyError') return /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)/.exec(error.message)?.[1];
+  if (error.name === 'MaxRetriesPerRequestError') return error.name;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined; // ECONNREFUSED, ECONNRESET, EPIPE…
 }
-

@@ -15,26 +15,54 @@ return redis.call('HGET', KEYS[1], 'status')
 `);
 
 /**
- * Reserve the next sequences and XADD each chunk with id `<sequence>-0` (fields `s` = step, `c` = JSON);
- * reply: the first sequence, or -1 when the stream is ended or failed. Atomic, so concurrent writers get
- * contiguous, unique ranges.
- * KEYS: meta, chunks. ARGV: now, then step and JSON per chunk.
+ * Skip the chunks whose identity the stream holds, reserve the next sequences for the others and XADD each
+ * with id `<sequence>-0` (fields `s` = step, `c` = JSON, `k` = key for a caller-keyed chunk); reply: the
+ * number of chunks stored, or -1 when the stream is ended or failed. Identities live in the ids hash: a
+ * writer's own keys (`w/<writerId>/<counter>`, sent in counter order) as its highest counter stored, a
+ * caller's keys (`k/<key>`) one field each. Atomic, so concurrent writers get contiguous, unique ranges and
+ * a batch re-sent after a reconnect (ioredis re-sends unanswered commands) stores nothing twice.
+ * KEYS: meta, chunks, ids. ARGV: now, then step, JSON and key per chunk.
  *
  * @example
- * const first = await appendChunksScript.run(client, [keys.meta, keys.chunks], [Date.now(), 1, '{"type":"text_delta"}']);
+ * const stored = await appendChunksScript.run(client, [keys.meta, keys.chunks, keys.ids], [Date.now(), 1, '{"type":"text_delta"}', 'w/Zq3x9LmPa0Qe/1']);
  */
 export const appendChunksScript = new RedisLuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'ended' or status == 'failed' then return -1 end
 if not status then redis.call('HSET', KEYS[1], 'status', 'active', 'createdAt', ARGV[1]) end
-local count = (#ARGV - 1) / 2
-local last = redis.call('HINCRBY', KEYS[1], 'lastSequence', count)
-local first = last - count + 1
-for i = 0, count - 1 do
-  redis.call('XADD', KEYS[2], string.format('%d-0', first + i), 's', ARGV[2 + i * 2], 'c', ARGV[3 + i * 2])
+local fresh, highs, seen = {}, {}, {}
+for i = 2, #ARGV, 3 do
+  local key = ARGV[i + 2]
+  local writer, counter = string.match(key, '^w/([^/]+)/(%d+)$')
+  if writer then
+    local field = 'w/' .. writer
+    local high = highs[field] or tonumber(redis.call('HGET', KEYS[3], field) or '0')
+    if tonumber(counter) > high then
+      fresh[#fresh + 1] = i
+      highs[field] = tonumber(counter)
+    else
+      highs[field] = high
+    end
+  elseif not seen[key] and redis.call('HEXISTS', KEYS[3], key) == 0 then
+    fresh[#fresh + 1] = i
+    seen[key] = true
+  end
 end
+local count = #fresh
+local first = redis.call('HINCRBY', KEYS[1], 'lastSequence', count) - count + 1
+for n, i in ipairs(fresh) do
+  local id = string.format('%d-0', first + n - 1)
+  local key = ARGV[i + 2]
+  if string.sub(key, 1, 2) == 'k/' then
+    redis.call('XADD', KEYS[2], id, 's', ARGV[i], 'c', ARGV[i + 1], 'k', key)
+    redis.call('HSET', KEYS[3], key, first + n - 1)
+  else
+    redis.call('XADD', KEYS[2], id, 's', ARGV[i], 'c', ARGV[i + 1])
+  end
+end
+for field, high in pairs(highs) do redis.call('HSET', KEYS[3], field, high) end
 redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1])
-return first
+return count
 `);
 
 /**
@@ -72,12 +100,13 @@ return 1
 `);
 
 /**
- * XDEL every chunk whose step exceeds ARGV[1], scanning the stream in pages; reply: chunks deleted.
- * The stream's last id is kept, so sequences are never reused.
- * KEYS: chunks. ARGV: step.
+ * XDEL every chunk whose step exceeds ARGV[1] (written after sequence ARGV[2]), scanning the stream in
+ * pages, and forget the caller keys of the deleted chunks; reply: chunks deleted. The stream's last id is
+ * kept, so sequences are never reused.
+ * KEYS: chunks, ids. ARGV: step, after-sequence.
  *
  * @example
- * const removed = await cleanupToStepScript.run(client, [keys.chunks], [2]);
+ * const removed = await cleanupToStepScript.run(client, [keys.chunks, keys.ids], [2, 0]);
  */
 export const cleanupToStepScript = new RedisLuaScript(`
 local step = tonumber(ARGV[1])
@@ -87,14 +116,21 @@ local removed = 0
 while true do
   local entries = redis.call('XRANGE', KEYS[1], start, '+', 'COUNT', 500)
   if #entries == 0 then break end
-  local doomed = {}
+  local doomed, keys = {}, {}
   for _, entry in ipairs(entries) do
     local fields = entry[2]
+    local entryStep, entryKey
     for i = 1, #fields, 2 do
-      if fields[i] == 's' and tonumber(fields[i + 1]) > step then doomed[#doomed + 1] = entry[1] end
+      if fields[i] == 's' then entryStep = tonumber(fields[i + 1]) end
+      if fields[i] == 'k' then entryKey = fields[i + 1] end
+    end
+    if entryStep and entryStep > step then
+      doomed[#doomed + 1] = entry[1]
+      if entryKey then keys[#keys + 1] = entryKey end
     end
   end
   if #doomed > 0 then removed = removed + redis.call('XDEL', KEYS[1], unpack(doomed)) end
+  if #keys > 0 then redis.call('HDEL', KEYS[2], unpack(keys)) end
   if #entries < 500 then break end
   local sequence = tonumber(string.match(entries[#entries][1], '^(%d+)-'))
   start = string.format('%d-0', sequence + 1)

@@ -1,12 +1,13 @@
 import { afterEach, describe } from 'vitest';
 import type { StreamManager } from '../../stream/stream-manager.js';
+import { defineStreamIdentityContract } from './stream-manager-contract/identity.js';
 import { defineStreamLifecycleContract } from './stream-manager-contract/lifecycle.js';
 import { defineStreamReadingContract } from './stream-manager-contract/reading.js';
 
 /**
  * Register the StreamManager contract suite: one `describe` block that every implementation must pass
  * (sequencing, concurrent writers, live and resumed readers, end/fail/reactivate, cleanup, closed-stream
- * writes, 1,000 chunks through one reader). `factory` is called once per test and the manager is closed
+ * writes, 1,000 chunks through one reader, keyed chunks stored once, 1,024-byte stream ids). `factory` is called once per test and the manager is closed
  * after it; stream ids are random, so every test (and other test files) may share one database or Redis.
  *
  * @example
@@ -29,5 +30,6 @@ export function describeStreamManagerContract(name: string, factory: () => Strea
 
     defineStreamReadingContract(create);
     defineStreamLifecycleContract(create);
+    defineStreamIdentityContract(create);
   });
 }

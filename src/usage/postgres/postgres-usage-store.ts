@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { quoteIdentifier } from '../../store/postgres/tables.js';
 import { runMigrations } from '../../store/postgres/migrate.js';
 import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
@@ -13,6 +16,8 @@ import type { UsageStore } from '../usage-store.js';
 export type PostgresUsageStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
   /** Postgres schema of the `__agents_*` tables. Default 'public'. */
   schema?: string;
+  /** How long each method waits out transient Postgres errors before throwing a retryable StoreError. Default: 3 minutes. */
+  retry?: TransientRetryOptions;
 };
 
 interface UsageRow {
@@ -32,7 +37,8 @@ interface UsageRow {
 
 /**
  * UsageStore on the `__agents_usage` table: one row per LLM call or tool call, idempotent by record key,
- * summed per session and run in SQL.
+ * summed per session and run in SQL. Transient Postgres errors are waited out (see `retry`); `record` is
+ * idempotent by record id, so a retry after a lost reply stores nothing twice. Failures leave as StoreError.
  *
  * @example
  * const usageStore = new PostgresUsageStore({ connectionString: process.env.DATABASE_URL! });
@@ -44,17 +50,25 @@ export class PostgresUsageStore implements UsageStore {
   private readonly ownsPool: boolean;
   private readonly table: string;
   private readonly schema: string;
+  private readonly retry: TransientRetryPolicy;
 
   constructor(options: PostgresUsageStoreOptions) {
     this.ownsPool = 'connectionString' in options;
     this.pool = 'connectionString' in options ? new pg.Pool({ connectionString: options.connectionString, max: 4 }) : options.pool;
     this.schema = options.schema ?? 'public';
     this.table = `${quoteIdentifier(this.schema)}.__agents_usage`;
+    this.retry = resolveTransientRetry(options.retry);
+    if (this.ownsPool) {
+      // A client dropped by a restart must not become an uncaught 'error' event; queries see their own failures.
+      this.pool.on('error', () => undefined);
+      this.pool.on('connect', (client) => client.on('error', () => undefined));
+    }
   }
 
   /** Apply the package's migrations (idempotent; shared with the state store). */
   async migrate(): Promise<void> {
-    await runMigrations(this.pool, this.schema);
+    const settings = { policy: this.retry, classify: transientPostgresCondition };
+    await retryTransient('migrate the usage table', () => runMigrations(this.pool, this.schema), settings);
   }
 
   async record(records: UsageRecord[]): Promise<void> {
@@ -78,7 +92,8 @@ export class PostgresUsageStore implements UsageStore {
       const base = index * 12;
       return `(${Array.from({ length: 12 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
     });
-    await this.pool.query(
+    await this.query(
+      'record usage',
       `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at)
        VALUES ${rows.join(', ')} ON CONFLICT (session_id, record_key) DO NOTHING`,
       values,
@@ -96,7 +111,8 @@ export class PostgresUsageStore implements UsageStore {
   async listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]> {
     const filter = options?.runId === undefined ? 'session_id = $1' : 'session_id = $1 AND run_id = $2';
     const parameters = options?.runId === undefined ? [sessionId] : [sessionId, options.runId];
-    const { rows } = await this.pool.query<UsageRow>(
+    const { rows } = await this.query<UsageRow>(
+      'list usage records',
       `SELECT record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at
        FROM ${this.table} WHERE ${filter} AND record_key IS NOT NULL ORDER BY id`,
       parameters,
@@ -122,7 +138,8 @@ export class PostgresUsageStore implements UsageStore {
   }
 
   private async summarize(filter: string, parameters: unknown[]): Promise<UsageSummary> {
-    const { rows } = await this.pool.query<Record<keyof UsageSummary, string | null>>(
+    const { rows } = await this.query<Record<keyof UsageSummary, string | null>>(
+      'summarize usage',
       `SELECT
          count(*) FILTER (WHERE kind = 'llm') AS "llmCalls",
          coalesce(sum(input_tokens) FILTER (WHERE kind = 'llm'), 0) AS "inputTokens",
@@ -137,5 +154,9 @@ export class PostgresUsageStore implements UsageStore {
     const row = rows[0];
     if (row === undefined) return { ...EMPTY_USAGE_SUMMARY };
     return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value ?? 0)])) as unknown as UsageSummary;
+  }
+
+  private query<R extends pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return runPostgresOperation(operation, () => this.pool.query<R>(text, values), { retry: this.retry });
   }
 }

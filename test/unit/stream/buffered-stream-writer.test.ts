@@ -2,17 +2,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, StoreError, StreamError } from '../../../src/errors/index.js';
 import { noopLogger } from '../../../src/hooks/logger.js';
 import { BufferedStreamWriter, type BufferedStreamWriterOptions, type ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
+import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
 
 /** A sink that records batches in an array and fails on demand. */
 class RecordingSink implements ChunkBatchSink {
   readonly batches: StreamChunkInput[][] = [];
+  readonly attempts: string[][] = [];
   failures: Error[] = [];
-  async append(_streamId: string, chunks: StreamChunkInput[]): Promise<void> {
+  async append(_streamId: string, chunks: KeyedChunk[]): Promise<void> {
     await Promise.resolve();
+    this.attempts.push(chunks.map((keyed) => keyed.key));
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
-    this.batches.push(chunks);
+    this.batches.push(chunks.map((keyed) => keyed.chunk));
   }
   get deltas(): string[] {
     return this.batches.flat().map((chunk) => (chunk.type === 'text_delta' ? chunk.delta : chunk.type));
@@ -34,7 +37,8 @@ function writer(sink: ChunkBatchSink, overrides: Partial<BufferedStreamWriterOpt
     isStreamClosed: () => false,
     onStreamClosed: () => {},
     onRelease: () => {},
-    isRetryable: (error) => error instanceof Error && error.message === 'connection lost',
+    classifyTransient: (error) => (error instanceof Error && error.message === 'connection lost' ? 'ECONNRESET' : undefined),
+    retry: { budgetMs: 1_000, initialDelayMs: 5, maxDelayMs: 20 },
     ...overrides,
   });
 }
@@ -104,16 +108,47 @@ describe('BufferedStreamWriter', () => {
     await expect(subject.write(chunk('b'))).rejects.toSatisfy(isClosed);
   });
 
-  it('keeps a batch that failed transiently and sends it, in order, on the next flush', async () => {
+  it('re-sends a batch that failed transiently, with the same chunk keys, until it lands; flush resolves', async () => {
     const sink = new RecordingSink();
     const subject = writer(sink, { flushIntervalMs: 60_000 });
     await subject.write(chunk('a'));
-    await subject.write(chunk('b'));
-    sink.failures.push(new Error('connection lost'));
-    await expect(subject.flush()).rejects.toThrow('connection lost');
+    await subject.write(chunk('b'), { key: 'run-1:1:tool_start:call-1' });
+    sink.failures.push(new Error('connection lost'), new Error('connection lost'));
+    await subject.flush();
     await subject.write(chunk('c'));
     await subject.flush();
     expect(sink.deltas).toEqual(['a', 'b', 'c']);
+    expect(sink.attempts).toHaveLength(4);
+    expect(sink.attempts[1]).toEqual(sink.attempts[0]);
+    expect(sink.attempts[2]).toEqual(sink.attempts[0]);
+    expect(sink.attempts[0]?.[1]).toBe('k/run-1:1:tool_start:call-1');
+    const ownKeys = [sink.attempts[0]?.[0], sink.attempts[3]?.[0]];
+    expect(ownKeys.every((key) => /^w\/[A-Za-z0-9_-]{12}\/\d+$/.test(key ?? ''))).toBe(true);
+    expect(new Set(ownKeys).size).toBe(2);
+  });
+
+  it('gives every writer its own identities, so two writers never share a key', async () => {
+    const sink = new RecordingSink();
+    const [first, second] = [writer(sink), writer(sink)];
+    await first.write(chunk('a'));
+    await second.write(chunk('b'));
+    await Promise.all([first.flush(), second.flush()]);
+    expect(new Set(sink.attempts.flat()).size).toBe(2);
+    await expect(first.write(chunk('x'), { key: '' })).rejects.toSatisfy((error: unknown) => InvalidArgumentError.isInstance(error));
+    await expect(first.write(chunk('x'), { key: 'k'.repeat(513) })).rejects.toSatisfy((error: unknown) => InvalidArgumentError.isInstance(error));
+  });
+
+  it('when transient failures outlast the budget: a retryable StoreError, the batch kept for the next flush', async () => {
+    const sink = new RecordingSink();
+    const subject = writer(sink, { flushIntervalMs: 60_000, retry: { budgetMs: 30, initialDelayMs: 5, maxDelayMs: 10 } });
+    await subject.write(chunk('a'));
+    sink.failures.push(...Array.from({ length: 50 }, () => new Error('connection lost')));
+    const failure = await subject.flush().catch((error: unknown) => error);
+    expect(StoreError.isRetryable(failure)).toBe(true);
+    expect((failure as StoreError).data).toMatchObject({ operation: 'append stream chunks', condition: 'ECONNRESET', retryable: true });
+    sink.failures.length = 0;
+    await subject.flush();
+    expect(sink.deltas).toEqual(['a']);
   });
 
   it('retries a transient background failure by itself', async () => {
@@ -138,7 +173,7 @@ describe('BufferedStreamWriter', () => {
     await vi.advanceTimersByTimeAsync(10);
     const failure = await subject.write(chunk('b')).catch((error: unknown) => error);
     expect(StoreError.isInstance(failure)).toBe(true);
-    expect((failure as StoreError).data).toEqual({ streamId: 's1', droppedChunks: 1 });
+    expect((failure as StoreError).data).toEqual({ streamId: 's1', droppedChunks: 1, retryable: false });
     expect((failure as StoreError).message).not.toContain('invalid json');
     await subject.write(chunk('b'));
     await subject.flush();

@@ -115,8 +115,39 @@ describe('SequencedStreamReader', () => {
     const reader = new SequencedStreamReader(source, 7, { streamId: 's', logger: noopLogger, maxConsecutiveFailures: 3 });
     const failure = await reader.next().catch((error: unknown) => error);
     expect(StoreError.isInstance(failure)).toBe(true);
-    expect((failure as StoreError).data).toEqual({ streamId: 's', lastSequence: 7 });
+    expect((failure as StoreError).data).toEqual({ streamId: 's', lastSequence: 7, retryable: false });
     expect(source.reads).toBe(3);
+    expect(source.released).toBe(1);
+  });
+
+  it('waits out transient read failures far beyond maxConsecutiveFailures, within the retry budget', async () => {
+    const source = new ArraySource();
+    source.add(1, 2);
+    source.status = 'ended';
+    source.failuresLeft = 30;
+    const reader = new SequencedStreamReader(source, 0, {
+      streamId: 's',
+      logger: noopLogger,
+      maxConsecutiveFailures: 3,
+      classifyTransient: (error) => ((error as { code?: string }).code === 'ECONNRESET' ? 'ECONNRESET' : undefined),
+      retry: { budgetMs: 5_000, initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    expect(await drain(reader)).toEqual([1, 2]);
+    expect(source.reads).toBeGreaterThan(30);
+  });
+
+  it('throws a retryable StoreError once transient failures outlast the budget', async () => {
+    const source = new ArraySource();
+    source.failuresLeft = 1_000;
+    const reader = new SequencedStreamReader(source, 4, {
+      streamId: 's',
+      logger: noopLogger,
+      classifyTransient: () => 'ECONNRESET',
+      retry: { budgetMs: 40, initialDelayMs: 5, maxDelayMs: 10 },
+    });
+    const failure = await reader.next().catch((error: unknown) => error);
+    expect(StoreError.isRetryable(failure)).toBe(true);
+    expect((failure as StoreError).data).toMatchObject({ condition: 'ECONNRESET', streamId: 's', lastSequence: 4, retryable: true });
     expect(source.released).toBe(1);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChangeSignal } from '../../../src/stream/change-signal.js';
 import { describeError } from '../../../src/stream/describe-error.js';
-import { isTransientPostgresError } from '../../../src/stream/postgres/is-transient-postgres-error.js';
-import { postgresStreamStatements } from '../../../src/stream/postgres/postgres-stream-statements.js';
+import { isTransientPostgresError, transientPostgresCondition } from '../../../src/database/transient-postgres-error.js';
+import { postgresStreamStatements, streamNotificationKey } from '../../../src/stream/postgres/postgres-stream-statements.js';
 import { redisStreamKeys } from '../../../src/stream/redis/redis-stream-keys.js';
 
 describe('ChangeSignal', () => {
@@ -41,12 +41,26 @@ describe('isTransientPostgresError', () => {
     [Object.assign(new Error('x'), { code: 'ECONNRESET' }), true],
     [Object.assign(new Error('x'), { code: 'EPIPE' }), true],
     [new Error('Connection terminated unexpectedly'), true],
+    [{ code: '57P03' }, true],
+    [{ code: '40P01' }, true],
+    [Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }), true],
+    [new Error('wrapped', { cause: { code: '08006' } }), true],
+    [new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]), true],
+    [new TypeError('cannot read properties of undefined'), false],
+    [new Error('no code at all'), false],
     [{ code: '22P02' }, false],
     [{ code: '42P01' }, false],
     [{ code: '23505' }, false],
     [{ code: 'STREAM_CLOSED' }, false],
   ])('%o → %s', (error, expected) => {
     expect(isTransientPostgresError(error)).toBe(expected);
+  });
+
+  it('names the condition: SQLSTATE, Node code or driver failure', () => {
+    expect(transientPostgresCondition({ code: '57P01' })).toBe('57P01');
+    expect(transientPostgresCondition(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED');
+    expect(transientPostgresCondition(new Error('Connection terminated unexpectedly'))).toBe('ConnectionTerminated');
+    expect(transientPostgresCondition(new Error('boom'))).toBeUndefined();
   });
 });
 
@@ -66,7 +80,13 @@ describe('stream names', () => {
     expect(postgresStreamStatements('s'.repeat(100)).channel).toHaveLength(63);
   });
 
-  it('gives the three Redis keys of a stream one hash tag', () => {
-    expect(redisStreamKeys('p:', 'abc')).toEqual({ meta: 'p:{abc}:meta', chunks: 'p:{abc}:chunks', control: 'p:{abc}:control' });
+  it('gives the four Redis keys of a stream one hash tag', () => {
+    expect(redisStreamKeys('p:', 'abc')).toEqual({ meta: 'p:{abc}:meta', chunks: 'p:{abc}:chunks', control: 'p:{abc}:control', ids: 'p:{abc}:ids' });
+  });
+
+  it('notifies a 32-character key for any stream id (NOTIFY payloads are limited to 8,000 bytes)', () => {
+    const long = 'é'.repeat(512); // 1,024 bytes
+    expect(streamNotificationKey(long)).toMatch(/^[0-9a-f]{32}$/);
+    expect(streamNotificationKey(long)).not.toBe(streamNotificationKey(`${long.slice(1)}e`));
   });
 });
