@@ -13,7 +13,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
-import { releaseStreamWriter } from './stream-writers.js';
+import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 
 /** Input of `ClientToolStep.suspend`. */
 export interface SuspendInput extends RunScope {
@@ -76,9 +76,15 @@ export class ClientToolStep {
     }
     for (const { call, kind, approvalId } of open) {
       if (kind === 'client') {
-        await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, clientExecuted: true });
+        await emitter.emit(
+          { type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, clientExecuted: true },
+          { key: chunkKey(input, 'tool_start', call.toolCallId) },
+        );
       } else {
-        await emitter.emit({ type: 'tool_approval_request', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, approvalId });
+        await emitter.emit(
+          { type: 'tool_approval_request', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, approvalId },
+          { key: chunkKey(input, 'tool_approval_request', call.toolCallId) },
+        );
       }
     }
     await emitter.flush();

@@ -11,6 +11,7 @@ export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { chunkKey } from './stream-writers.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -47,7 +48,7 @@ export class ExecuteToolStep {
     const serverTool = tool as ServerTool<any, unknown, Record<string, unknown>>;
 
     await hooks.fire('beforeTool', { ...hookIdentity(input), toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-    await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input });
+    await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input }, { key: chunkKey(input, 'tool_start', call.toolCallId) });
 
     const base = await seedState(stateStore, input, stepId);
     const startedAt = Date.now();

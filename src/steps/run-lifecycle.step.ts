@@ -4,7 +4,7 @@ import type { ParentLink } from '../orchestration/workflow-input.js';
 import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
-import { ChunkEmitter } from './stream-writers.js';
+import { ChunkEmitter, chunkKey } from './stream-writers.js';
 import type { CompletionReason } from '../types/session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
@@ -171,12 +171,16 @@ async function reportToParent(stateStore: SessionStateStore, streamManager: Stre
   });
   if (outcome.kind === 'interrupted') return;
   const emitter = new ChunkEmitter(streamManager, input.streamId, parent.sessionId, parent.agentType, parent.step);
-  await emitter.emit({
-    type: 'subagent_end',
-    subAgentType: input.agentType,
-    subSessionId: input.sessionId,
-    callId: parent.callId,
-    result: outcome.kind === 'result' ? outcome.output : { error: outcome.kind === 'error' ? outcome.error : 'interrupted' },
-  });
+  // Keyed by the child run: a finish step re-run after a crash does not announce the end twice.
+  await emitter.emit(
+    {
+      type: 'subagent_end',
+      subAgentType: input.agentType,
+      subSessionId: input.sessionId,
+      callId: parent.callId,
+      result: outcome.kind === 'result' ? outcome.output : { error: outcome.kind === 'error' ? outcome.error : 'interrupted' },
+    },
+    { key: chunkKey(input, 'subagent_end', parent.callId) },
+  );
   await emitter.flush();
 }

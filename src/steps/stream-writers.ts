@@ -25,9 +25,14 @@ export class ChunkEmitter {
     private readonly step: number,
   ) {}
 
-  async emit(payload: ChunkPayload): Promise<void> {
+  /**
+   * Write a chunk. A `key` makes it idempotent in its stream: a step re-run after a crash (any process) that
+   * writes the same key again stores nothing.
+   */
+  async emit(payload: ChunkPayload, options?: { key?: string }): Promise<void> {
     const writer = await this.writer();
-    await writer.write({ ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() });
+    const chunk = { ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() };
+    await (options?.key === undefined ? writer.write(chunk) : writer.write(chunk, { key: options.key }));
   }
 
   async flush(): Promise<void> {
@@ -70,4 +75,15 @@ export async function releaseStreamWriter(streamId: string, agentId: string): Pr
   const entry = writers.get(key);
   writers.delete(key);
   if (entry !== undefined) await (await entry.writer).close().catch(() => undefined);
+}
+
+/**
+ * The idempotency key of a chunk a step may write again when it is re-run after a crash:
+ * `${runId}:${step}:${kind}:${toolCallId}` (run ids are unique per stream, so keys never collide across agents).
+ *
+ * @example
+ * await emitter.emit(chunk, { key: chunkKey({ runId, step }, 'tool_start', toolCallId) });
+ */
+export function chunkKey(scope: { runId: string; step?: number; stepCount?: number }, kind: string, toolCallId: string): string {
+  return `${scope.runId}:${scope.step ?? scope.stepCount ?? 0}:${kind}:${toolCallId}`;
 }

@@ -9,6 +9,7 @@ import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-inp
 import { takeForResume } from '../store/take-for-resume.js';
 import { registerAgent } from './runtime-registry.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
+import { chunkKey } from './stream-writers.js';
 
 /**
  * Input of the sub-agent steps: the parent's scope, its step and the call.
@@ -129,7 +130,10 @@ async function createChild(environment: StepEnvironment, input: SubAgentStepInpu
     { subSessionId: call.childSessionId, agentType: agent.name, parentToolCallId: call.toolCallId, mode: 'ephemeral', status: 'running', startedAt: Date.now() },
   ]);
   const child = await recordChildRun(environment, input, runId, { userMessage: initial.message });
-  await environment.emitter.emit({ type: 'subagent_start', subAgentType: agent.name, subSessionId: call.childSessionId, callId: call.toolCallId });
+  await environment.emitter.emit(
+    { type: 'subagent_start', subAgentType: agent.name, subSessionId: call.childSessionId, callId: call.toolCallId },
+    { key: chunkKey(input, 'subagent_start', call.toolCallId) },
+  );
   await environment.emitter.flush();
   return child;
 }

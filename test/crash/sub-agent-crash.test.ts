@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childOf, DRILL_SCENARIOS } from './support/drill-scenarios.js';
 import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
 import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun } from './support/drill-flow.js';
-import { toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { chunkRowCount, toolRunCounts, waitUntil } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 
 const TOOL_DRILL = 'sub-tool-drill';
@@ -35,6 +35,10 @@ describe('crash drill: SIGKILL around sub-agents', () => {
     const { worker: recoverer, result } = await killAndRecover(env, doomed);
     expect(result).toMatchObject({ sessionId: TOOL_DRILL, status: 'completed', output: 'The child reported.' });
     expect(await toolRunCounts(env.pool, child)).toEqual({ call_1_lookup_x: 2 });
+    // The re-run tool's tool_start is keyed: the stream shows it once (the root stream carries the child's chunks).
+    expect(await chunkRowCount(env.pool, TOOL_DRILL, 'tool_start')).toBe(1);
+    expect(await chunkRowCount(env.pool, TOOL_DRILL, 'subagent_start')).toBe(1);
+    expect(await chunkRowCount(env.pool, TOOL_DRILL, 'subagent_end')).toBe(1);
     expect(env.llm.countsByStep(child)).toEqual([1, 1]); // the child's finished LLM step was not paid again
     expect(env.llm.countsByStep(TOOL_DRILL)).toEqual([1, 1]);
     expect(recoverer.pid).not.toBe(doomed.worker.pid);

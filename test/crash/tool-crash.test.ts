@@ -9,7 +9,7 @@ import type { AgentResult } from '../../src/types/result.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
 import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
 import { DRILL_TIMEOUTS, killAndRecover, runToCompletion, startDoomedRun } from './support/drill-flow.js';
-import { checkpointExists, toolRunCounts, toolRunsOf, toolStepRecorded, waitUntil } from './support/durable-probes.js';
+import { checkpointExists, chunkRowCount, toolRunCounts, toolRunsOf, toolStepRecorded, waitUntil } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 
 const TOOL_BASELINE = 'tool-baseline';
@@ -56,6 +56,8 @@ describe('crash drill: SIGKILL during tool execution', () => {
     const lookupB = (await toolRunsOf(env.pool, TOOL_DRILL)).filter((run) => run.toolCallId === 'call_1_lookup_b');
     expect(lookupB.map((run) => run.pid)).toEqual([doomed.worker.pid, recoverer.pid]);
     expect(env.llm.countsByStep(TOOL_DRILL)).toEqual([1, 1]);
+    // tool_start is keyed by (run, step, call): the re-run tool does not show it twice.
+    expect(await chunkRowCount(env.pool, TOOL_DRILL, 'tool_start')).toBe(2);
 
     const messages = await storedMessages(env, TOOL_DRILL);
     expect(describeConversation(messages)).toEqual([

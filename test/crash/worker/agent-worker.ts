@@ -72,6 +72,7 @@ interface WorkerRuntime {
 function createRuntime(config: WorkerConfig): WorkerRuntime {
   const connectionString = config.databaseUrl;
   const pool = new pg.Pool({ connectionString, max: 4 });
+  pool.on('error', () => undefined); // an idle client killed by a fault drill must not crash the worker
   const stateStore = new PostgresStateStore({ connectionString });
   const streamManager = new PostgresStreamManager({ connectionString });
   const usageStore = new PostgresUsageStore({ connectionString });
