@@ -18,6 +18,7 @@ import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registr
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
+import { resolveToolArgumentLimits } from './tool-argument-config.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
@@ -58,6 +59,7 @@ export class DBOSAgentExecutor {
       hookManager,
       logger: this.logger,
       toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),
+      toolArgumentLimits: resolveToolArgumentLimits(config.toolArgumentLimits),
     });
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({
       send: (input) => this.execute(agent, input, { sessionId }),

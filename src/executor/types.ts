@@ -1,3 +1,4 @@
+import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { HookManager } from '../hooks/index.js';
 import type { AgentHooks, Logger } from '../hooks/types.js';
 import type { LLMAdapter } from '../llm/adapter.js';
@@ -32,6 +33,11 @@ export interface DBOSAgentExecutorConfig {
   defaultPersistentIdleTimeoutMs?: number;
   /** Server-tool retries. Default: 3 attempts, 1 s, ×2, at most 60 s. */
   toolRetryPolicy?: ToolRetryPolicy;
+  /**
+   * Bounds on tool arguments from the model (defaults `DEFAULT_TOOL_ARGUMENT_LIMITS`: 64 levels, 256 KiB). A call past
+   * them gets a short tool error instead of being parsed and stored.
+   */
+  toolArgumentLimits?: Partial<ToolArgumentLimits>;
   /**
    * How long a run waiting for a client tool result or an approval stays warm (a submission continues it in
    * place, same runId) before it parks durably and ends its workflow (then `resume()` continues it). Default 60 000.

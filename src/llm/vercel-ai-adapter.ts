@@ -11,6 +11,8 @@ import { toFinishReason, toTokenUsage } from './vercel/result-mapping.js';
 import { StreamCallbackFailure, readStepStream } from './vercel/step-stream-reader.js';
 import type { CollectedStep } from './vercel/step-stream-reader.js';
 import { toToolSet } from './vercel/tool-conversion.js';
+import { guardToolArguments } from './vercel/argument-guard.js';
+import { DEFAULT_TOOL_ARGUMENT_LIMITS } from '../orchestration/tool-argument-limits.js';
 
 /**
  * Options of `VercelAIAdapter`: `model` (required), `logger` (default: none), `maxRetries` (default 0).
@@ -69,7 +71,8 @@ export class VercelAIAdapter implements LLMAdapter {
    * const { text, toolCalls, usage } = await adapter.generateStep({ messages, tools, config: { temperature: 0 } });
    */
   async generateStep(input: LLMGenerateInput, callbacks?: LLMStreamCallbacks): Promise<StepResult> {
-    const model = this.resolveModel(input.config.model);
+    const rejected = new Map<string, string>();
+    const model = guardToolArguments(this.resolveModel(input.config.model), input.toolArgumentLimits ?? DEFAULT_TOOL_ARGUMENT_LIMITS, rejected);
     const startedAt = Date.now();
     let collected: CollectedStep;
     try {
@@ -102,6 +105,13 @@ export class VercelAIAdapter implements LLMAdapter {
       throw this.fail(error, input);
     }
 
+    for (const [toolCallId, error] of rejected) {
+      const call = collected.toolCalls.find((candidate) => candidate.id === toolCallId);
+      collected.invalidToolCalls = [
+        ...collected.invalidToolCalls.filter((invalid) => invalid.toolCallId !== toolCallId),
+        { toolCallId, toolName: call?.name ?? 'unknown', error },
+      ];
+    }
     const stepResult: StepResult = {
       text: collected.text,
       ...(collected.thinking.length > 0 ? { thinking: collected.thinking } : {}),

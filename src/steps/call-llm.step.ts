@@ -3,6 +3,7 @@ import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
 import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
 import { LLMCallError } from '../errors/index.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
+import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { StepResult, ToolSchema } from '../types/llm.js';
@@ -70,13 +71,24 @@ export class CallLLMStep {
       try {
         const result = await dependencies.llmAdapter
           .generateStep(
-            { messages, tools, config: agent.llmConfig, agentType: agent.name, sessionId: input.sessionId, step: input.step, abortSignal: watch.signal },
+            {
+              messages,
+              tools,
+              config: agent.llmConfig,
+              agentType: agent.name,
+              sessionId: input.sessionId,
+              step: input.step,
+              abortSignal: watch.signal,
+              toolArgumentLimits: dependencies.toolArgumentLimits,
+            },
             {
               onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
               onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
             },
           )
-          .finally(() => watch.stop());
+          .finally(() => watch.stop())
+          // Arguments past the limits never reach the checkpoint, the history or the next prompt.
+          .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));
         await emitter.flush();
         await usageStore?.record([
           {

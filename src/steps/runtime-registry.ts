@@ -6,6 +6,7 @@ import type { LLMAdapter } from '../llm/adapter.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { ToolRetryPolicy } from './tool-retry-policy.js';
 
 /**
@@ -20,6 +21,8 @@ export interface RuntimeDependencies {
   hookManager: HookManager;
   logger: Logger;
   toolRetryPolicy: Required<ToolRetryPolicy>;
+  /** Bounds on the model's tool arguments (screened inside CallLLMStep). */
+  toolArgumentLimits: ToolArgumentLimits;
 }
 
 /** How long a step waits for the executor to be constructed (or an agent registered) before failing. */

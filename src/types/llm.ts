@@ -86,6 +86,8 @@ export interface LLMGenerateInput {
   agentType?: string;
   sessionId?: string;
   step?: number;
+  /** Bounds on tool-call arguments; an adapter answers calls past them as invalid (default: the adapter's). */
+  toolArgumentLimits?: { maxDepth: number; maxBytes: number };
 }
 
 /** Streaming callbacks; adapters call them while the model is still generating. */

@@ -1,0 +1,18 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
+
+/**
+ * The executor's tool-argument limits: the defaults with the given fields over them.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a limit that is not a positive integer.
+ * @example
+ * resolveToolArgumentLimits({ maxDepth: 16 }); // { maxDepth: 16, maxBytes: 262144 }
+ */
+export function resolveToolArgumentLimits(given: Partial<ToolArgumentLimits> | undefined): ToolArgumentLimits {
+  const limits = { ...DEFAULT_TOOL_ARGUMENT_LIMITS, ...given };
+  for (const field of ['maxDepth', 'maxBytes'] as const) {
+    const value = limits[field];
+    if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(`toolArgumentLimits.${field} must be a positive integer.`, { field });
+  }
+  return limits;
+}
