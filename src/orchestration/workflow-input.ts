@@ -13,6 +13,8 @@ export interface RunScope {
   agentType: string;
   streamId: string;
   workflowId: string;
+  /** Root of the session tree (the session itself for top-level runs); usage records carry it. */
+  rootSessionId?: string;
 }
 
 /**

@@ -104,6 +104,7 @@ export class CallLLMStep {
             durationMs: Date.now() - startedAt,
             success: true,
             createdAt: Date.now(),
+            rootSessionId: input.rootSessionId ?? input.sessionId,
           },
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });

@@ -88,6 +88,7 @@ export class ExecuteToolStep {
         durationMs,
         success,
         createdAt: Date.now(),
+            rootSessionId: input.rootSessionId ?? input.sessionId,
       },
     ]);
     return {

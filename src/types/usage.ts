@@ -22,6 +22,8 @@ export interface UsageRecord {
   durationMs?: number;
   success: boolean;
   createdAt: number;
+  /** Root of the record's session tree (sub-agents); `getTreeUsage(root)` sums by it. */
+  rootSessionId?: string;
 }
 
 /**

@@ -20,7 +20,14 @@ export class AgentWorkflows {
   @DBOS.workflow({ name: 'helix.runAgent' })
   static async runAgent(input: AgentWorkflowInput): Promise<AgentResult> {
     const agent = await resolveRegisteredAgent(input.agentType);
-    const scope: RunScope = { sessionId: input.sessionId, runId: input.runId, agentType: input.agentType, streamId: input.streamId, workflowId: input.workflowId };
+    const scope: RunScope = {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      agentType: input.agentType,
+      streamId: input.streamId,
+      workflowId: input.workflowId,
+      rootSessionId: input.rootSessionId,
+    };
     await RunLifecycleStep.begin({
       ...scope,
       // A message sent with a resume that settles a parked step goes after that step's tool results.

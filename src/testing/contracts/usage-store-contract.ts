@@ -16,7 +16,7 @@ const ZERO: UsageSummary = { llmCalls: 0, inputTokens: 0, outputTokens: 0, total
 /**
  * Register the `UsageStore` contract suite (vitest) for one implementation: sums per session and per run,
  * idempotency by record id (within a batch, across calls and under concurrency), record ids scoped to their
- * session, listing in recording order with a run filter, and kinds that are listed but not summed. Every test
+ * session, sums over a session tree, listing in recording order with a run filter, and kinds that are listed but not summed. Every test
  * uses fresh session ids, so one store serves the whole suite; it is closed afterwards.
  *
  * @example
@@ -83,6 +83,22 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
         llmCalls: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120, toolCalls: 2, toolFailures: 1, toolDurationMs: 42,
       });
       expect(await subject().getRunUsage(sessionId, 'run-2')).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 7, outputTokens: 3, totalTokens: 10 });
+    });
+
+    it('sums a whole session tree from its root (root, children, grandchildren), and nothing outside it', async () => {
+      const root = `usage-${randomUUID()}`;
+      const child = `${root}-sub-c1`;
+      const grandchild = `${child}-sub-c2`;
+      const stranger = `${root}-other`;
+      const inTree = (record: UsageRecord): UsageRecord => ({ ...record, rootSessionId: root });
+      await subject().record([inTree(llm(root, 'run-1', 1, [10, 1])), inTree(tool(root, 'run-1', 1, 'c1', 5))]);
+      await subject().record([inTree(llm(child, 'run-c', 1, [20, 2])), inTree(llm(grandchild, 'run-g', 1, [30, 3]))]);
+      await subject().record([llm(stranger, 'run-s', 1, [1000, 1000])]);
+      expect(await subject().getTreeUsage(root)).toEqual({ llmCalls: 3, inputTokens: 60, outputTokens: 6, totalTokens: 66, toolCalls: 1, toolFailures: 0, toolDurationMs: 5 });
+      expect(await subject().getSessionUsage(child)).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 20, outputTokens: 2, totalTokens: 22 });
+      // A record without a root counts for its own session's tree only.
+      expect(await subject().getTreeUsage(stranger)).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 1000, outputTokens: 1000, totalTokens: 2000 });
+      expect((await subject().listRecords(grandchild))[0]?.rootSessionId).toBe(root);
     });
 
     it('lists records as recorded, in recording order, optionally for one run', async () => {

@@ -28,6 +28,12 @@ export class InMemoryUsageStore implements UsageStore {
     return summarizeUsage(this.select(sessionId, runId));
   }
 
+  async getTreeUsage(rootSessionId: string): Promise<UsageSummary> {
+    return summarizeUsage(
+      [...this.records.values()].filter((record) => record.rootSessionId === rootSessionId || (record.rootSessionId === undefined && record.sessionId === rootSessionId)),
+    );
+  }
+
   async listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]> {
     return this.select(sessionId, options?.runId).map((record) => ({ ...record }));
   }

@@ -33,6 +33,7 @@ interface UsageRow {
   duration_ms: number | null;
   success: boolean;
   created_at: string;
+  root_session_id: string | null;
 }
 
 /**
@@ -88,13 +89,14 @@ export class PostgresUsageStore implements UsageStore {
         record.durationMs ?? null,
         record.success,
         record.createdAt,
+        record.rootSessionId ?? null,
       );
-      const base = index * 12;
-      return `(${Array.from({ length: 12 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
+      const base = index * 13;
+      return `(${Array.from({ length: 13 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
     });
     await this.query(
       'record usage',
-      `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at)
+      `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at, root_session_id)
        VALUES ${rows.join(', ')} ON CONFLICT (session_id, record_key) DO NOTHING`,
       values,
     );
@@ -108,12 +110,16 @@ export class PostgresUsageStore implements UsageStore {
     return this.summarize('session_id = $1 AND run_id = $2', [sessionId, runId]);
   }
 
+  async getTreeUsage(rootSessionId: string): Promise<UsageSummary> {
+    return this.summarize('(root_session_id = $1 OR (session_id = $1 AND root_session_id IS NULL))', [rootSessionId]);
+  }
+
   async listRecords(sessionId: string, options?: { runId?: string }): Promise<UsageRecord[]> {
     const filter = options?.runId === undefined ? 'session_id = $1' : 'session_id = $1 AND run_id = $2';
     const parameters = options?.runId === undefined ? [sessionId] : [sessionId, options.runId];
     const { rows } = await this.query<UsageRow>(
       'list usage records',
-      `SELECT record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at
+      `SELECT record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at, root_session_id
        FROM ${this.table} WHERE ${filter} AND record_key IS NOT NULL ORDER BY id`,
       parameters,
     );
@@ -130,6 +136,7 @@ export class PostgresUsageStore implements UsageStore {
       ...(row.duration_ms === null ? {} : { durationMs: row.duration_ms }),
       success: row.success,
       createdAt: Number(row.created_at),
+      ...(row.root_session_id === null ? {} : { rootSessionId: row.root_session_id }),
     }));
   }
 

@@ -175,6 +175,13 @@ describe('ephemeral sub-agents as DBOS child workflows', () => {
     expect(results[0]?.content).toEqual({ report: 'managed DEEP-INNER' });
     const grandchild = await runtime.stateStore.loadState('sa-4-sub-n-1-sub-m-sub');
     expect(grandchild).toMatchObject({ status: 'completed', parentSessionId: 'sa-4-sub-n-1', rootSessionId: 'sa-4' });
+    // Usage is recorded under each session; one call sums the tree from the root.
+    for (const sessionId of ['sa-4', 'sa-4-sub-n-1', 'sa-4-sub-n-1-sub-m-sub']) {
+      expect((await runtime.usageStore.getSessionUsage(sessionId)).llmCalls).toBe(2);
+    }
+    const tree = await runtime.usageStore.getTreeUsage('sa-4');
+    expect(tree.llmCalls).toBe(6);
+    expect(tree.toolCalls).toBe(1); // the grandchild's wait_for
     const ends = chunks.filter((chunk) => chunk.type === 'subagent_end').map((chunk) => [chunk.agentId, chunk.subSessionId]);
     expect(ends).toEqual([
       ['sa-4-sub-n-1', 'sa-4-sub-n-1-sub-m-sub'],
