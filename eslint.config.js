@@ -45,7 +45,13 @@ export default tseslint.config(
               message: 'orchestration/ is pure: it imports only agent/, types/, errors/ and itself.',
             },
             {
-              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors'],
+              target: ['./src/stream', './src/usage'],
+              from: './src/store',
+              except: ['./index.ts'],
+              message: 'stream/ and usage/ use the store only through its public index (shared SQL and JSON helpers live in src/database/).',
+            },
+            {
+              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database'],
               from: ['./src/steps', './src/workflows', './src/executor'],
               message: 'Lower layers never import the runtime (steps/, workflows/, executor/).',
             },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, StoredMessage } from '../types/message.js';
-import { cloneJson } from './json.js';
+import { cloneJson } from '../database/json.js';
 import { assertIdentifier } from './validation.js';
 
 /**

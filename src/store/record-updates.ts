@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import type { CreateRunInput, RunRecord, RunStatus, SubSessionRef } from '../types/session.js';
-import { cloneJson } from './json.js';
+import { cloneJson } from '../database/json.js';
 import { assertIdentifier } from './validation.js';
 
 /**

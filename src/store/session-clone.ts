@@ -1,5 +1,5 @@
 import type { Checkpoint, SessionState } from '../types/session.js';
-import { cloneJson } from './json.js';
+import { cloneJson } from '../database/json.js';
 
 /** Fields that belong to the source session's live execution and are not copied into a branch. */
 const EXECUTION_FIELDS = [

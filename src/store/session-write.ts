@@ -1,6 +1,6 @@
 import type { CreateSessionOptions, InterruptContext, SessionState, SessionStateWrite, SessionStatus } from '../types/session.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { cloneJson } from './json.js';
+import { cloneJson } from '../database/json.js';
 import { assertSessionStatus } from './validation.js';
 
 /** Fields a write may not change (identity and bookkeeping owned by the store). */

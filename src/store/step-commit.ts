@@ -1,5 +1,5 @@
 import type { Checkpoint, CheckpointMeta, SessionState, SessionStateWrite, StagedChanges } from '../types/session.js';
-import { cloneJson } from './json.js';
+import { cloneJson } from '../database/json.js';
 import { applySessionWrite } from './session-write.js';
 import { applyStagedChanges } from './staged-patches.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import { cloneJson } from '../store/json.js';
+import { cloneJson } from '../database/json.js';
 import type { StreamChunkInput } from '../types/stream.js';
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { Checkpoint, CheckpointMeta } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { assertCheckpointMeta } from '../validation.js';
 import type { MemoryData, MemorySessionRecord } from './memory-data.js';
 

@@ -1,6 +1,6 @@
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { prepareMessagesForAppend } from '../message-append.js';
 import { assertNonNegativeInteger } from '../validation.js';
 import type { MemoryData, MemorySessionRecord } from './memory-data.js';

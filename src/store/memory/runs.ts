@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { applyRunPatch, buildRunRecord, type RunPatch } from '../record-updates.js';
 import type { MemoryData } from './memory-data.js';
 

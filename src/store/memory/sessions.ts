@@ -1,6 +1,6 @@
 import { SessionAlreadyExistsError } from '../../errors/index.js';
 import type { CreateSessionOptions, SessionState } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { buildClonedSessionState } from '../session-clone.js';
 import { createInitialSessionState } from '../session-write.js';
 import { assertIdentifier } from '../validation.js';

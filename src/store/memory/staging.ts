@@ -1,5 +1,5 @@
 import type { StagedChanges } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { applySessionWrite } from '../session-write.js';
 import { applyStagedChanges } from '../staged-patches.js';
 import { assertIdentifier } from '../validation.js';

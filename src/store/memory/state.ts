@@ -7,7 +7,7 @@ import type {
   SessionStateWrite,
   SessionStatus,
 } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { applySessionWrite, mergeMetadata, statusWrite, type StatusContext } from '../session-write.js';
 import { applyCustomStatePatches } from '../staged-patches.js';
 import type { MemoryData } from './memory-data.js';

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { SubSessionRef } from '../../types/session.js';
-import { cloneJson } from '../json.js';
+import { cloneJson } from '../../database/json.js';
 import { applySubSessionRefPatch, prepareSubSessionRef, type SubSessionRefPatch } from '../record-updates.js';
 import type { MemoryData } from './memory-data.js';
 

@@ -1,5 +1,5 @@
 import type { Checkpoint, CheckpointMeta } from '../../types/session.js';
-import { cloneJson, toJsonText } from '../json.js';
+import { cloneJson, toJsonText } from '../../database/json.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { toNumber, type PostgresContext, type SqlConnection } from './database.js';
 import { lockSession, writeSession } from './session-lock.js';

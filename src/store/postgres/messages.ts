@@ -1,6 +1,6 @@
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
-import { toJsonText } from '../json.js';
+import { toJsonText } from '../../database/json.js';
 import { messageIdsOf, prepareMessagesForAppend, withMessageIds } from '../message-append.js';
 import { assertIdentifier, assertNonNegativeInteger } from '../validation.js';
 import type { PostgresContext, SqlConnection } from './database.js';

@@ -5,7 +5,8 @@ import type { ClientBase, Pool } from 'pg';
 import { HelixError, StoreError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
 import { sqlStateOf, type SqlConnection } from './database.js';
-import { quoteIdentifier, storeTables } from './tables.js';
+import { quoteIdentifier } from '../../database/sql-identifier.js';
+import { storeTables } from './tables.js';
 
 /**
  * Where migrations run: a knex instance, a pg Pool, or a connected pg Client (not inside a transaction).

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from '../../errors/index.js';
 import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.js';
-import { toJsonText } from '../json.js';
+import { toJsonText } from '../../database/json.js';
 import { buildRunRecord, type RunPatch } from '../record-updates.js';
 import { assertIdentifier } from '../validation.js';
 import { toNumber, type PostgresContext } from './database.js';

@@ -1,5 +1,5 @@
 import type { SessionState } from '../../types/session.js';
-import { toJsonText } from '../json.js';
+import { toJsonText } from '../../database/json.js';
 import { toNumber } from './database.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { StagedChanges } from '../../types/session.js';
-import { toJsonText } from '../json.js';
+import { toJsonText } from '../../database/json.js';
 import { applySessionWrite } from '../session-write.js';
 import { applyStagedChanges } from '../staged-patches.js';
 import { assertIdentifier } from '../validation.js';

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, SessionNotFoundError, StaleStateError } from '../../errors/index.js';
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { CompareAndSetOptions, CompareAndSetResult, SessionState, SessionStateWrite, SessionStatus } from '../../types/session.js';
-import { cloneJson, toJsonText } from '../json.js';
+import { cloneJson, toJsonText } from '../../database/json.js';
 import { applySessionWrite, assertMetadataPatch, statusWrite, type StatusContext } from '../session-write.js';
 import { applyCustomStatePatches } from '../staged-patches.js';
 import { assertIdentifier, assertSessionStatus } from '../validation.js';

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from '../../errors/index.js';
 import type { SubSessionRef } from '../../types/session.js';
-import { toJsonText } from '../json.js';
+import { toJsonText } from '../../database/json.js';
 import { applySubSessionRefPatch, prepareSubSessionRef, type SubSessionRefPatch } from '../record-updates.js';
 import { assertIdentifier } from '../validation.js';
 import { requireSessionReference, toNumber, type PostgresContext, type SqlConnection } from './database.js';

@@ -1,3 +1,4 @@
+import { quoteIdentifier } from '../../database/sql-identifier.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 
 /**
@@ -18,15 +19,6 @@ export interface StoreTables {
   migrations: string;
 }
 
-/**
- * Quote a Postgres identifier (double quotes doubled), e.g. a schema name with quotes or capitals.
- *
- * @example
- * quoteIdentifier('My "Schema"'); // '"My ""Schema"""'
- */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /**
  * Throw InvalidArgumentError unless `schema` is a usable Postgres schema name (1–63 bytes, no NUL).

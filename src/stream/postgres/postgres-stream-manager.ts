@@ -5,7 +5,7 @@ import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
-import { runMigrations } from '../../store/postgres/migrate.js';
+import { runMigrations } from '../../store/index.js';
 import type { StreamChunk, StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';

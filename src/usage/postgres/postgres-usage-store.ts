@@ -2,8 +2,8 @@ import pg from 'pg';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
-import { quoteIdentifier } from '../../store/postgres/tables.js';
-import { runMigrations } from '../../store/postgres/migrate.js';
+import { quoteIdentifier } from '../../database/sql-identifier.js';
+import { runMigrations } from '../../store/index.js';
 import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
 import type { UsageStore } from '../usage-store.js';
 

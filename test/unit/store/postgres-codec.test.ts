@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_WRITE_COLUMNS, sessionFromRow, sessionParameters, sessionPlaceholders, type SessionRow } from '../../../src/store/postgres/session-row.js';
-import { quoteIdentifier, storeTables } from '../../../src/store/postgres/tables.js';
+import { storeTables } from '../../../src/store/postgres/tables.js';
+import { quoteIdentifier } from '../../../src/database/sql-identifier.js';
 import type { SessionState } from '../../../src/types/session.js';
 
 /** Build the row Postgres would return for parameters written in SESSION_WRITE_COLUMNS order. */
