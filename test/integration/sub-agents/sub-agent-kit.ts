@@ -53,12 +53,25 @@ export const manager = defineAgent({
   maxSteps: 3,
 });
 
+/** A finishWith tool: ends the parent's run with its result. */
+export const report = defineTool({
+  name: 'report',
+  description: 'Finish with a report',
+  parameters: z.object({ title: z.string() }),
+  finishWith: true,
+  execute: async ({ title }) => {
+    spans.set('report', { start: Date.now(), end: Date.now() });
+    return { title };
+  },
+});
+
 /** The root agent. */
 export const planner = defineAgent({
   name: 'planner',
   systemPrompt: 'Plan with helpers.',
   tools: [
     waitTool,
+    report,
     createSubAgentTool(summarizer, z.object({ text: z.string(), delayMs: z.number() })),
     createSubAgentTool(picky, z.object({ text: z.string() })),
     createSubAgentTool(looper, z.object({ topic: z.string() })),

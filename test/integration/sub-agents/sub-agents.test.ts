@@ -108,6 +108,26 @@ describe('ephemeral sub-agents as DBOS child workflows', () => {
     expect(chunks.some((chunk) => chunk.type === 'subagent_start' && chunk.callId === 'f-picky')).toBe(false);
   });
 
+  it('runs a sub-agent to the end even when a finishWith tool of the same step succeeds; completion waits for it', async () => {
+    llm.use((input) =>
+      input.agentType !== 'planner'
+        ? childScript(input)
+        : {
+            type: 'tool_calls',
+            toolCalls: [
+              { id: 'fw-sub', name: 'subagent__summarizer', arguments: { text: 'late', delayMs: 300 } },
+              { id: 'fw-report', name: 'report', arguments: { title: 'Done' } },
+            ],
+          },
+    );
+    const handle = await runtime.executor.execute(planner, 'finish', { sessionId: 'sa-fw' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', completionReason: 'finish_tool', output: { title: 'Done' } });
+    expect(spans.get('report')!.start).toBeGreaterThanOrEqual(spans.get('child-late')!.end);
+    expect(await runtime.stateStore.loadState('sa-fw-sub-fw-sub')).toMatchObject({ status: 'completed', output: { summary: 'LATE' } });
+    const results = (await runtime.stateStore.getMessages('sa-fw')).messages.filter((message) => message.role === 'tool');
+    expect(results.map((message) => message.toolCallId)).toEqual(['fw-sub', 'fw-report']);
+  });
+
   it('runs 20 sub-agents of one step, each exactly once', async () => {
     const calls = Array.from({ length: 20 }, (_, index) => ({ id: `m-${index}`, name: 'subagent__summarizer', arguments: { text: `t${index}`, delayMs: 0 } }));
     llm.use((input) => (input.agentType !== 'planner' ? childScript(input) : input.step === 1 ? { type: 'tool_calls', toolCalls: calls } : { type: 'text', text: 'all done' }));
