@@ -22,6 +22,7 @@ import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
 import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
+import { measureRetention } from './retention-report.js';
 import { measureSubAgentStep } from './sub-agent-step.js';
 import { measureWakeLatencies } from './wake-latency.js';
 
@@ -103,6 +104,18 @@ async function measureInProcess(database: BenchDatabase): Promise<void> {
           ['calls one sub-agent (child run: one LLM step that answers)', ms(delegation.subAgentStep.p50), ms(delegation.subAgentStep.p95)],
           ['calls one no-op tool', ms(delegation.toolStep.p50), ms(delegation.toolStep.p95)],
           ['ratio sub-agent step / tool step', ratio(delegation.subAgentStep.p50 / delegation.toolStep.p50), ratio(delegation.subAgentStep.p95 / delegation.toolStep.p95)],
+        ],
+      )}\n`,
+    );
+
+    const retention = await measureRetention(executor, database.url);
+    const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
+    process.stdout.write(
+      `\nRetention (executor.pruneFinishedSessions({ olderThanMs: 0 }) over the ${retention.pruned.sessions} finished sessions so far: ${retention.pruned.chunksDeleted} chunks, ${retention.pruned.workflowsDeleted} DBOS workflows):\n\n${formatTable(
+        ['live bytes (sum of row sizes)', 'before KiB', 'after KiB', 'reclaimed KiB'],
+        [
+          ['stream chunks', kib(retention.chunkBytes.before), kib(retention.chunkBytes.after), kib(retention.chunkBytes.before - retention.chunkBytes.after)],
+          ['DBOS system tables', kib(retention.dbosBytes.before), kib(retention.dbosBytes.after), kib(retention.dbosBytes.before - retention.dbosBytes.after)],
         ],
       )}\n`,
     );

@@ -19,6 +19,7 @@ export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
 export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './orchestration/ids.js';
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
 export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-retry-policy.js';
+export type { PruneOptions, PruneResult } from './executor/retention.js';
 export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchestration/tool-argument-limits.js';
 
 // Agent model

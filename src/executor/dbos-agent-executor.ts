@@ -18,6 +18,7 @@ import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registr
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
+import { pruneFinishedSessions, type PruneOptions, type PruneResult } from './retention.js';
 import { resolveToolArgumentLimits } from './tool-argument-config.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
@@ -240,6 +241,20 @@ export class DBOSAgentExecutor {
     registerAgent(agent as AnyAgentConfig);
     const run = await this.config.stateStore.getCurrentRun(sessionId);
     return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
+  }
+
+  /**
+   * Retention: prune the stream chunks and DBOS workflow records of root sessions finished (completed or failed)
+   * longer ago than `olderThanMs`. Messages, checkpoints, runs, usage and state stay; a pruned session can still
+   * take new turns. Run it on a schedule (e.g. a `@DBOS.scheduled` workflow of your app) while `sessions` reaches
+   * the limit.
+   *
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for a negative `olderThanMs` or a limit outside 1–1,000.
+   * @example
+   * const { chunksDeleted } = await executor.pruneFinishedSessions({ olderThanMs: 7 * 24 * 3_600_000 });
+   */
+  async pruneFinishedSessions(options: PruneOptions): Promise<PruneResult> {
+    return pruneFinishedSessions(this.config.stateStore, this.config.streamManager, options);
   }
 
   /**

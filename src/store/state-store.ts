@@ -53,6 +53,13 @@ export interface SessionStateStore {
     options: CreateSessionOptions<TState>,
   ): Promise<SessionState<TState>>;
   sessionExists(sessionId: string): Promise<boolean>;
+  /**
+   * Retention: root sessions (no parent) that ended `completed` or `failed` before `finishedBefore` (epoch ms, by their
+   * last write), oldest first, at most `limit` (default 100). Sub-agent sessions are not listed: they share their
+   * root's stream and DBOS records. Sessions whose metadata carries `helix.prunedAt` (set by the executor's
+   * retention) are skipped.
+   */
+  listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>>;
   /** Delete a session and everything it owns (messages, runs, checkpoints, refs, staging). No-op if absent. */
   deleteSession(sessionId: string): Promise<void>;
   /**

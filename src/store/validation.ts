@@ -58,3 +58,16 @@ export function assertCheckpointMeta(meta: CheckpointMeta): void {
   assertIdentifier(meta.runId, 'runId');
   assertNonNegativeInteger(meta.stepCount, 'stepCount');
 }
+
+/**
+ * The page size of `listFinishedSessions`: 1–1,000, default 100.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a limit that is not an integer in range.
+ * @example
+ * finishedLimit(undefined); // 100
+ */
+export function finishedLimit(limit: number | undefined): number {
+  if (limit === undefined) return 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw new InvalidArgumentError('limit must be an integer from 1 to 1000.', { field: 'limit' });
+  return limit;
+}

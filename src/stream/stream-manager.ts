@@ -95,6 +95,11 @@ export interface StreamManager {
    * error are cleared). Throws StreamError(`STREAM_NOT_FOUND`) for an unknown stream.
    */
   reactivateStream(streamId: string): Promise<void>;
+  /**
+   * Retention: delete every chunk of an ended or failed stream and keep its record (status, last sequence, output), so
+   * a later reactivation continues the sequence. An active or unknown stream is left alone. Returns the chunks deleted.
+   */
+  pruneChunks(streamId: string): Promise<number>;
   /** Status, last sequence, chunk count, output/error and times of a stream; `null` when it does not exist. */
   getInfo(streamId: string): Promise<StreamInfo | null>;
   /** Delete chunks whose `step` is greater than `step` (partial output of a retried step). Sequences are never reused. */

@@ -1,3 +1,5 @@
+import { PRUNED_MARKER } from '../retention-marker.js';
+import { finishedLimit } from '../validation.js';
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { Message } from '../../types/message.js';
 import type {
@@ -51,6 +53,15 @@ export class InMemoryStateStore implements SessionStateStore {
   }
   async sessionExists(sessionId: string): Promise<boolean> {
     return this.data.find(sessionId) !== undefined;
+  }
+  async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
+    return [...this.data.sessions.values()]
+      .map(({ state }) => state)
+      .filter((state) => (state.status === 'completed' || state.status === 'failed') && state.parentSessionId === undefined && state.updatedAt < finishedBefore)
+      .filter((state) => state.metadata?.[PRUNED_MARKER] === undefined)
+      .sort((left, right) => left.updatedAt - right.updatedAt)
+      .slice(0, finishedLimit(options?.limit))
+      .map((state) => ({ sessionId: state.sessionId, streamId: state.streamId ?? state.sessionId }));
   }
   async deleteSession(sessionId: string): Promise<void> {
     if (this.data.find(sessionId) !== undefined) this.data.sessions.delete(sessionId);

@@ -1,3 +1,4 @@
+import { finishedLimit } from '../validation.js';
 import knexPackage from 'knex';
 import type { Knex } from 'knex';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
@@ -140,6 +141,9 @@ export class PostgresStateStore implements SessionStateStore {
   }
   async deleteSession(sessionId: string): Promise<void> {
     await sessions.deletePostgresSession(this.context, sessionId);
+  }
+  async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
+    return sessions.listPostgresFinishedSessions(this.context, finishedBefore, finishedLimit(options?.limit));
   }
   async cloneSession(sourceSessionId: string, targetSessionId: string, options?: { checkpointId?: string; agentType?: string }): Promise<SessionState> {
     return sessions.clonePostgresSession(this.context, sourceSessionId, targetSessionId, options);

@@ -1,3 +1,4 @@
+import { PRUNED_MARKER } from '../retention-marker.js';
 import { InvalidArgumentError, SessionAlreadyExistsError } from '../../errors/index.js';
 import type { CreateSessionOptions, SessionState } from '../../types/session.js';
 import { buildClonedSessionState } from '../session-clone.js';
@@ -54,6 +55,29 @@ export async function postgresSessionExists({ database, tables }: PostgresContex
   return database.run('check a session', async (connection) => {
     const result = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
     return result.rowCount === 1;
+  });
+}
+
+/**
+ * `listFinishedSessions`: root sessions ended completed/failed before a time, oldest first.
+ *
+ * @example
+ * const finished = await listPostgresFinishedSessions(context, Date.now() - 86_400_000, 100);
+ */
+export async function listPostgresFinishedSessions(
+  { database, tables }: PostgresContext,
+  finishedBefore: number,
+  limit: number,
+): Promise<Array<{ sessionId: string; streamId: string }>> {
+  return database.run('list finished sessions', async (connection) => {
+    const result = await connection.query<{ session_id: string; stream_id: string | null }>(
+      `SELECT session_id, stream_id FROM ${tables.sessions}
+       WHERE status IN ('completed', 'failed') AND parent_session_id IS NULL AND updated_at < $1
+         AND NOT (COALESCE(metadata, '{}'::jsonb) ? '${PRUNED_MARKER}')
+       ORDER BY updated_at LIMIT $2`,
+      [finishedBefore, limit],
+    );
+    return result.rows.map((row) => ({ sessionId: row.session_id, streamId: row.stream_id ?? row.session_id }));
   });
 }
 

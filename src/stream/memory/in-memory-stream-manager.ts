@@ -166,6 +166,17 @@ export class InMemoryStreamManager implements StreamManager {
     stream.updatedAt = Date.now();
   }
 
+  async pruneChunks(streamId: string): Promise<number> {
+    assertStreamId(streamId);
+    const stream = this.#streams.get(streamId);
+    if (stream === undefined || stream.status === 'active') return 0;
+    const deleted = stream.chunks.length;
+    stream.chunks = [];
+    stream.keys.clear();
+    stream.updatedAt = Date.now();
+    return deleted;
+  }
+
   /** Complete every open reader. Stored streams stay readable by new readers. */
   async close(): Promise<void> {
     await Promise.all([...this.#readers].map((reader) => reader.close()));

@@ -227,6 +227,11 @@ export class PostgresStreamManager implements StreamManager {
     await this.#query('clean up stream chunks', this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0]);
   }
 
+  async pruneChunks(streamId: string): Promise<number> {
+    assertStreamId(streamId);
+    return (await this.#query('prune stream chunks', this.#sql.prune, [streamId])).rowCount ?? 0;
+  }
+
   /**
    * Apply the package's store migrations (which create the stream tables) to this manager's schema.
    * Safe to call from several processes and alongside the state store's own migrate.

@@ -40,6 +40,8 @@ export interface PostgresStreamStatements {
   info: string;
   /** $1 stream id, $2 step, $3 after-sequence → deletes later-step chunks written after $3. */
   cleanup: string;
+  /** $1 stream id → deletes every chunk of the stream unless it is active. */
+  prune: string;
 }
 
 /** Postgres rejects a NOTIFY channel of 64 bytes or more (NAMEDATALEN), whatever the character count. */
@@ -138,5 +140,6 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
     cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2`,
+    prune: `DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')`,
   };
 }

@@ -17,6 +17,7 @@ import { redisStreamKeys, type RedisStreamKeys } from './redis-stream-keys.js';
 import {
   appendChunksScript,
   cleanupToStepScript,
+  pruneChunksScript,
   finishStreamScript,
   openStreamScript,
   reactivateStreamScript,
@@ -188,6 +189,12 @@ export class RedisStreamManager implements StreamManager {
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
     await this.#run('clean up stream chunks', () => cleanupToStepScript.run(this.#client, [keys.chunks, keys.ids], [step, options?.afterSequence ?? 0]));
+  }
+
+  async pruneChunks(streamId: string): Promise<number> {
+    assertStreamId(streamId);
+    const keys = this.#keys(streamId);
+    return Number(await this.#run('prune stream chunks', () => pruneChunksScript.run(this.#client, [keys.meta, keys.chunks, keys.ids], [])));
   }
 
   /** Flush and release writers, complete readers (closing their connections), and quit the client if owned. Idempotent. */

@@ -137,3 +137,18 @@ while true do
 end
 return removed
 `);
+
+/**
+ * Retention: delete the chunks (and chunk identities) of an ended or failed stream, keep its meta hash. KEYS: meta,
+ * chunks, ids. Reply: the number of chunks deleted (0 for an active or unknown stream).
+ *
+ * @example
+ * const deleted = await pruneChunksScript.run(client, [keys.meta, keys.chunks, keys.ids], []);
+ */
+export const pruneChunksScript = new RedisLuaScript(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'ended' and status ~= 'failed' then return 0 end
+local deleted = redis.call('XLEN', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
+return deleted
+`);

@@ -2,6 +2,7 @@ import { afterEach, describe } from 'vitest';
 import type { StreamManager } from '../../stream/stream-manager.js';
 import { defineStreamIdentityContract } from './stream-manager-contract/identity.js';
 import { defineStreamLifecycleContract } from './stream-manager-contract/lifecycle.js';
+import { defineStreamRetentionContract } from './stream-manager-contract/retention.js';
 import { defineStreamReadingContract } from './stream-manager-contract/reading.js';
 
 /**
@@ -31,5 +32,6 @@ export function describeStreamManagerContract(name: string, factory: () => Strea
     defineStreamReadingContract(create);
     defineStreamLifecycleContract(create);
     defineStreamIdentityContract(create);
+    defineStreamRetentionContract(create);
   });
 }

@@ -10,6 +10,22 @@ import { expectCode, race, runInput, type ContractContext } from './context.js';
  */
 export function defineSessionContract(context: ContractContext): void {
   describe('sessions', () => {
+    it('lists root sessions finished before a time, oldest first (retention)', async () => {
+      const before = Date.now() - 1;
+      const done = await context.createSession('finished-done', { status: 'completed' });
+      const failed = await context.createSession('finished-failed', { status: 'failed' });
+      const live = await context.createSession('finished-live', { status: 'active' });
+      const child = await context.createSession('finished-child', { status: 'completed', parentSessionId: done.sessionId, rootSessionId: done.sessionId });
+      const mine = new Set([done.sessionId, failed.sessionId, live.sessionId, child.sessionId]);
+      const listed = (await context.store.listFinishedSessions(Date.now() + 1_000, { limit: 1_000 })).filter((entry) => mine.has(entry.sessionId));
+      expect(listed).toEqual([
+        { sessionId: done.sessionId, streamId: done.streamId ?? done.sessionId },
+        { sessionId: failed.sessionId, streamId: failed.streamId ?? failed.sessionId },
+      ]);
+      expect((await context.store.listFinishedSessions(before, { limit: 1_000 })).filter((entry) => mine.has(entry.sessionId))).toEqual([]);
+      await expectCode(context.store.listFinishedSessions(Date.now(), { limit: 0 }), 'INVALID_ARGUMENT');
+    });
+
     it('creates a session at version 1 and loads it back', async () => {
       const id = context.sessionId('create');
       const created = await context.store.createSession(id, {
