@@ -183,7 +183,7 @@ export class ClientToolStep {
           durationMs: 0,
           success: resolution.outcome === 'result',
           createdAt: Date.now(),
-            rootSessionId: input.rootSessionId ?? input.sessionId,
+          rootSessionId: input.rootSessionId ?? input.sessionId,
         },
       ]);
     }

@@ -88,7 +88,7 @@ export class ExecuteToolStep {
         durationMs,
         success,
         createdAt: Date.now(),
-            rootSessionId: input.rootSessionId ?? input.sessionId,
+        rootSessionId: input.rootSessionId ?? input.sessionId,
       },
     ]);
     return {
