@@ -12,6 +12,9 @@ import type { StoreTables } from './tables.js';
  */
 export const DELTA_ROW_ALLOWANCE = 128;
 
+/** A guard on the chain walk (a damaged table could hold a cycle); the size rule keeps real chains far shorter. */
+const MAX_CHAIN_DEPTH = 1_000_000;
+
 /**
  * A row of `__agents_checkpoints`: a snapshot (`custom_state`) or a delta (`patches` on `base_checkpoint_id`).
  *
@@ -57,7 +60,7 @@ export function chainSql(tables: StoreTables, startCondition: string): string {
       UNION ALL
       SELECT base.*, chain.depth + 1 FROM chain
       JOIN ${tables.checkpoints} AS base ON base.session_id = chain.session_id AND base.checkpoint_id = chain.base_checkpoint_id
-      WHERE chain.custom_state IS NULL
+      WHERE chain.custom_state IS NULL AND chain.depth < ${MAX_CHAIN_DEPTH}
     )
     SELECT * FROM chain ORDER BY depth DESC`;
 }

@@ -161,11 +161,14 @@ describe('PostgresStateStore checkpoints as deltas', () => {
     }
   });
 
-  it('a delta cannot outlive its base; deleting the session removes the whole chain', async () => {
+  it('a delta cannot outlive its base, a damaged delta is a StoreError, deleting the session removes the whole chain', async () => {
     const sessionId = 'delete-chain';
     await store.createSession(sessionId, { agentType: 'a', customState: { items: [], pad: 'p'.repeat(3000) } });
     for (let step = 1; step <= 4; step += 1) await commitGrowingStep(sessionId, step);
-    expect((await rowsOf(sessionId)).filter((row) => !row.snapshot).length).toBeGreaterThan(0);
+    expect((await rowsOf(sessionId)).map((row) => row.snapshot)).toEqual([true, false, false, false]);
+    await admin.query(`UPDATE __agents_checkpoints SET patches = '[{"op": "remove", "path": "/missing"}]' WHERE session_id = $1 AND checkpoint_id = 'r1:3'`, [sessionId]);
+    await expect(store.getCheckpoint(sessionId, 'r1:4')).rejects.toMatchObject({ code: 'STORE_ERROR', data: { checkpointId: 'r1:3' } });
+    expect((await store.getCheckpoint(sessionId, 'r1:2'))?.customState).toMatchObject({ items: [{ step: 1 }, { step: 2 }] });
     await expect(admin.query(`DELETE FROM __agents_checkpoints WHERE session_id = $1 AND checkpoint_id = 'r1:1'`, [sessionId])).rejects.toMatchObject({ code: '23503' });
     await store.deleteSession(sessionId);
     expect(await rowsOf(sessionId)).toEqual([]);
