@@ -1,4 +1,4 @@
-import { applyPatches, mergeParallelPatches } from '../state/index.js';
+import { applyPatches, applyPatchesDetailed, mergeParallelPatches } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { StagedChanges } from '../types/session.js';
 
@@ -24,4 +24,17 @@ export function applyStagedChanges<TState>(customState: TState, staged: readonly
  */
 export function applyCustomStatePatches<TState>(customState: TState, patches: JsonPatchOperation[]): TState {
   return applyPatches(customState, patches);
+}
+
+/**
+ * Replay a checkpoint's stored delta (the operations a step commit applied, see `StepCommit.delta`) on the
+ * state of its base checkpoint. Same semantics as the commit's merge (a `replace` of a missing member sets
+ * it), but strict: an operation that does not fit means the chain is not the one that was written, so it
+ * throws (InvalidArgumentError) instead of silently skipping.
+ *
+ * @example
+ * const state = replayCheckpointDelta(baseState, [{ op: 'add', path: '/items/-', value: 'a' }]);
+ */
+export function replayCheckpointDelta<TState>(customState: TState, patches: readonly JsonPatchOperation[]): TState {
+  return applyPatchesDetailed(customState, patches, 'throw', 'set').state;
 }

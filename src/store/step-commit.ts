@@ -1,7 +1,8 @@
+import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { Checkpoint, CheckpointMeta, SessionState, SessionStateWrite, StagedChanges } from '../types/session.js';
 import { cloneJson } from '../database/json.js';
+import { mergeParallelPatches } from '../state/index.js';
 import { applySessionWrite } from './session-write.js';
-import { applyStagedChanges } from './staged-patches.js';
 
 /**
  * What one `saveStateAndPromoteStaging` writes: the next session state and the new checkpoint.
@@ -12,11 +13,17 @@ import { applyStagedChanges } from './staged-patches.js';
 export interface StepCommit {
   state: SessionState;
   checkpoint: Checkpoint;
+  /**
+   * The RFC 6902 operations that turned the previous customState into the checkpoint's (the staged patches
+   * that applied, in order; replaying them with `replayCheckpointDelta` gives the same state), or `null`
+   * when the write replaced customState, so only a full snapshot describes the step.
+   */
+  delta: JsonPatchOperation[] | null;
 }
 
 /**
  * Compute a step commit without writing: apply `write`, then the staged patches (in order) to customState,
- * snapshot a checkpoint with `messageCount` messages, and point the session at it (version + 1). Throws
+ * snapshot a checkpoint with `messageCount` messages (and the step's delta), and point the session at it (version + 1). Throws
  * (InvalidArgumentError) before anything is written when a value is not JSON or a patch cannot apply.
  *
  * @example
@@ -31,7 +38,11 @@ export function buildStepCommit(
   now: number,
 ): StepCommit {
   const written = applySessionWrite(current, write, now);
-  const customState = applyStagedChanges(written.customState, staged);
+  const replaced = write.customState !== undefined && write.customState !== null;
+  const merged = staged.every((row) => row.patches.length === 0)
+    ? { state: written.customState, patches: [] }
+    : mergeParallelPatches(written.customState, staged.map((row) => row.patches));
+  const customState = merged.state;
   const state: SessionState = {
     ...written,
     customState,
@@ -48,5 +59,5 @@ export function buildStepCommit(
     customState: cloneJson(customState, 'customState'),
     createdAt: now,
   };
-  return { state, checkpoint };
+  return { state, checkpoint, delta: replaced ? null : merged.patches };
 }

@@ -4,7 +4,7 @@ import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '.
 import { withMessageIds } from '../message-append.js';
 import { buildStepCommit } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
-import { findPostgresCheckpoint, insertPostgresCheckpoint } from './checkpoints.js';
+import { findCommitCheckpoints, insertCheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext } from './database.js';
 import { insertPostgresMessages, planPostgresAppend } from './messages.js';
 import { lockSession, writeSession } from './session-lock.js';
@@ -15,7 +15,8 @@ import { selectStagedChanges } from './staging.js';
  * history length: lock the session row, return early when the checkpoint id exists (idempotent
  * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
  * messages that already exist, compute the next state in JS, then update the session, delete the staged
- * rows, insert the checkpoint and insert the new messages. Any failure rolls all of it back. Retry-safe:
+ * rows, insert the checkpoint (a delta on the previous checkpoint or a snapshot, see `insertCheckpointRow`)
+ * and insert the new messages. Any failure rolls all of it back. Retry-safe:
  * an attempt whose COMMIT outcome is unknown is followed by one that finds the checkpoint id and returns.
  *
  * @example
@@ -35,7 +36,8 @@ export async function commitPostgresStep(
   const stableMessages = withMessageIds(appendMessages);
   return database.transaction('commit a step', async (connection) => {
     const { state, messageCount } = await lockSession(connection, tables, sessionId);
-    if ((await findPostgresCheckpoint(connection, tables, sessionId, meta.checkpointId)) !== undefined) {
+    const { exists, base } = await findCommitCheckpoints(connection, tables, sessionId, meta.checkpointId, state.checkpointId);
+    if (exists) {
       return { newVersion: state.version, checkpointId: meta.checkpointId };
     }
     if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
@@ -53,7 +55,8 @@ export async function commitPostgresStep(
       staged.map((row) => row.stagingKey),
     ]);
     }
-    await insertPostgresCheckpoint(connection, tables, commit.checkpoint);
+    const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
+    await insertCheckpointRow(connection, tables, commit.checkpoint, delta);
     await insertPostgresMessages(connection, tables, sessionId, messages);
     return { newVersion: commit.state.version, checkpointId: meta.checkpointId };
   });

@@ -84,6 +84,17 @@ export interface PostgresStateStoreOptions {
  * write (by the write time or a token fixed before the first attempt) instead of applying it twice or
  * reporting it as a conflict. `cleanupOrphanedStaging` may count 0 on a retry of a delete that landed.
  *
+ * Checkpoints are stored as deltas with geometrically spaced snapshots (migration 006), so storage stays
+ * O(steps) even when customState grows every step. A checkpoint row holds either a full snapshot or the
+ * RFC 6902 operations its step applied, on a base: the checkpoint the session pointed at, used only when
+ * the session's customState still equals it (md5 of the jsonb text, stored per row). Policy: a snapshot for
+ * the first checkpoint, after any change that was not the step's patches (saveState/rewind of customState,
+ * a commit whose write replaces customState, a row from before 006), and once the chain since the last
+ * snapshot (patch bytes + 128 bytes per row) would reach the state's size; otherwise a delta. So a snapshot
+ * of the size rule costs at most what the deltas before it did (total ≤ 2× the deltas), and reading any checkpoint reads
+ * one snapshot plus less than one state's size of deltas (one recursive query, replayed in JS). A branch's
+ * first checkpoint is a snapshot of the rebuilt state.
+ *
  * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
  *   StoreError (code STORE_ERROR) for driver failures — `retryable: true` with `data.condition` (e.g.
  *   `57P01`) when transient failures outlasted the budget; messages never carry SQL parameters.

@@ -4,7 +4,7 @@ import type { CreateSessionOptions, SessionState } from '../../types/session.js'
 import { buildClonedSessionState } from '../session-clone.js';
 import { createInitialSessionState } from '../session-write.js';
 import { assertIdentifier } from '../validation.js';
-import { checkpointFromRow, type CheckpointRow } from './checkpoints.js';
+import { chainSql, checkpointFromChain, insertCheckpointRow, type CheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext, SqlConnection } from './database.js';
 import { insertSession, lockSession } from './session-lock.js';
 import { sessionFromRow, type SessionRow } from './session-row.js';
@@ -114,7 +114,8 @@ export async function loadPostgresState<TState, TOutput>(
 
 /**
  * Branch a session in one transaction: the new session row, the messages up to the checkpoint (copied
- * with one INSERT … SELECT) and that checkpoint. The source row is locked so no commit interleaves.
+ * with one INSERT … SELECT) and that checkpoint, rebuilt from its chain and stored as the branch's first
+ * snapshot (the branch holds no rows of the source's chain). The source row is locked so no commit interleaves.
  * Retry-safe like createSession: the new row's `createdAt` is fixed before the first attempt, so a retry
  * after an unknown outcome recognises its own clone.
  *
@@ -134,15 +135,11 @@ export async function clonePostgresSession(
     const source = await lockSession(connection, tables, sourceSessionId);
     let checkpoint = null;
     if (options.checkpointId !== undefined) {
-      const result = await connection.query<CheckpointRow>(
-        `SELECT * FROM ${tables.checkpoints} WHERE session_id = $1 AND checkpoint_id = $2`,
-        [sourceSessionId, options.checkpointId],
-      );
-      const row = result.rows[0];
-      if (row === undefined) {
+      const result = await connection.query<CheckpointRow>(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sourceSessionId, options.checkpointId]);
+      checkpoint = checkpointFromChain(result.rows) ?? null;
+      if (checkpoint === null) {
         throw new InvalidArgumentError('checkpointId does not name a checkpoint of the source session.', { field: 'checkpointId' });
       }
-      checkpoint = checkpointFromRow(row);
     }
     const state = buildClonedSessionState(source.state, targetSessionId, checkpoint, options.agentType, now);
     const messageCount = Math.min(source.messageCount, checkpoint?.messageCount ?? source.messageCount);
@@ -155,14 +152,7 @@ export async function clonePostgresSession(
        SELECT $1, sequence, message_id, message, created_at FROM ${tables.messages} WHERE session_id = $2 AND sequence <= $3`,
       [targetSessionId, sourceSessionId, messageCount],
     );
-    if (checkpoint !== null) {
-      await connection.query(
-        `INSERT INTO ${tables.checkpoints} (session_id, checkpoint_id, run_id, step_count, message_count, custom_state, created_at)
-         SELECT $1, checkpoint_id, run_id, step_count, message_count, custom_state, created_at
-         FROM ${tables.checkpoints} WHERE session_id = $2 AND checkpoint_id = $3`,
-        [targetSessionId, sourceSessionId, checkpoint.id],
-      );
-    }
+    if (checkpoint !== null) await insertCheckpointRow(connection, tables, { ...checkpoint, sessionId: targetSessionId }, undefined);
     return state;
   });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { SessionStateStore } from '../../store/state-store.js';
+import { defineCheckpointHistoryContract } from './state-store-contract/checkpoint-history.js';
 import { defineCheckpointContract } from './state-store-contract/checkpoints.js';
 import { defineCommitContract } from './state-store-contract/commit.js';
 import { createContractContext, type ContractContext } from './state-store-contract/context.js';
@@ -31,7 +32,8 @@ export type StateStoreContractFactory = () => Promise<StateStoreContractSubject>
 
 /**
  * Register the `SessionStateStore` contract suite (vitest) for one implementation: lifecycle, state writes
- * and CAS races, the atomic step commit, messages, runs, checkpoints, staging and sub-session refs. Every
+ * and CAS races, the atomic step commit, messages, runs, checkpoints (also a long history of a growing state, branches
+ * and rewinds), staging and sub-session refs. Every
  * test uses fresh session ids, so one store serves the whole suite. Any store that passes can back the
  * runtime.
  *
@@ -57,6 +59,7 @@ export function describeStateStoreContract(name: string, factory: StateStoreCont
     defineMessageContract(context);
     defineRunContract(context);
     defineCheckpointContract(context);
+    defineCheckpointHistoryContract(context);
     defineStagingContract(context);
     defineSubSessionContract(context);
   });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool, type ToolContext } from '../../../src/agent/index.js';
@@ -113,6 +114,40 @@ describe('branching a session at a checkpoint', () => {
     expect((await runtime.stateStore.loadState<Notes>('branch-2'))?.customState.notes).toEqual(['a', 'b', 'c']);
     expect((await runtime.stateStore.loadState<Notes>('branch-source-2'))?.customState.notes).toEqual(['a', 'b']);
     expect((await runtime.stateStore.listRuns('branch-2')).runs.map((run) => run.turn)).toEqual([1, 2]);
+  });
+
+  it('branches from a checkpoint stored as a delta; every checkpoint of source and branch reads back exactly', async () => {
+    const long = (tag: string) => `${tag}:`.padEnd(600, tag);
+    llm.use((_input, callIndex) =>
+      callIndex < 4
+        ? { type: 'tool_calls', toolCalls: [{ id: `delta-note-${callIndex}`, name: 'add_note', arguments: { note: long(String(callIndex)) } }] }
+        : { type: 'text', text: 'delta answer' },
+    );
+    const handle = await runtime.executor.execute(agent, 'take long notes', { sessionId: 'delta-source' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    const client = new pg.Client({ connectionString: runtime.database.url });
+    await client.connect();
+    const stored = await client
+      .query<{ snapshot: boolean }>(`SELECT custom_state IS NOT NULL AS snapshot FROM __agents_checkpoints WHERE session_id = 'delta-source' ORDER BY position`)
+      .finally(() => client.end());
+    // The first checkpoint is a snapshot; the one the branch starts from is a delta.
+    expect(stored.rows.map((row) => row.snapshot).slice(0, 3)).toEqual([true, false, false]);
+    const checkpoints = await runtime.stateStore.listCheckpoints('delta-source');
+    expect(checkpoints.map((checkpoint) => (checkpoint.customState as Notes).notes)).toEqual([0, 1, 2, 3, 4].map((count) => ['0', '1', '2', '3'].slice(0, Math.min(count + 1, 4)).map(long)));
+
+    llm.use((_input, callIndex) =>
+      callIndex === 0 ? { type: 'tool_calls', toolCalls: [{ id: 'delta-branch-note', name: 'add_note', arguments: { note: long('b') } }] } : { type: 'text', text: 'forked' },
+    );
+    const branch = await runtime.executor.execute(agent, 'fork', { sessionId: 'delta-branch', branch: { fromSessionId: 'delta-source', checkpointId: checkpoints[2]!.id } });
+    expect(await branch.result()).toMatchObject({ status: 'completed', output: 'forked' });
+    const branchCheckpoints = await runtime.stateStore.listCheckpoints('delta-branch');
+    expect(branchCheckpoints.map((checkpoint) => (checkpoint.customState as Notes).notes)).toEqual([
+      ['0', '1', '2'].map(long),
+      ['0', '1', '2', 'b'].map(long),
+      ['0', '1', '2', 'b'].map(long),
+    ]);
+    expect((await runtime.stateStore.getLatestCheckpoint('delta-branch'))?.customState).toEqual((await runtime.stateStore.loadState('delta-branch'))?.customState);
+    expect(await runtime.stateStore.listCheckpoints('delta-source')).toEqual(checkpoints);
   });
 
   it('rejects a checkpoint id the source does not have, creating nothing', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareMessagesForAppend } from '../../../src/store/message-append.js';
 import { buildClonedSessionState } from '../../../src/store/session-clone.js';
 import { createInitialSessionState } from '../../../src/store/session-write.js';
+import { replayCheckpointDelta } from '../../../src/store/staged-patches.js';
 import { buildStepCommit } from '../../../src/store/step-commit.js';
 
 describe('buildStepCommit', () => {
@@ -13,6 +14,23 @@ describe('buildStepCommit', () => {
     expect(checkpoint).toEqual({ id: 'r1:2', sessionId: 's1', runId: 'r1', stepCount: 2, messageCount: 7, customState: { items: ['w', 'a', 'b'] }, createdAt: 50 });
     expect(checkpoint.customState).not.toBe(state.customState);
     expect(current.customState).toEqual({ items: ['x'] });
+  });
+
+  it('reports the delta the staged patches applied (null when the write replaced customState); replaying it gives the same state', () => {
+    const current = createInitialSessionState('s1', { agentType: 'a', customState: { items: ['x'], gone: 1 } }, 1);
+    const staged = [
+      { patches: [{ op: 'add' as const, path: '/items/-', value: 'a' }, { op: 'remove' as const, path: '/gone' }] },
+      // Conflicts skipped by the merge (already removed), a replace that creates a missing member, a move.
+      { patches: [{ op: 'remove' as const, path: '/gone' }, { op: 'replace' as const, path: '/fresh', value: { n: 1 } }, { op: 'move' as const, from: '/items/0', path: '/first' }] },
+    ];
+    const meta = { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 };
+    const { state, delta } = buildStepCommit(current, { stepCount: 2 }, staged, 0, meta, 5);
+    expect(state.customState).toEqual({ items: ['a'], fresh: { n: 1 }, first: 'x' });
+    expect(delta).toHaveLength(4);
+    expect(replayCheckpointDelta(current.customState, delta ?? [])).toEqual(state.customState);
+    expect(() => replayCheckpointDelta({ items: [] }, delta ?? [])).toThrow(/cannot be applied/);
+    expect(buildStepCommit(current, { customState: { items: [] } }, staged, 0, meta, 5).delta).toBeNull();
+    expect(buildStepCommit(current, { stepCount: 3 }, [], 0, meta, 5).delta).toEqual([]);
   });
 });
 

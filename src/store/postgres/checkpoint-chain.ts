@@ -1,0 +1,196 @@
+import { StoreError } from '../../errors/index.js';
+import type { JsonPatchOperation } from '../../types/json-patch.js';
+import type { Checkpoint } from '../../types/session.js';
+import { cloneJson, toJsonText } from '../../database/json.js';
+import { replayCheckpointDelta } from '../staged-patches.js';
+import { toNumber, type SqlConnection } from './database.js';
+import type { StoreTables } from './tables.js';
+
+/**
+ * Bytes a delta row is charged on top of its patches (roughly a row's header and fixed columns), so a
+ * chain of many tiny deltas also ends in a snapshot and stays short.
+ */
+export const DELTA_ROW_ALLOWANCE = 128;
+
+/** A guard on the chain walk (a damaged table could hold a cycle); the size rule keeps real chains far shorter. */
+const MAX_CHAIN_DEPTH = 1_000_000;
+
+/**
+ * A row of `__agents_checkpoints`: a snapshot (`custom_state`) or a delta (`patches` on `base_checkpoint_id`).
+ *
+ * @example
+ * const checkpoint = checkpointFromChain(result.rows as CheckpointRow[]);
+ */
+export interface CheckpointRow {
+  session_id: string;
+  checkpoint_id: string;
+  run_id: string;
+  step_count: number;
+  message_count: number;
+  custom_state: Record<string, unknown> | null;
+  patches: JsonPatchOperation[] | null;
+  base_checkpoint_id: string | null;
+  created_at: string | number;
+}
+
+/**
+ * What a new checkpoint row may be written against: the checkpoint the session points at, when the
+ * session's customState still equals that checkpoint's (same md5 of the jsonb text).
+ *
+ * @example
+ * const base: CheckpointBase = { checkpointId: 'r1:1', chainBytes: 2048 };
+ */
+export interface CheckpointBase {
+  checkpointId: string;
+  /** `chain_bytes` of the base row (0 for a snapshot). */
+  chainBytes: number;
+}
+
+/**
+ * SQL of the chain read: the row(s) chosen by `startCondition` (over alias `checkpoint`, which may use `$1`
+ * = session id and later parameters) and, recursively, the base of every delta in it down to the nearest
+ * snapshot, snapshot first. Bounded by the snapshot policy: the deltas read add up to less than the state.
+ *
+ * @example
+ * await connection.query(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sessionId, checkpointId]);
+ */
+export function chainSql(tables: StoreTables, startCondition: string): string {
+  return `WITH RECURSIVE chain AS (
+      SELECT checkpoint.*, 0 AS depth FROM ${tables.checkpoints} AS checkpoint WHERE checkpoint.session_id = $1 AND ${startCondition}
+      UNION ALL
+      SELECT base.*, chain.depth + 1 FROM chain
+      JOIN ${tables.checkpoints} AS base ON base.session_id = chain.session_id AND base.checkpoint_id = chain.base_checkpoint_id
+      WHERE chain.custom_state IS NULL AND chain.depth < ${MAX_CHAIN_DEPTH}
+    )
+    SELECT * FROM chain ORDER BY depth DESC`;
+}
+
+/**
+ * The Checkpoint at the end of a chain read (`chainSql` rows: a snapshot, then deltas each on the row
+ * before it), or undefined for no rows. Throws StoreError when the chain does not start at a snapshot or
+ * a delta does not apply (a damaged table).
+ *
+ * @example
+ * const checkpoint = checkpointFromChain(result.rows);
+ */
+export function checkpointFromChain(rows: readonly CheckpointRow[]): Checkpoint | undefined {
+  const target = rows.at(-1);
+  if (target === undefined) return undefined;
+  let state: Record<string, unknown> | undefined;
+  for (const row of rows) state = stateOf(row, state);
+  return toCheckpoint(target, state as Record<string, unknown>);
+}
+
+/**
+ * Every checkpoint of a session from its rows in write order (a delta's base is always written before
+ * it). Each returned customState is an independent copy.
+ *
+ * @example
+ * const checkpoints = checkpointsFromRows(result.rows);
+ */
+export function checkpointsFromRows(rows: readonly CheckpointRow[]): Checkpoint[] {
+  const states = new Map<string, Record<string, unknown>>();
+  return rows.map((row) => {
+    const base = row.base_checkpoint_id === null ? undefined : states.get(row.base_checkpoint_id);
+    const state = stateOf(row, base);
+    states.set(row.checkpoint_id, state);
+    return toCheckpoint(row, row.custom_state === null ? cloneJson(state, 'customState') : state);
+  });
+}
+
+/**
+ * Inside the commit's transaction: whether checkpoint `checkpointId` exists (idempotent re-commit) and
+ * the delta base, if any: the session's pointer checkpoint when its state hash equals the md5 of the
+ * session's current customState. One statement.
+ *
+ * @example
+ * const { exists, base } = await findCommitCheckpoints(connection, tables, 's1', 'r1:2', 'r1:1');
+ */
+export async function findCommitCheckpoints(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  checkpointId: string,
+  pointerId: string | undefined,
+): Promise<{ exists: boolean; base: CheckpointBase | undefined }> {
+  const result = await connection.query<{ checkpoint_id: string; chain_bytes: string | number; base_matches: boolean | null }>(
+    `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
+       CASE WHEN checkpoint.checkpoint_id = $3 THEN checkpoint.state_hash = md5(session.custom_state::text) END AS base_matches
+     FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
+     WHERE checkpoint.session_id = $1 AND checkpoint.checkpoint_id IN ($2, $3)`,
+    [sessionId, checkpointId, pointerId ?? null],
+  );
+  const exists = result.rows.some((row) => row.checkpoint_id === checkpointId);
+  const baseRow = result.rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
+  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: toNumber(baseRow.chain_bytes) ?? 0 } };
+}
+
+/**
+ * Inside a transaction, after the session row holds the checkpoint's customState: insert the checkpoint
+ * row, as the delta `patches` on `delta.base` when given and the chain stays under the state's size, else as
+ * a full snapshot copied from the session row. The state hash is taken from the session row. One statement.
+ *
+ * @example
+ * await insertCheckpointRow(connection, tables, checkpoint, { base, patches: commit.delta });
+ */
+export async function insertCheckpointRow(
+  connection: SqlConnection,
+  tables: StoreTables,
+  checkpoint: Omit<Checkpoint, 'customState'>,
+  delta: { base: CheckpointBase; patches: readonly JsonPatchOperation[] } | undefined,
+): Promise<void> {
+  const patchesText = delta === undefined ? null : toJsonText(delta.patches, 'patches');
+  const chainBytes = delta === undefined || patchesText === null ? null : delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
+  await connection.query(
+    `INSERT INTO ${tables.checkpoints}
+       (session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes, state_hash)
+     SELECT session.session_id, $2, $3, $4, $5, $6,
+       CASE WHEN plan.delta THEN NULL ELSE session.custom_state END,
+       CASE WHEN plan.delta THEN $7::jsonb END,
+       CASE WHEN plan.delta THEN $8::text END,
+       CASE WHEN plan.delta THEN $9::bigint ELSE 0 END,
+       md5(session.state_text)
+     FROM (SELECT session_id, custom_state, custom_state::text AS state_text FROM ${tables.sessions} WHERE session_id = $1) AS session
+     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND $9::bigint < octet_length(session.state_text) AS delta) AS plan`,
+    [
+      checkpoint.sessionId,
+      checkpoint.id,
+      checkpoint.runId,
+      checkpoint.stepCount,
+      checkpoint.messageCount,
+      checkpoint.createdAt,
+      patchesText,
+      delta?.base.checkpointId ?? null,
+      chainBytes,
+    ],
+  );
+}
+
+function stateOf(row: CheckpointRow, base: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (row.custom_state !== null) return row.custom_state;
+  if (base === undefined || row.patches === null) {
+    throw new StoreError('STORE_ERROR', 'A checkpoint delta has no readable base; the checkpoint table is damaged.', {
+      data: { sessionId: row.session_id, checkpointId: row.checkpoint_id, baseCheckpointId: row.base_checkpoint_id },
+    });
+  }
+  try {
+    return replayCheckpointDelta(base, row.patches);
+  } catch (error) {
+    throw new StoreError('STORE_ERROR', 'A checkpoint delta does not apply to its base; the checkpoint table is damaged.', {
+      cause: error,
+      data: { sessionId: row.session_id, checkpointId: row.checkpoint_id, baseCheckpointId: row.base_checkpoint_id },
+    });
+  }
+}
+
+function toCheckpoint(row: CheckpointRow, customState: Record<string, unknown>): Checkpoint {
+  return {
+    id: row.checkpoint_id,
+    sessionId: row.session_id,
+    runId: row.run_id,
+    stepCount: row.step_count,
+    messageCount: row.message_count,
+    customState,
+    createdAt: toNumber(row.created_at) ?? 0,
+  };
+}
