@@ -74,17 +74,17 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
     await DBOS.cancelWorkflow(run.workflowId, { cancelChildren: true });
     await wakeWaitingRun(stateStore, sessionId, run.workflowId);
   }
-  for (const child of descendants) await terminateDescendant(stateStore, child, error);
   const now = Date.now();
+  // Calls the aborted tree waited for are settled: a late submission (always made against this session, which
+  // routes it to the owning descendant) gets `already_completed`.
+  const settledBelow: string[] = [];
+  for (const child of descendants) {
+    await terminateDescendant(stateStore, child, error);
+    settledBelow.push(...(await settleOpenCalls(stateStore, child, now, [])));
+  }
   await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
-  // Calls the aborted run waited for are settled: a late submission gets `already_completed`.
-  await updateSessionWithRetry(stateStore, sessionId, (state) => {
-    const open = Object.keys(state.pendingClientToolCalls ?? {});
-    if (open.length === 0) return { write: null, value: undefined };
-    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(open.map((id) => [id, now])) };
-    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: undefined };
-  });
+  await settleOpenCalls(stateStore, sessionId, now, settledBelow);
   const state = await stateStore.loadState(sessionId);
   const streamId = state?.streamId ?? sessionId;
   const writer = await streamManager.createWriter(streamId, sessionId, state?.agentType ?? 'unknown').catch(() => undefined);
@@ -96,6 +96,21 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   }
   await streamManager.endStream(streamId);
   return true;
+}
+
+/**
+ * Drop a session's pending calls and record them — and `alsoCompleted` (its descendants' calls) — as completed, so
+ * a late submission gets `already_completed`. Returns the dropped ids.
+ */
+async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string, now: number, alsoCompleted: readonly string[]): Promise<string[]> {
+  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const open = Object.keys(state.pendingClientToolCalls ?? {});
+    const ids = [...open, ...alsoCompleted];
+    if (ids.length === 0) return { write: null, value: open };
+    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) };
+    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: open };
+  });
+  return value;
 }
 
 /** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */
