@@ -55,10 +55,11 @@ function controlPlane(): ControlPlane {
 async function interruptAndMeasure(root: { sessionId: string; runId: string }, child: { sessionId: string; runId: string }, interrupt: () => Promise<void>) {
   const calledAt = Date.now();
   await interrupt();
+  const returnedAt = Date.now();
   const childSeenAt = await runStatusReached(env.stateStore, child.sessionId, child.runId, 'interrupted', STATUS_TIMEOUT_MS);
   const rootSeenAt = await runStatusReached(env.stateStore, root.sessionId, root.runId, 'interrupted', STATUS_TIMEOUT_MS);
   const childEndedAt = (await env.stateStore.getRun(child.sessionId, child.runId))?.endedAt ?? Number.NaN;
-  const latency = { childSeen: childSeenAt - calledAt, childEnded: childEndedAt - calledAt, rootSeen: rootSeenAt - calledAt };
+  const latency = { returned: returnedAt - calledAt, childSeen: childSeenAt - calledAt, childEnded: childEndedAt - calledAt, rootSeen: rootSeenAt - calledAt };
   console.info(`[sub-agent control] ${root.sessionId} interrupt latency (ms): ${JSON.stringify(latency)}`);
   return latency;
 }
@@ -137,11 +138,12 @@ describe('run control of a sub-agent tree from another process', () => {
 
     const calledAt = Date.now();
     await handle.abort('no longer needed');
+    const returnedAt = Date.now();
     const childSeenAt = await runStatusReached(env.stateStore, abortTree.child, childRun.runId, 'aborted', STATUS_TIMEOUT_MS);
     const rootSeenAt = await runStatusReached(env.stateStore, WAIT_ABORT, run.runId, 'aborted', STATUS_TIMEOUT_MS);
     const { result, at } = await outcomeOf(runner, WAIT_ABORT);
     await expectCleanExit(runner);
-    console.info(`[sub-agent control] abort latency (ms): ${JSON.stringify({ childSeen: childSeenAt - calledAt, rootSeen: rootSeenAt - calledAt, workerResult: at - calledAt })}`);
+    console.info(`[sub-agent control] abort latency (ms): ${JSON.stringify({ returned: returnedAt - calledAt, childSeen: childSeenAt - calledAt, rootSeen: rootSeenAt - calledAt, workerResult: at - calledAt })}`);
     expect(childSeenAt - calledAt).toBeLessThan(CONTROL_LATENCY_MS);
     expect(result).toMatchObject({ runId: run.runId, status: 'aborted', completionReason: 'aborted', error: 'Aborted: no longer needed' });
 
@@ -155,5 +157,9 @@ describe('run control of a sub-agent tree from another process', () => {
     await expect(controlPlane().executor.resume(controlPlane().agent, WAIT_ABORT)).rejects.toSatisfy((error: unknown) => NotResumableError.isInstance(error));
     expect((await env.stateStore.listRuns(WAIT_ABORT)).runs).toHaveLength(1);
     expect((await env.stateStore.listRuns(abortTree.child)).runs).toHaveLength(1);
+    // The approval the terminated child waited for is settled: a late answer (routed through the root) is refused.
+    const late = { kind: 'approval-response', sessionId: WAIT_ABORT, toolCallId: TREE_CALLS.transfer, approvalId: TREE_CALLS.transfer, approved: true } as const;
+    expect((await controlPlane().executor.submitToolResult(late)).status).toBe('already_completed');
+    expect(await executionsOf(env.pool, abortTree.child)).toEqual({ [`${APPROVAL_CHECK_RECORD}:${TREE_CALLS.transfer}`]: [runner.pid] });
   }, 90_000);
 });
