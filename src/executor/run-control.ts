@@ -26,11 +26,15 @@ export async function wakeWaitingRun(stateStore: SessionStateStore, sessionId: s
 export async function interruptSession(stateStore: SessionStateStore, sessionId: string, reason?: string): Promise<void> {
   // Every running sub-agent below the session stops too (its flag is its own; the parent then ends interrupted).
   const sessions = [sessionId, ...(await descendantSessions(stateStore, sessionId, ['running']))];
-  for (const id of sessions) await stateStore.setInterruptFlag(id, reason);
-  for (const id of sessions) {
-    const run = await stateStore.getCurrentRun(id);
-    if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
-  }
+  // All flags, then all wake-ups (a woken run must find its flag), each batch at once: the latency of a deep
+  // or wide tree must not grow with a round trip per session.
+  await Promise.all(sessions.map((id) => stateStore.setInterruptFlag(id, reason)));
+  await Promise.all(
+    sessions.map(async (id) => {
+      const run = await stateStore.getCurrentRun(id);
+      if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
+    }),
+  );
 }
 
 /**
