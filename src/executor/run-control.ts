@@ -26,11 +26,15 @@ export async function wakeWaitingRun(stateStore: SessionStateStore, sessionId: s
 export async function interruptSession(stateStore: SessionStateStore, sessionId: string, reason?: string): Promise<void> {
   // Every running sub-agent below the session stops too (its flag is its own; the parent then ends interrupted).
   const sessions = [sessionId, ...(await descendantSessions(stateStore, sessionId, ['running']))];
-  for (const id of sessions) await stateStore.setInterruptFlag(id, reason);
-  for (const id of sessions) {
-    const run = await stateStore.getCurrentRun(id);
-    if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
-  }
+  // All flags, then all wake-ups (a woken run must find its flag), each batch at once: the latency of a deep
+  // or wide tree must not grow with a round trip per session.
+  await Promise.all(sessions.map((id) => stateStore.setInterruptFlag(id, reason)));
+  await Promise.all(
+    sessions.map(async (id) => {
+      const run = await stateStore.getCurrentRun(id);
+      if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
+    }),
+  );
 }
 
 /**
@@ -74,17 +78,17 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
     await DBOS.cancelWorkflow(run.workflowId, { cancelChildren: true });
     await wakeWaitingRun(stateStore, sessionId, run.workflowId);
   }
-  for (const child of descendants) await terminateDescendant(stateStore, child, error);
   const now = Date.now();
+  // Calls the aborted tree waited for are settled: a late submission (always made against this session, which
+  // routes it to the owning descendant) gets `already_completed`.
+  const settledBelow: string[] = [];
+  for (const child of descendants) {
+    await terminateDescendant(stateStore, child, error);
+    settledBelow.push(...(await settleOpenCalls(stateStore, child, now, [])));
+  }
   await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
-  // Calls the aborted run waited for are settled: a late submission gets `already_completed`.
-  await updateSessionWithRetry(stateStore, sessionId, (state) => {
-    const open = Object.keys(state.pendingClientToolCalls ?? {});
-    if (open.length === 0) return { write: null, value: undefined };
-    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(open.map((id) => [id, now])) };
-    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: undefined };
-  });
+  await settleOpenCalls(stateStore, sessionId, now, settledBelow);
   const state = await stateStore.loadState(sessionId);
   const streamId = state?.streamId ?? sessionId;
   const writer = await streamManager.createWriter(streamId, sessionId, state?.agentType ?? 'unknown').catch(() => undefined);
@@ -96,6 +100,21 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
   }
   await streamManager.endStream(streamId);
   return true;
+}
+
+/**
+ * Drop a session's pending calls and record them — and `alsoCompleted` (its descendants' calls) — as completed, so
+ * a late submission gets `already_completed`. Returns the dropped ids.
+ */
+async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string, now: number, alsoCompleted: readonly string[]): Promise<string[]> {
+  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const open = Object.keys(state.pendingClientToolCalls ?? {});
+    const ids = [...open, ...alsoCompleted];
+    if (ids.length === 0) return { write: null, value: open };
+    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) };
+    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: open };
+  });
+  return value;
 }
 
 /** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */
