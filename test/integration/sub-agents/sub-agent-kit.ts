@@ -23,9 +23,17 @@ export const waitTool = defineTool({
   },
 });
 
-/** Child: summarizes; its state accepts the call's arguments. */
+/** Lifecycle hook events of the summarizer's sessions: `[event, sessionId]`. */
+export const childHookEvents: Array<[string, string]> = [];
+
+/** Child: summarizes; its state accepts the call's arguments. Its own lifecycle hooks record their events. */
 export const summarizer = defineAgent({
   name: 'summarizer',
+  hooks: {
+    onAgentStart: ({ sessionId }) => void childHookEvents.push(['start', sessionId]),
+    onAgentComplete: ({ sessionId }) => void childHookEvents.push(['complete', sessionId]),
+    onAgentFail: ({ sessionId }) => void childHookEvents.push(['fail', sessionId]),
+  },
   systemPrompt: 'Summarize.',
   tools: [waitTool],
   stateSchema: z.object({ text: z.string().default(''), delayMs: z.number().default(0) }),

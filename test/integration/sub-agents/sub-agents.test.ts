@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { collectChunks, scriptedLLM } from '../executor/executor-test-kit.js';
-import { childScript, chunksOf, planner, spans, toolResultsOf } from './sub-agent-kit.js';
+import { childHookEvents, childScript, chunksOf, planner, spans, toolResultsOf } from './sub-agent-kit.js';
 
 const llm = scriptedLLM();
 let runtime: TestRuntime;
@@ -70,6 +70,10 @@ describe('ephemeral sub-agents as DBOS child workflows', () => {
       ['sa-1-sub-c-b', 'ephemeral', 'completed', 'c-b'],
     ]);
     for (const ref of refs) expect(ref.completedAt).toBeGreaterThanOrEqual(ref.startedAt);
+    // The children's own lifecycle hooks fired (and the shared stream stayed open for the parent).
+    for (const child of ['sa-1-sub-c-a', 'sa-1-sub-c-b']) {
+      expect(childHookEvents.filter(([, sessionId]) => sessionId === child).map(([event]) => event)).toEqual(['start', 'complete']);
+    }
   });
 
   it('gives a failing child, a dispatch failure and a child over maxSteps to the LLM as tool errors while a sibling completes', async () => {
@@ -101,6 +105,7 @@ describe('ephemeral sub-agents as DBOS child workflows', () => {
       ['f-ok', false],
     ]);
     expect(String(results[0]?.content)).toContain('Sub-agent failed');
+    expect(childHookEvents.filter(([, sessionId]) => sessionId === 'sa-2-sub-f-broken').map(([event]) => event)).toEqual(['start', 'fail']);
     expect(String(results[1]?.content)).toContain('could not be started');
     expect(String(results[2]?.content)).toContain('Max steps exceeded (2)');
     expect(results[3]?.content).toEqual({ summary: 'FINE' });
