@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { AgentAlreadyRunningError, InvalidSubmissionError } from '../../../src/errors/index.js';
 import { HookManager } from '../../../src/hooks/index.js';
 import type { AgentResumedEvent, AgentSuspendedEvent } from '../../../src/hooks/types.js';
@@ -8,6 +6,7 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { agent, counts } from './client-tools-kit.js';
 
 const WARM_MS = 1_500;
 let script: (input: LLMGenerateInput, callIndex: number) => MockLLMResponse = () => ({ type: 'text', text: 'unset' });
@@ -16,34 +15,6 @@ const suspended: AgentSuspendedEvent[] = [];
 const resumed: AgentResumedEvent[] = [];
 const hookManager = new HookManager({ hooks: [{ onAgentSuspended: (event) => void suspended.push(event), onAgentResumed: (event) => void resumed.push(event) }] });
 
-let serverRuns = 0;
-let transfers = 0;
-const pickCity = defineTool({ name: 'pick_city', description: 'Ask the user', parameters: z.object({ prompt: z.string() }), execute: 'client' });
-const quickPick = defineTool({ name: 'quick_pick', description: 'Ask fast', parameters: z.object({}), execute: 'client', timeoutMs: 300 });
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Server lookup',
-  parameters: z.object({ q: z.string() }),
-  execute: async ({ q }) => {
-    serverRuns += 1;
-    return { found: q };
-  },
-});
-const transfer = defineTool({
-  name: 'transfer',
-  description: 'Move money',
-  parameters: z.object({ amount: z.number() }),
-  requireApproval: ({ amount }) => {
-    if (amount < 0) throw new Error('predicate blew up');
-    return amount > 100;
-  },
-  execute: async ({ amount }) => {
-    transfers += 1;
-    return { moved: amount };
-  },
-});
-
-const agent = defineAgent({ name: 'hitl_agent', systemPrompt: 'Help.', tools: [pickCity, quickPick, lookup, transfer], maxSteps: 6 });
 
 /** First call: the given tool calls; every later call: answer with the last tool result's content. */
 function scriptCalls(toolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>): void {
@@ -138,7 +109,7 @@ describe('client-executed tools', () => {
       { id: 'look-1', name: 'lookup', arguments: { q: 'hotels' } },
       { id: 'city-4', name: 'pick_city', arguments: { prompt: 'Where?' } },
     ]);
-    const before = serverRuns;
+    const before = counts.serverRuns;
     const handle = await runtime.executor.execute(agent, 'mixed', { sessionId: 'park-1' });
     const status = await waitForRunStatus('park-1', handle.runId, 'suspended_client_tool', WARM_MS + 5_000);
     expect(status).toBe('suspended_client_tool');
@@ -157,7 +128,7 @@ describe('client-executed tools', () => {
     expect(resumedHandle.runId).not.toBe(handle.runId);
     const final = await resumedHandle.result();
     expect(final.status).toBe('completed');
-    expect(serverRuns - before).toBe(1);
+    expect(counts.serverRuns - before).toBe(1);
     expect(resumed.find((event) => event.sessionId === 'park-1')).toMatchObject({ runId: resumedHandle.runId, previousRunId: handle.runId });
     const messages = (await runtime.stateStore.getMessages('park-1')).messages;
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
@@ -219,14 +190,14 @@ describe('client-executed tools', () => {
 describe('approval gates', () => {
   it('approve runs the tool with the original input; deny records the tool error and skips execute', async () => {
     scriptCalls([{ id: 'tx-1', name: 'transfer', arguments: { amount: 500 } }]);
-    const before = transfers;
+    const before = counts.transfers;
     const approvedHandle = await runtime.executor.execute(agent, 'pay', { sessionId: 'approve-1' });
     expect((await approvedHandle.result()).status).toBe('suspended_client_tool');
     const pending = (await runtime.stateStore.loadState('approve-1'))?.pendingClientToolCalls?.['tx-1'];
     expect(pending).toMatchObject({ kind: 'approval', approvalId: 'tx-1' });
     await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: 'approve-1', toolCallId: 'tx-1', approvalId: 'tx-1', approved: true });
     expect((await (await runtime.executor.getHandle(agent, 'approve-1'))!.result()).status).toBe('completed');
-    expect(transfers - before).toBe(1);
+    expect(counts.transfers - before).toBe(1);
     const approvedTool = (await runtime.stateStore.getMessages('approve-1')).messages.find((message) => message.role === 'tool');
     expect(approvedTool).toMatchObject({ content: { moved: 500 } });
 
@@ -235,17 +206,17 @@ describe('approval gates', () => {
     await deniedHandle.result();
     await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: 'deny-1', toolCallId: 'tx-2', approvalId: 'tx-2', approved: false, reason: 'too much' });
     expect((await (await runtime.executor.getHandle(agent, 'deny-1'))!.result()).status).toBe('completed');
-    expect(transfers - before).toBe(1);
+    expect(counts.transfers - before).toBe(1);
     const deniedTool = (await runtime.stateStore.getMessages('deny-1')).messages.find((message) => message.role === 'tool');
     expect(deniedTool).toMatchObject({ isError: true, content: 'Tool call was not approved by the user' });
   });
 
   it('runs ungated calls directly and treats a throwing predicate as approval required', async () => {
     scriptCalls([{ id: 'tx-3', name: 'transfer', arguments: { amount: 5 } }]);
-    const before = transfers;
+    const before = counts.transfers;
     const small = await runtime.executor.execute(agent, 'small', { sessionId: 'small-1' });
     expect((await small.result()).status).toBe('completed');
-    expect(transfers - before).toBe(1);
+    expect(counts.transfers - before).toBe(1);
 
     scriptCalls([{ id: 'tx-4', name: 'transfer', arguments: { amount: -1 } }]);
     const throwing = await runtime.executor.execute(agent, 'weird', { sessionId: 'throw-1' });
