@@ -115,6 +115,7 @@ export {
   SessionNotContinuableError,
   InvalidSubmissionError,
   NotResumableError,
+  SessionAgentMismatchError,
   type HelixErrorCode,
 } from './errors/index.js';
 

@@ -19,4 +19,5 @@ export {
   SessionNotContinuableError,
   InvalidSubmissionError,
   NotResumableError,
+  SessionAgentMismatchError,
 } from './dbos-errors.js';

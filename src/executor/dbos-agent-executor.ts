@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
-import {
-  AgentAlreadyRunningError,
-  DBOSModeMismatchError,
-  InvalidArgumentError,
-  NotResumableError,
-  SessionAlreadyExistsError,
-  SessionIdRequiredError,
-  SessionNotContinuableError,
-  SessionNotFoundError,
-  WorkspaceUnsupportedError,
-} from '../errors/index.js';
+import { DBOSModeMismatchError, InvalidArgumentError, SessionAlreadyExistsError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../errors/index.js';
 import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
+import { assertValidSessionId } from '../orchestration/session-id.js';
+import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
+import { assertSessionAgent, assertSessionId, refusalError } from './session-refusals.js';
 import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
@@ -86,7 +79,9 @@ export class DBOSAgentExecutor {
    */
   async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
     const sessionId = options?.sessionId;
-    if (typeof sessionId !== 'string' || sessionId.length === 0) throw new SessionIdRequiredError();
+    if (sessionId === undefined || sessionId === null) throw new SessionIdRequiredError();
+    assertSessionId(sessionId);
+    if (options.branch !== undefined) assertValidSessionId(options.branch.fromSessionId, 'branch.fromSessionId');
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
     const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
@@ -96,51 +91,38 @@ export class DBOSAgentExecutor {
     registerAgent(any);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
+    const message = typeof input === 'string' ? input : (input as { message?: unknown })?.message;
+    const sameTurn = typeof message === 'string' ? message : undefined;
 
-    const existing = await stateStore.loadState(sessionId);
-    if (existing === null) {
-      if (options.branch !== undefined) return this.branch(any, input, runId, options);
-      const initial = initializeAgentState(any, input as AgentInput, { runId });
-      try {
-        await stateStore.createSession(sessionId, {
-          agentType: agent.name,
-          customState: initial.customState,
-          status: 'active',
-          mode,
-          streamId: sessionId,
-          ...(options.userId === undefined ? {} : { userId: options.userId }),
-          ...(options.tags === undefined ? {} : { tags: options.tags }),
-          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-        });
-      } catch (error) {
-        if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-        return this.launcher.handleOfRunningSession(any, sessionId, undefined);
+    for (;;) {
+      const existing = await stateStore.loadState(sessionId);
+      assertSessionAgent(existing, agent.name);
+      if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
+      const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
+      const view = sessionViewOf(existing, run);
+      const decision = decideSessionOperation('execute', view);
+      switch (decision.action) {
+        case 'create':
+          return this.createAndStart(any, input, runId, options, sameTurn);
+        case 'attach':
+          return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
+        case 'await_run':
+          if (await repairLostStart(stateStore, sessionId)) continue;
+          // The session was taken for a new run not recorded yet: wait for that run, not the ended one.
+          return this.launcher.handleOfRunningSession(any, sessionId, run?.runId, sameTurn ?? '');
+        case 'start_turn': {
+          if (existing === null) continue;
+          const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
+          const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
+          if (!swapped.ok) continue; // another writer changed the session: decide again
+          await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
+          const withState = typeof input === 'object' && input.state !== undefined;
+          return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
+        }
+        default:
+          throw refusalError('execute', decision.action === 'refuse' ? decision.reason : 'not_continuable', sessionId, view);
       }
-      return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message }, options);
     }
-
-    if (existing.agentType !== agent.name) throw new SessionNotContinuableError(sessionId, `owned by agent "${existing.agentType}"`);
-    if (existing.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
-    if (existing.status === 'active') {
-      if (await repairLostStart(stateStore, sessionId)) return this.execute(agent, input, options);
-      // A parked session waits for humans: a new message must go through submitToolResult()/resume(), not be dropped.
-      if (existing.suspendedStepId !== undefined && (await stateStore.getCurrentRun(sessionId))?.status === 'suspended_client_tool') {
-        throw new AgentAlreadyRunningError(sessionId, 'suspended_client_tool');
-      }
-      return this.launcher.handleOfRunningSession(any, sessionId, undefined);
-    }
-    if (existing.status !== 'completed') throw new SessionNotContinuableError(sessionId, existing.status);
-
-    const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
-    const previousRun = await stateStore.getCurrentRun(sessionId);
-    const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
-    if (!swapped.ok) {
-      if (swapped.currentStatus === 'active') return this.launcher.handleOfRunningSession(any, sessionId, previousRun?.runId);
-      throw new AgentAlreadyRunningError(sessionId, swapped.currentStatus ?? 'missing');
-    }
-    await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
-    const withState = typeof input === 'object' && input.state !== undefined;
-    return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
   }
 
   /**
@@ -154,26 +136,26 @@ export class DBOSAgentExecutor {
    * const handle = await executor.resume(agent, sessionId);
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
     for (;;) {
       const state = await stateStore.loadState(sessionId);
-      if (state === null) throw new SessionNotFoundError(sessionId);
+      assertSessionAgent(state, agent.name);
       const run = await stateStore.getCurrentRun(sessionId);
-      if (state.failureReason === 'aborted') throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
-      // A parked session keeps `suspendedStepId` until a resume takes it (see takeForResume).
-      const parked = state.status === 'active' && run?.status === 'suspended_client_tool' && state.suspendedStepId !== undefined;
-      if (state.status === 'active' && !parked) {
+      const view = sessionViewOf(state, run);
+      const decision = decideSessionOperation('resume', view);
+      if (decision.action === 'attach' && run !== null) return this.launcher.handleFor(any, sessionId, run);
+      if (decision.action === 'await_run') {
         if (await repairLostStart(stateStore, sessionId)) continue;
-        if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
         // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
-        if (run.status !== 'running') return this.launcher.handleOfRunningSession(any, sessionId, run.runId);
-        return this.launcher.handleFor(any, sessionId, run);
+        return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
       }
-      if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
-        throw new NotResumableError(sessionId, state.status, state.status === 'failed' ? 'use retry() for a failed session.' : 'use execute() to start a new turn.');
+      if (decision.action !== 'take_and_start' || state === null) {
+        throw refusalError('resume', decision.action === 'refuse' ? decision.reason : 'not_resumable', sessionId, view);
       }
+      const parked = state.status === 'active';
       // Validate a rewind target before taking the session: a throw after the swap would leave it `active` with no run.
       const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
       if (!(await takeForResume(stateStore, sessionId, state, parked))) {
@@ -199,13 +181,16 @@ export class DBOSAgentExecutor {
    * if ((await handle.result()).status === 'failed') await executor.retry(agent, handle.sessionId);
    */
   async retry<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
     const state = await stateStore.loadState(sessionId);
-    if (state === null) throw new SessionNotFoundError(sessionId);
+    assertSessionAgent(state, agent.name);
     const run = await stateStore.getCurrentRun(sessionId);
-    if (state.status !== 'failed') throw new NotResumableError(sessionId, state.status, 'only a failed session can be retried.');
+    const view = sessionViewOf(state, run);
+    const decision = decideSessionOperation('retry', view);
+    if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);
     const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
     if (!swapped.ok) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
     await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
@@ -224,6 +209,8 @@ export class DBOSAgentExecutor {
    * const { status } = await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result: { city: 'Oslo' } });
    */
   async submitToolResult(params: SubmitToolResult): Promise<SubmitToolResultResponse> {
+    const sessionId = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
+    if (typeof sessionId === 'string') assertSessionId(sessionId);
     return submitToolResult(this.config.stateStore, this.logger, params);
   }
 
@@ -235,7 +222,9 @@ export class DBOSAgentExecutor {
    * if (handle) console.log((await handle.result()).status);
    */
   async getHandle<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string): Promise<AgentExecutionHandle<TOutput> | null> {
+    assertSessionId(sessionId);
     registerAgent(agent as AnyAgentConfig);
+    assertSessionAgent(await this.config.stateStore.loadState(sessionId), agent.name);
     const run = await this.config.stateStore.getCurrentRun(sessionId);
     return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
   }
@@ -260,19 +249,33 @@ export class DBOSAgentExecutor {
     return undefined;
   }
 
-  private async branch(agent: AnyAgentConfig, input: AgentInput, runId: string, options: ExecuteOptions): Promise<AgentExecutionHandle<any>> {
+  /** Create the session (or branch it from another one) and start its first run. */
+  private async createAndStart(agent: AnyAgentConfig, input: AgentInput, runId: string, options: ExecuteOptions, sameTurn: string | undefined): Promise<AgentExecutionHandle<any>> {
     const { stateStore } = this.config;
     const { sessionId, branch } = options;
-    if (branch === undefined) throw new Error('unreachable');
+    const initial = initializeAgentState(agent, input, { runId });
     try {
+      if (branch === undefined) {
+        await stateStore.createSession(sessionId, {
+          agentType: agent.name,
+          customState: initial.customState,
+          status: 'active',
+          mode: options.mode ?? 'standard',
+          streamId: sessionId,
+          ...(options.userId === undefined ? {} : { userId: options.userId }),
+          ...(options.tags === undefined ? {} : { tags: options.tags }),
+          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+        });
+        return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
+      }
       await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
     } catch (error) {
       if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-      return this.launcher.handleOfRunningSession(agent, sessionId, undefined);
+      return this.launcher.handleOfRunningSession(agent, sessionId, undefined, sameTurn ?? '');
     }
     const cloned = await stateStore.loadState(sessionId);
-    const initial = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
-    await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: initial.customState, output: undefined, error: undefined });
-    return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
+    const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
+    await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });
+    return this.launcher.startRun(agent, sessionId, runId, { userMessage: branched.message }, options);
   }
 }

@@ -66,15 +66,24 @@ export class RunLauncher {
 
   /**
    * The session is active: a handle to its current run (waiting briefly for a concurrent winner to record
-   * it), restarting the run's workflow if a crash came between the run record and the workflow start.
+   * it), restarting the run's workflow if a crash came between the run record and the workflow start. With
+   * `message` (execute), the run must be the turn of that same message, else `AGENT_ALREADY_RUNNING`.
    */
-  async handleOfRunningSession(agent: AnyAgentConfig, sessionId: string, previousRunId: string | undefined): Promise<AgentExecutionHandle<any>> {
+  async handleOfRunningSession(
+    agent: AnyAgentConfig,
+    sessionId: string,
+    previousRunId: string | undefined,
+    message?: string,
+  ): Promise<AgentExecutionHandle<any>> {
     const deadline = Date.now() + RUN_RECORD_WAIT_MS;
     for (;;) {
       const run = await this.config.stateStore.getCurrentRun(sessionId);
       if (run !== null && run.runId !== previousRunId && run.workflowId !== undefined) {
-        if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         const input = (run.metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+        // A call repeating the running turn's own message gets its handle (idempotent retries); another message
+        // must not be dropped silently.
+        if (message !== undefined && input?.userMessage?.content !== message) throw new AgentAlreadyRunningError(sessionId, run.status);
+        if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
         if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, await this.startWorkflow(input));
       }
