@@ -6,6 +6,7 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
+import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
@@ -117,14 +118,44 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
           if (!isDBOSControlError(error)) throw error;
         }
       }
-      const status = await DBOS.getWorkflowStatus(this.workflowId);
-      if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
+      for (;;) {
+        if ((await DBOS.getWorkflowStatus(this.workflowId)) !== null) break;
+        // The DBOS record is gone (reset or garbage-collected): the run record answers for a run that ended;
+        // a run left `running` is repaired to `failed` once it is old enough, so the advised retry() works.
+        const recorded = await this.recordedResult();
+        if (recorded !== undefined) return recorded;
+        const { stateStore, streamManager } = this.context;
+        if (await repairStuckRun(stateStore, streamManager, this.sessionId, { missingAfterMs: MISSING_WORKFLOW_AFTER_MS })) {
+          throw new DBOSWorkflowNotFoundError(this.workflowId);
+        }
+        await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+      }
       return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;
       throw error;
     }
+  }
+
+  /** The outcome the run record holds for an ended run (its output from the session while it is the latest run). */
+  private async recordedResult(): Promise<AgentResult<TOutput> | undefined> {
+    const { stateStore } = this.context;
+    const run = await stateStore.getRun(this.sessionId, this.runId);
+    if (run === null || run.status === 'running') return undefined;
+    if (run.status === 'aborted') return this.abortedOutcome(run);
+    const state = run.status === 'completed' ? await stateStore.loadState(this.sessionId) : null;
+    const latest = (await stateStore.getCurrentRun(this.sessionId))?.runId === this.runId;
+    const output = latest && state?.output !== undefined && state.output !== null ? { output: state.output as TOutput } : {};
+    return {
+      sessionId: this.sessionId,
+      runId: this.runId,
+      status: run.status === 'completed' || run.status === 'failed' || run.status === 'interrupted' ? run.status : 'suspended_client_tool',
+      completionReason: run.completionReason ?? (run.status === 'completed' ? 'text_response' : run.status === 'failed' ? 'failed' : run.status === 'interrupted' ? 'interrupted' : 'suspended'),
+      stepCount: run.stepCount,
+      ...output,
+      ...(run.error === undefined ? {} : { error: run.error }),
+    };
   }
 
   /** The result of a run cancelled by abort(). */

@@ -13,6 +13,7 @@ import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
+import { repairStuckRun } from './stuck-run.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
@@ -99,6 +100,7 @@ export class DBOSAgentExecutor {
       assertSessionAgent(existing, agent.name);
       if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
       const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
+      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
       const view = sessionViewOf(existing, run);
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {
@@ -144,6 +146,7 @@ export class DBOSAgentExecutor {
       const state = await stateStore.loadState(sessionId);
       assertSessionAgent(state, agent.name);
       const run = await stateStore.getCurrentRun(sessionId);
+      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
       const view = sessionViewOf(state, run);
       const decision = decideSessionOperation('resume', view);
       if (decision.action === 'attach' && run !== null) return this.launcher.handleFor(any, sessionId, run);
@@ -188,6 +191,7 @@ export class DBOSAgentExecutor {
     const state = await stateStore.loadState(sessionId);
     assertSessionAgent(state, agent.name);
     const run = await stateStore.getCurrentRun(sessionId);
+    if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) return this.retry(agent, sessionId, options);
     const view = sessionViewOf(state, run);
     const decision = decideSessionOperation('retry', view);
     if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);

@@ -24,6 +24,12 @@ export interface RuntimeDependencies {
 
 /** How long a step waits for the executor to be constructed (or an agent registered) before failing. */
 const BINDING_WAIT_MS = 120_000;
+let bindingWaitMs = BINDING_WAIT_MS;
+
+/** @internal Shorten the binding wait (tests of a run whose agent never registers). `undefined` restores the default. */
+export function setBindingWaitMsForTesting(ms: number | undefined): void {
+  bindingWaitMs = ms ?? BINDING_WAIT_MS;
+}
 
 class Slot<T> {
   private current: T | undefined;
@@ -46,7 +52,7 @@ class Slot<T> {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((waiter) => waiter !== wake);
         reject(new Error(`Timed out waiting for ${what}; construct the DBOSAgentExecutor and register agents before DBOS.launch().`));
-      }, BINDING_WAIT_MS);
+      }, bindingWaitMs);
       timer.unref();
       const wake = (value: T): void => {
         clearTimeout(timer);
