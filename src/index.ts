@@ -132,7 +132,7 @@ export type {
   PendingClientToolCall,
   SubSessionRef,
 } from './types/session.js';
-export type { StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
+export type { RunSuspendedChunk, StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
 export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';
 export type { AgentResult, SuspensionInfo } from './types/result.js';
 export type { UsageRecord, UsageSummary } from './types/usage.js';

@@ -202,10 +202,10 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 }
 
 /**
- * Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
+ * @internal Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
  * is open while its owner's entry has no submission and the root has not recorded it completed.
  */
-async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
+export async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
   const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([toolCallId, owner]) => owner !== root.sessionId && root.completedClientToolCalls?.[toolCallId] === undefined);
   if (owned.length === 0) return [];
   const owners = new Map<string, SessionState | null>();

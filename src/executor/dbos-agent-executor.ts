@@ -7,13 +7,14 @@ import { initializeAgentState } from '../orchestration/index.js';
 import { assertValidSessionId } from '../orchestration/session-id.js';
 import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
 import { assertSessionAgent, assertSessionId, refusalError } from './session-refusals.js';
-import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
+import { bindRuntimeDependencies, peekRegisteredAgent, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
 import { repairStuckRun } from './stuck-run.js';
+import { followUpSubmission } from './submit-follow-up.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
@@ -206,7 +207,10 @@ export class DBOSAgentExecutor {
 
   /**
    * Answer a pending client-executed tool call or approval request, exactly once. Wakes a warm run in place
-   * (same runId); for a parked run, call `resume()` afterwards.
+   * (same runId; `next: 'continues'`); a parked run needs `resume()` after its last answer (`next: 'needs_resume'`),
+   * or is resumed here with `autoResumeOnSubmit` (`next: 'resumed'`, exactly one run under concurrent submits).
+   *
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for an invalid session id.
    *
    * @throws InvalidSubmissionError `INVALID_SUBMISSION` for a malformed payload (nothing is changed).
    * @example
@@ -215,7 +219,16 @@ export class DBOSAgentExecutor {
   async submitToolResult(params: SubmitToolResult): Promise<SubmitToolResultResponse> {
     const sessionId = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
     if (typeof sessionId === 'string') assertSessionId(sessionId);
-    return submitToolResult(this.config.stateStore, this.logger, params);
+    const response = await submitToolResult(this.config.stateStore, this.logger, params);
+    if (response.status !== 'accepted') return response;
+    const followUp = await followUpSubmission(this.config.stateStore, response.sessionId);
+    const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
+    if (followUp.next === 'continues' || followUp.openCalls > 0 || this.config.autoResumeOnSubmit !== true || agent === undefined) {
+      return { ...response, next: followUp.next };
+    }
+    // The last open call of a parked run: resume it (concurrent submits converge on one run through resume()'s CAS).
+    const handle = await this.resume(agent, response.sessionId);
+    return { ...response, next: 'resumed', runId: handle.runId };
   }
 
   /**

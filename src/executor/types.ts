@@ -37,6 +37,11 @@ export interface DBOSAgentExecutorConfig {
    * place, same runId) before it parks durably and ends its workflow (then `resume()` continues it). Default 60 000.
    */
   hitlWarmWindowMs?: number;
+  /**
+   * Resume a parked run by itself once its last pending call is answered through `submitToolResult()` (which
+   * then answers `next: 'resumed'`). Exactly one run starts under concurrent submits. Default false.
+   */
+  autoResumeOnSubmit?: boolean;
 }
 
 /**

@@ -81,6 +81,15 @@ export class ClientToolStep {
         await emitter.emit({ type: 'tool_approval_request', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input, approvalId });
       }
     }
+    if (open.length > 0) {
+      const calls = open.map(({ call, kind, approvalId }) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        kind: kind === 'client' ? ('client' as const) : ('approval' as const),
+        ...(kind === 'client' || approvalId === undefined ? {} : { approvalId }),
+      }));
+      await emitter.emit({ type: 'run_suspended', runId: input.runId, reason: 'client_tool', calls });
+    }
     await emitter.flush();
     if (open.length === 0) return { createdAt };
     dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });

@@ -135,6 +135,11 @@ function registerOne(agent: AnyAgentConfig): void {
   slot.set(agent);
 }
 
+/** @internal The agent registered in this process under `agentType`, if any (no waiting). */
+export function peekRegisteredAgent(agentType: string): AnyAgentConfig | undefined {
+  return agents.get(agentType)?.peek();
+}
+
 /** @internal The registered agent, waiting for registration if needed. */
 export async function resolveRegisteredAgent(agentType: string): Promise<AnyAgentConfig> {
   let slot = agents.get(agentType);
