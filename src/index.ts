@@ -56,6 +56,7 @@ export {
 } from './agent/index.js';
 
 // Storage
+export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';
 export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
 

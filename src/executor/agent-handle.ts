@@ -7,7 +7,8 @@ import type { AgentResult } from '../types/result.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
-import type { AgentExecutionHandle, ResumeOptions } from './types.js';
+import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
+import type { UsageStore } from '../usage/usage-store.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
@@ -18,7 +19,7 @@ const RESULT_POLL_MS = 100;
 export interface HandleCallbacks {
   send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<any>>;
   resume(options?: ResumeOptions): Promise<AgentExecutionHandle<any>>;
-  retry(): Promise<AgentExecutionHandle<any>>;
+  retry(options?: RetryOptions): Promise<AgentExecutionHandle<any>>;
   interrupt(reason?: string): Promise<void>;
   abort(reason?: string): Promise<void>;
 }
@@ -30,6 +31,8 @@ export interface HandleContext {
   streamId: string;
   startSequence: number;
   callbacks: HandleCallbacks;
+  /** Fills `usage` of a result that has none (`getHandle(..., { usageStore })`). */
+  usageStore?: UsageStore;
   /** The live DBOS handle when this process started the workflow (awaits its promise instead of polling). */
   liveHandle?: WorkflowHandle<unknown>;
 }
@@ -60,6 +63,13 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
    * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
    */
   async result(): Promise<AgentResult<TOutput>> {
+    const result = await this.outcome();
+    const { usageStore } = this.context;
+    if (result.usage !== undefined || usageStore === undefined) return result;
+    return { ...result, usage: await usageStore.getRunUsage(this.sessionId, this.runId) };
+  }
+
+  private async outcome(): Promise<AgentResult<TOutput>> {
     const final = this.finalResult();
     final.catch(() => undefined);
     let settled: { value: AgentResult<TOutput> } | { error: unknown } | undefined;
@@ -96,8 +106,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     return this.context.callbacks.resume(options) as Promise<AgentExecutionHandle<TOutput>>;
   }
 
-  async retry(): Promise<AgentExecutionHandle<TOutput>> {
-    return this.context.callbacks.retry() as Promise<AgentExecutionHandle<TOutput>>;
+  async retry(options?: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {
+    return this.context.callbacks.retry(options) as Promise<AgentExecutionHandle<TOutput>>;
   }
 
   async interrupt(reason?: string): Promise<void> {

@@ -13,6 +13,7 @@ import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
+import { releaseRuntimeResources } from './runtime-resources.js';
 import { repairStuckRun } from './stuck-run.js';
 import { followUpSubmission } from './submit-follow-up.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
@@ -57,7 +58,7 @@ export class DBOSAgentExecutor {
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({
       send: (input) => this.execute(agent, input, { sessionId }),
       resume: (options) => this.resume(agent, sessionId, options),
-      retry: () => this.retry(agent, sessionId),
+      retry: (options) => this.retry(agent, sessionId, options),
       interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
       abort: async (reason) => void (await abortSession(config.stateStore, config.streamManager, sessionId, reason)),
     }));
@@ -238,12 +239,31 @@ export class DBOSAgentExecutor {
    * const handle = await executor.getHandle(agent, 'trip-1');
    * if (handle) console.log((await handle.result()).status);
    */
-  async getHandle<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string): Promise<AgentExecutionHandle<TOutput> | null> {
+  async getHandle<TState, TOutput>(
+    agent: Agent<TState, TOutput>,
+    sessionId: string,
+    options: Pick<ExecuteOptions, 'usageStore'> = {},
+  ): Promise<AgentExecutionHandle<TOutput> | null> {
     assertSessionId(sessionId);
     registerAgent(agent as AnyAgentConfig);
     assertSessionAgent(await this.config.stateStore.loadState(sessionId), agent.name);
     const run = await this.config.stateStore.getCurrentRun(sessionId);
-    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
+    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run, undefined, options.usageStore);
+  }
+
+  /**
+   * Release what the executor holds in this process: cached stream writers (flushed first) and the per-run
+   * hook and usage-store registrations. Call after `DBOS.shutdown()`; then close the stores and the stream
+   * manager you created (the executor never closes them: the app owns them). With nothing else open, the
+   * process then exits by itself.
+   *
+   * @example
+   * await DBOS.shutdown();
+   * await executor.close();
+   * await Promise.all([stateStore.close(), streamManager.close()]);
+   */
+  async close(): Promise<void> {
+    await releaseRuntimeResources();
   }
 
   /**

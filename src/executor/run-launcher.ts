@@ -3,7 +3,8 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { AgentAlreadyRunningError } from '../errors/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
-import { workflowHookManagers } from '../steps/runtime-registry.js';
+import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
+import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { standardWorkflowId } from '../orchestration/ids.js';
@@ -30,7 +31,13 @@ export class RunLauncher {
   ) {}
 
   /** Record the run, register its hooks and start its workflow (deterministic id). */
-  async startRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager'>): Promise<AgentExecutionHandle<any>> {
+  async startRun(
+    agent: AnyAgentConfig,
+    sessionId: string,
+    runId: string,
+    turn: TurnInput,
+    options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
+  ): Promise<AgentExecutionHandle<any>> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
@@ -60,6 +67,7 @@ export class RunLauncher {
       metadata: { workflowInput },
     });
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
+    if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
     const live = await this.startWorkflow(workflowInput);
     return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, live);
   }
@@ -98,6 +106,7 @@ export class RunLauncher {
     sessionId: string,
     run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
     liveHandle?: WorkflowHandle<unknown>,
+    usageStore?: UsageStore,
   ): AgentExecutionHandle<any> {
     const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
     return new DBOSAgentHandle(sessionId, run.runId, workflowId, {
@@ -107,6 +116,7 @@ export class RunLauncher {
       startSequence: run.startSequence,
       callbacks: this.callbacks(agent, sessionId),
       ...(liveHandle === undefined ? {} : { liveHandle }),
+      ...(usageStore === undefined ? {} : { usageStore }),
     });
   }
 

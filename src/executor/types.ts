@@ -62,6 +62,8 @@ export interface ExecuteOptions {
   userId?: string;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** Meter this run (its LLM calls and tools) into this store instead of the executor's `usageStore`. */
+  usageStore?: UsageStore;
   /** Start the new session `sessionId` as a branch of another session at one of its checkpoints. */
   branch?: { fromSessionId: string; checkpointId?: string };
 }
@@ -121,7 +123,7 @@ export interface AgentExecutionHandle<TOutput = unknown> {
   /** Resume an interrupted or parked session (see `DBOSAgentExecutor.resume`). */
   resume(options?: ResumeOptions): Promise<AgentExecutionHandle<TOutput>>;
   /** Re-run a failed session from its message history (see `DBOSAgentExecutor.retry`). */
-  retry(): Promise<AgentExecutionHandle<TOutput>>;
+  retry(options?: RetryOptions): Promise<AgentExecutionHandle<TOutput>>;
   /** Durable interrupt: the run ends `interrupted` at its next step boundary or at once if waiting; resumable. */
   interrupt(reason?: string): Promise<void>;
   /** Cancel the run: it ends `aborted` and the session is not resumable. */

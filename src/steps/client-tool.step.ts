@@ -11,7 +11,7 @@ import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
-import { workflowHookManagers } from './runtime-registry.js';
+import { workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
@@ -146,6 +146,7 @@ export class ClientToolStep {
     forgetWorkflow(input.workflowId);
     forgetHistory(input.sessionId);
     workflowHookManagers.unregister(input.workflowId);
+    workflowUsageStores.delete(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (input.parent === undefined) await streamManager.endStream(input.streamId);
     else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });

@@ -10,7 +10,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
-import { runtimeDependencies, workflowHookManagers } from './runtime-registry.js';
+import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -138,6 +138,7 @@ export class RunLifecycleStep {
     forgetWorkflow(input.workflowId);
     forgetHistory(input.sessionId);
     const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
+    workflowUsageStores.delete(input.workflowId);
     return {
       sessionId: input.sessionId,
       runId: input.runId,

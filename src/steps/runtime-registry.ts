@@ -135,6 +135,9 @@ function registerOne(agent: AnyAgentConfig): void {
   slot.set(agent);
 }
 
+/** @internal Per-call usage stores (`ExecuteOptions.usageStore`) by workflow id; steps prefer them over the executor's. */
+export const workflowUsageStores = new Map<string, UsageStore>();
+
 /** @internal The agent registered in this process under `agentType`, if any (no waiting). */
 export function peekRegisteredAgent(agentType: string): AnyAgentConfig | undefined {
   return agents.get(agentType)?.peek();

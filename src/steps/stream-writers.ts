@@ -71,3 +71,10 @@ export async function releaseStreamWriter(streamId: string, agentId: string): Pr
   writers.delete(key);
   if (entry !== undefined) await (await entry.writer).close().catch(() => undefined);
 }
+
+/** @internal Flush and forget every cached writer (the executor's `close()`). */
+export async function releaseAllStreamWriters(): Promise<void> {
+  const entries = [...writers.values()];
+  writers.clear();
+  await Promise.all(entries.map(async (entry) => (await entry.writer).close().catch(() => undefined)));
+}
