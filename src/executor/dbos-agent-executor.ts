@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
-import { DBOSModeMismatchError, InvalidArgumentError, SessionAlreadyExistsError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../errors/index.js';
+import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../errors/index.js';
 import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { assertValidSessionId } from '../orchestration/session-id.js';
@@ -13,6 +13,7 @@ import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
+import { createAndStart } from './session-creation.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 import { repairStuckRun } from './stuck-run.js';
 import { followUpSubmission } from './submit-follow-up.js';
@@ -107,7 +108,7 @@ export class DBOSAgentExecutor {
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {
         case 'create':
-          return this.createAndStart(any, input, runId, options, sameTurn);
+          return createAndStart(this.config.stateStore, this.launcher, any, input, runId, options, sameTurn);
         case 'attach':
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':
@@ -284,35 +285,5 @@ export class DBOSAgentExecutor {
    */
   getWorkspaceRegistry(): undefined {
     return undefined;
-  }
-
-  /** Create the session (or branch it from another one) and start its first run. */
-  private async createAndStart(agent: AnyAgentConfig, input: AgentInput, runId: string, options: ExecuteOptions, sameTurn: string | undefined): Promise<AgentExecutionHandle<any>> {
-    const { stateStore } = this.config;
-    const { sessionId, branch } = options;
-    const initial = initializeAgentState(agent, input, { runId });
-    try {
-      if (branch === undefined) {
-        await stateStore.createSession(sessionId, {
-          agentType: agent.name,
-          customState: initial.customState,
-          status: 'active',
-          mode: options.mode ?? 'standard',
-          streamId: sessionId,
-          ...(options.userId === undefined ? {} : { userId: options.userId }),
-          ...(options.tags === undefined ? {} : { tags: options.tags }),
-          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-        });
-        return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
-      }
-      await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
-    } catch (error) {
-      if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-      return this.launcher.handleOfRunningSession(agent, sessionId, undefined, sameTurn ?? '');
-    }
-    const cloned = await stateStore.loadState(sessionId);
-    const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
-    await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });
-    return this.launcher.startRun(agent, sessionId, runId, { userMessage: branched.message }, options);
   }
 }
