@@ -117,6 +117,7 @@ export {
   InvalidSubmissionError,
   NotResumableError,
   SessionAgentMismatchError,
+  DBOSStepContextError,
   type HelixErrorCode,
 } from './errors/index.js';
 

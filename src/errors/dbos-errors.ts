@@ -180,3 +180,24 @@ export class SessionAgentMismatchError extends HelixError {
     return hasCode(error, 'SESSION_AGENT_MISMATCH');
   }
 }
+
+/**
+ * An executor operation that starts or awaits an agent run was called from inside a DBOS step. A step must
+ * not start workflows or await them; call it from the workflow body (replay-safe there) or outside DBOS.
+ *
+ * @example
+ * if (DBOSStepContextError.isInstance(error)) console.log(error.operation); // 'execute'
+ */
+export class DBOSStepContextError extends HelixError {
+  constructor(readonly operation: string) {
+    super(
+      'DBOS_STEP_CONTEXT',
+      `${operation}() cannot run inside a DBOS step (a step may not start or await workflows); call it from your @DBOS.workflow body, where it is replay-safe, or outside DBOS.`,
+      { data: { operation } },
+    );
+    this.name = 'DBOSStepContextError';
+  }
+  static override isInstance(error: unknown): error is DBOSStepContextError {
+    return hasCode(error, 'DBOS_STEP_CONTEXT');
+  }
+}

@@ -22,6 +22,7 @@ export const HELIX_ERROR_CODES = [
   'NOT_RESUMABLE',
   'SESSION_NOT_CONTINUABLE',
   'SESSION_AGENT_MISMATCH',
+  'DBOS_STEP_CONTEXT',
   // Agent server (helix-agents-dbos/server)
   'SERVER_AUTH_NOT_CONFIGURED',
   'UNAUTHENTICATED',

@@ -20,4 +20,5 @@ export {
   InvalidSubmissionError,
   NotResumableError,
   SessionAgentMismatchError,
+  DBOSStepContextError,
 } from './dbos-errors.js';

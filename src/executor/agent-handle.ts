@@ -1,5 +1,5 @@
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
-import { DBOSWorkflowNotFoundError } from '../errors/index.js';
+import { DBOSStepContextError, DBOSWorkflowNotFoundError } from '../errors/index.js';
 import { isDBOSControlError } from '../workflows/dbos-control-errors.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -62,8 +62,14 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
    * The run's outcome: its final result, or — as soon as it waits for client tool results or approvals — a
    * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
    */
+  /** The stream sequence this run started after. */
+  get startSequence(): number {
+    return this.context.startSequence;
+  }
+
   async result(): Promise<AgentResult<TOutput>> {
-    const result = await this.outcome();
+    if (DBOS.isInStep()) throw new DBOSStepContextError('result');
+    const result = DBOS.isInWorkflow() ? await this.durableOutcome() : await this.outcome();
     const { usageStore } = this.context;
     if (result.usage !== undefined || usageStore === undefined) return result;
     return { ...result, usage: await usageStore.getRunUsage(this.sessionId, this.runId) };
@@ -141,6 +147,20 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
         await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
       }
       return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));
+    } catch (error) {
+      const aborted = await this.abortedResult();
+      if (aborted !== undefined) return aborted;
+      throw error;
+    }
+  }
+
+  /**
+   * Inside a user's workflow body: one durable wait on the run's workflow (DBOS records its outcome, so a
+   * recovered caller replays it). No early `suspended_client_tool` answer here: the run's own outcome only.
+   */
+  private async durableOutcome(): Promise<AgentResult<TOutput>> {
+    try {
+      return await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult();
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;

@@ -7,7 +7,7 @@ import { initializeAgentState } from '../orchestration/index.js';
 import { assertValidSessionId } from '../orchestration/session-id.js';
 import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
 import { assertSessionAgent, assertSessionId, refusalError } from './session-refusals.js';
-import { bindRuntimeDependencies, peekRegisteredAgent, registerAgent } from '../steps/runtime-registry.js';
+import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
@@ -16,11 +16,12 @@ import { RunLauncher } from './run-launcher.js';
 import { createAndStart } from './session-creation.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 import { repairStuckRun } from './stuck-run.js';
-import { followUpSubmission } from './submit-follow-up.js';
+import { submitAndFollowUp } from './submit-follow-up.js';
+import { observingRun, startingRun } from './replay-safe.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
-import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
+import type { SubmitToolResult, SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 
 type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
@@ -82,6 +83,10 @@ export class DBOSAgentExecutor {
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
   async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'execute', () => this.executeNow(agent, input, options));
+  }
+
+  private async executeNow<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
     const sessionId = options?.sessionId;
     if (sessionId === undefined || sessionId === null) throw new SessionIdRequiredError();
     assertSessionId(sessionId);
@@ -141,6 +146,10 @@ export class DBOSAgentExecutor {
    * const handle = await executor.resume(agent, sessionId);
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+  }
+
+  private async resumeNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
     assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
@@ -187,6 +196,10 @@ export class DBOSAgentExecutor {
    * if ((await handle.result()).status === 'failed') await executor.retry(agent, handle.sessionId);
    */
   async retry<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'retry', () => this.retryNow(agent, sessionId, options));
+  }
+
+  private async retryNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {
     assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
@@ -194,7 +207,7 @@ export class DBOSAgentExecutor {
     const state = await stateStore.loadState(sessionId);
     assertSessionAgent(state, agent.name);
     const run = await stateStore.getCurrentRun(sessionId);
-    if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) return this.retry(agent, sessionId, options);
+    if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) return this.retryNow(agent, sessionId, options);
     const view = sessionViewOf(state, run);
     const decision = decideSessionOperation('retry', view);
     if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);
@@ -221,16 +234,8 @@ export class DBOSAgentExecutor {
   async submitToolResult(params: SubmitToolResult): Promise<SubmitToolResultResponse> {
     const sessionId = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
     if (typeof sessionId === 'string') assertSessionId(sessionId);
-    const response = await submitToolResult(this.config.stateStore, this.logger, params);
-    if (response.status !== 'accepted') return response;
-    const followUp = await followUpSubmission(this.config.stateStore, response.sessionId);
-    const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
-    if (followUp.next === 'continues' || followUp.openCalls > 0 || this.config.autoResumeOnSubmit !== true || agent === undefined) {
-      return { ...response, next: followUp.next };
-    }
-    // The last open call of a parked run: resume it (concurrent submits converge on one run through resume()'s CAS).
-    const handle = await this.resume(agent, response.sessionId);
-    return { ...response, next: 'resumed', runId: handle.runId };
+    const resume = this.config.autoResumeOnSubmit === true ? (agent: AnyAgentConfig, id: string) => this.resume(agent, id) : undefined;
+    return submitAndFollowUp(this.config.stateStore, this.logger, params, resume);
   }
 
   /**
@@ -247,9 +252,11 @@ export class DBOSAgentExecutor {
   ): Promise<AgentExecutionHandle<TOutput> | null> {
     assertSessionId(sessionId);
     registerAgent(agent as AnyAgentConfig);
-    assertSessionAgent(await this.config.stateStore.loadState(sessionId), agent.name);
-    const run = await this.config.stateStore.getCurrentRun(sessionId);
-    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run, undefined, options.usageStore);
+    const { stateStore } = this.config;
+    return observingRun(this.launcher, agent as AnyAgentConfig, sessionId, async () => {
+      assertSessionAgent(await stateStore.loadState(sessionId), agent.name);
+      return stateStore.getCurrentRun(sessionId);
+    }, options);
   }
 
   /**

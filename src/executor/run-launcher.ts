@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { AgentAlreadyRunningError } from '../errors/index.js';
@@ -24,6 +25,8 @@ import type { TurnInput } from '../orchestration/resume-turn.js';
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
+  private readonly deferred = new AsyncLocalStorage<AgentWorkflowInput[]>();
+
   constructor(
     private readonly config: DBOSAgentExecutorConfig,
     private readonly hookManager: HookManager,
@@ -120,7 +123,30 @@ export class RunLauncher {
     });
   }
 
-  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+  /**
+   * Run `call` with workflow starts deferred: they are collected instead of started (the caller, a step of a
+   * user's workflow, records them; the workflow body then starts them as child workflows with `launch`).
+   */
+  async deferringLaunches<T>(call: () => Promise<T>): Promise<{ value: T; launches: AgentWorkflowInput[] }> {
+    const launches: AgentWorkflowInput[] = [];
+    const value = await this.deferred.run(launches, call);
+    return { value, launches };
+  }
+
+  /** Start a run's workflow (a child workflow when called from a workflow body; the id makes it start once). */
+  async launch(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+    markWorkflowStartedHere(input.workflowId);
+    // DBOS needs the registered (decorated) static method itself, not a wrapper.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+  }
+
+  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown> | undefined> {
+    const deferred = this.deferred.getStore();
+    if (deferred !== undefined) {
+      deferred.push(input);
+      return undefined;
+    }
     markWorkflowStartedHere(input.workflowId);
     // DBOS needs the registered (decorated) static method itself, not a wrapper.
     // eslint-disable-next-line @typescript-eslint/unbound-method
