@@ -58,6 +58,7 @@ export {
 } from './agent/index.js';
 
 // Storage
+export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';
 export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
 
@@ -118,6 +119,8 @@ export {
   SessionNotContinuableError,
   InvalidSubmissionError,
   NotResumableError,
+  SessionAgentMismatchError,
+  DBOSStepContextError,
   type HelixErrorCode,
 } from './errors/index.js';
 
@@ -134,7 +137,7 @@ export type {
   PendingClientToolCall,
   SubSessionRef,
 } from './types/session.js';
-export type { StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
+export type { RunSuspendedChunk, StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
 export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';
 export type { AgentResult, SuspensionInfo } from './types/result.js';
 export type { UsageRecord, UsageSummary } from './types/usage.js';

@@ -1,4 +1,5 @@
 import type { DBOSConfig } from '@dbos-inc/dbos-sdk';
+import { withIdleTransactionTimeout } from '../../src/store/postgres/session-timeouts.js';
 
 /**
  * DBOS application name of the demo. `dbos-config.yaml` repeats it (`name:`) for `npx dbos start`.
@@ -39,7 +40,5 @@ export function demoDBOSConfig(databaseUrl: string): DBOSConfig {
  * withSessionTimeouts('postgres://u:p@h/db'); // 'postgres://u:p@h/db?options=-c+idle_in_transaction_session_timeout%3D60000'
  */
 export function withSessionTimeouts(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  if (!url.searchParams.has('options')) url.searchParams.set('options', '-c idle_in_transaction_session_timeout=60000');
-  return url.toString();
+  return withIdleTransactionTimeout(databaseUrl);
 }

@@ -116,8 +116,8 @@ export class WorkspaceUnsupportedError extends HelixError {
  * if (SessionNotContinuableError.isInstance(error)) await executor.retry(agent, sessionId);
  */
 export class SessionNotContinuableError extends HelixError {
-  constructor(readonly sessionId: string, readonly status: string) {
-    super('SESSION_NOT_CONTINUABLE', `The session is "${status}"; use resume() for an interrupted session or retry() for a failed one.`, {
+  constructor(readonly sessionId: string, readonly status: string, hint?: string) {
+    super('SESSION_NOT_CONTINUABLE', `The session is "${status}"; ${hint ?? 'use resume() for an interrupted session or retry() for a failed one.'}`, {
       data: { sessionId, status },
     });
     this.name = 'SessionNotContinuableError';
@@ -158,5 +158,46 @@ export class NotResumableError extends HelixError {
   }
   static override isInstance(error: unknown): error is NotResumableError {
     return hasCode(error, 'NOT_RESUMABLE');
+  }
+}
+
+/**
+ * The session was created by another agent type: every operation on a session uses the agent that created it.
+ *
+ * @example
+ * if (SessionAgentMismatchError.isInstance(error)) console.log(error.sessionAgentType); // the session's agent
+ */
+export class SessionAgentMismatchError extends HelixError {
+  constructor(readonly sessionId: string, readonly sessionAgentType: string, readonly requestedAgentType: string) {
+    super(
+      'SESSION_AGENT_MISMATCH',
+      `This session belongs to agent "${sessionAgentType}", not "${requestedAgentType}"; call it with agent "${sessionAgentType}" or use a new sessionId.`,
+      { data: { sessionId, sessionAgentType, requestedAgentType } },
+    );
+    this.name = 'SessionAgentMismatchError';
+  }
+  static override isInstance(error: unknown): error is SessionAgentMismatchError {
+    return hasCode(error, 'SESSION_AGENT_MISMATCH');
+  }
+}
+
+/**
+ * An executor operation that starts or awaits an agent run was called from inside a DBOS step. A step must
+ * not start workflows or await them; call it from the workflow body (replay-safe there) or outside DBOS.
+ *
+ * @example
+ * if (DBOSStepContextError.isInstance(error)) console.log(error.operation); // 'execute'
+ */
+export class DBOSStepContextError extends HelixError {
+  constructor(readonly operation: string) {
+    super(
+      'DBOS_STEP_CONTEXT',
+      `${operation}() cannot run inside a DBOS step (a step may not start or await workflows); call it from your @DBOS.workflow body, where it is replay-safe, or outside DBOS.`,
+      { data: { operation } },
+    );
+    this.name = 'DBOSStepContextError';
+  }
+  static override isInstance(error: unknown): error is DBOSStepContextError {
+    return hasCode(error, 'DBOS_STEP_CONTEXT');
   }
 }

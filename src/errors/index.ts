@@ -19,4 +19,6 @@ export {
   SessionNotContinuableError,
   InvalidSubmissionError,
   NotResumableError,
+  SessionAgentMismatchError,
+  DBOSStepContextError,
 } from './dbos-errors.js';

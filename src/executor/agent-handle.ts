@@ -1,12 +1,14 @@
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
-import { DBOSWorkflowNotFoundError } from '../errors/index.js';
+import { DBOSStepContextError, DBOSWorkflowNotFoundError } from '../errors/index.js';
 import { isDBOSControlError } from '../workflows/dbos-control-errors.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
-import type { AgentExecutionHandle, ResumeOptions } from './types.js';
+import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
+import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
+import type { UsageStore } from '../usage/usage-store.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
@@ -17,7 +19,7 @@ const RESULT_POLL_MS = 100;
 export interface HandleCallbacks {
   send(input: string | { message: string; state?: Record<string, unknown> }): Promise<AgentExecutionHandle<any>>;
   resume(options?: ResumeOptions): Promise<AgentExecutionHandle<any>>;
-  retry(): Promise<AgentExecutionHandle<any>>;
+  retry(options?: RetryOptions): Promise<AgentExecutionHandle<any>>;
   interrupt(reason?: string): Promise<void>;
   abort(reason?: string): Promise<void>;
 }
@@ -29,6 +31,8 @@ export interface HandleContext {
   streamId: string;
   startSequence: number;
   callbacks: HandleCallbacks;
+  /** Fills `usage` of a result that has none (`getHandle(..., { usageStore })`). */
+  usageStore?: UsageStore;
   /** The live DBOS handle when this process started the workflow (awaits its promise instead of polling). */
   liveHandle?: WorkflowHandle<unknown>;
 }
@@ -58,7 +62,20 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
    * The run's outcome: its final result, or — as soon as it waits for client tool results or approvals — a
    * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
    */
+  /** The stream sequence this run started after. */
+  get startSequence(): number {
+    return this.context.startSequence;
+  }
+
   async result(): Promise<AgentResult<TOutput>> {
+    if (DBOS.isInStep()) throw new DBOSStepContextError('result');
+    const result = DBOS.isInWorkflow() ? await this.durableOutcome() : await this.outcome();
+    const { usageStore } = this.context;
+    if (result.usage !== undefined || usageStore === undefined) return result;
+    return { ...result, usage: await usageStore.getRunUsage(this.sessionId, this.runId) };
+  }
+
+  private async outcome(): Promise<AgentResult<TOutput>> {
     const final = this.finalResult();
     final.catch(() => undefined);
     let settled: { value: AgentResult<TOutput> } | { error: unknown } | undefined;
@@ -95,8 +112,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     return this.context.callbacks.resume(options) as Promise<AgentExecutionHandle<TOutput>>;
   }
 
-  async retry(): Promise<AgentExecutionHandle<TOutput>> {
-    return this.context.callbacks.retry() as Promise<AgentExecutionHandle<TOutput>>;
+  async retry(options?: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {
+    return this.context.callbacks.retry(options) as Promise<AgentExecutionHandle<TOutput>>;
   }
 
   async interrupt(reason?: string): Promise<void> {
@@ -117,14 +134,58 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
           if (!isDBOSControlError(error)) throw error;
         }
       }
-      const status = await DBOS.getWorkflowStatus(this.workflowId);
-      if (status === null) throw new DBOSWorkflowNotFoundError(this.workflowId);
+      for (;;) {
+        if ((await DBOS.getWorkflowStatus(this.workflowId)) !== null) break;
+        // The DBOS record is gone (reset or garbage-collected): the run record answers for a run that ended;
+        // a run left `running` is repaired to `failed` once it is old enough, so the advised retry() works.
+        const recorded = await this.recordedResult();
+        if (recorded !== undefined) return recorded;
+        const { stateStore, streamManager } = this.context;
+        if (await repairStuckRun(stateStore, streamManager, this.sessionId, { missingAfterMs: MISSING_WORKFLOW_AFTER_MS })) {
+          throw new DBOSWorkflowNotFoundError(this.workflowId);
+        }
+        await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+      }
       return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;
       throw error;
     }
+  }
+
+  /**
+   * Inside a user's workflow body: one durable wait on the run's workflow (DBOS records its outcome, so a
+   * recovered caller replays it). No early `suspended_client_tool` answer here: the run's own outcome only.
+   */
+  private async durableOutcome(): Promise<AgentResult<TOutput>> {
+    try {
+      return await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult();
+    } catch (error) {
+      const aborted = await this.abortedResult();
+      if (aborted !== undefined) return aborted;
+      throw error;
+    }
+  }
+
+  /** The outcome the run record holds for an ended run (its output from the session while it is the latest run). */
+  private async recordedResult(): Promise<AgentResult<TOutput> | undefined> {
+    const { stateStore } = this.context;
+    const run = await stateStore.getRun(this.sessionId, this.runId);
+    if (run === null || run.status === 'running') return undefined;
+    if (run.status === 'aborted') return this.abortedOutcome(run);
+    const state = run.status === 'completed' ? await stateStore.loadState(this.sessionId) : null;
+    const latest = (await stateStore.getCurrentRun(this.sessionId))?.runId === this.runId;
+    const output = latest && state?.output !== undefined && state.output !== null ? { output: state.output as TOutput } : {};
+    return {
+      sessionId: this.sessionId,
+      runId: this.runId,
+      status: run.status === 'completed' || run.status === 'failed' || run.status === 'interrupted' ? run.status : 'suspended_client_tool',
+      completionReason: run.completionReason ?? (run.status === 'completed' ? 'text_response' : run.status === 'failed' ? 'failed' : run.status === 'interrupted' ? 'interrupted' : 'suspended'),
+      stepCount: run.stepCount,
+      ...output,
+      ...(run.error === undefined ? {} : { error: run.error }),
+    };
   }
 
   /** The result of a run cancelled by abort(). */
@@ -171,10 +232,10 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 }
 
 /**
- * Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
+ * @internal Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
  * is open while its owner's entry has no submission and the root has not recorded it completed.
  */
-async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
+export async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
   const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([toolCallId, owner]) => owner !== root.sessionId && root.completedClientToolCalls?.[toolCallId] === undefined);
   if (owned.length === 0) return [];
   const owners = new Map<string, SessionState | null>();

@@ -1,31 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
-import {
-  AgentAlreadyRunningError,
-  DBOSModeMismatchError,
-  InvalidArgumentError,
-  NotResumableError,
-  SessionAlreadyExistsError,
-  SessionIdRequiredError,
-  SessionNotContinuableError,
-  SessionNotFoundError,
-  WorkspaceUnsupportedError,
-} from '../errors/index.js';
+import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../errors/index.js';
 import { HookManager, noopLogger } from '../hooks/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
-import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registry.js';
-import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
+import { assertValidSessionId } from '../orchestration/session-id.js';
+import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
+import { assertSessionAgent, assertSessionId, refusalError } from './session-refusals.js';
+import { registerAgent } from '../steps/runtime-registry.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { pruneFinishedSessions, type PruneOptions, type PruneResult } from './retention.js';
-import { resolveToolArgumentLimits } from './tool-argument-config.js';
+import { bindExecutorDependencies } from './executor-dependencies.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
+import { createAndStart } from './session-creation.js';
+import { releaseRuntimeResources } from './runtime-resources.js';
+import { repairStuckRun } from './stuck-run.js';
+import { submitAndFollowUp } from './submit-follow-up.js';
+import { observingRun, startingRun } from './replay-safe.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
-import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
+import type { SubmitToolResult, SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 
 type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
@@ -52,20 +49,11 @@ export class DBOSAgentExecutor {
     this.logger = config.logger ?? noopLogger;
     const hookManager = config.hookManager ?? new HookManager({ logger: this.logger });
     registerDBOSAgentWorkflows();
-    bindRuntimeDependencies({
-      stateStore: config.stateStore,
-      streamManager: config.streamManager,
-      llmAdapter: config.llmAdapter,
-      ...(config.usageStore === undefined ? {} : { usageStore: config.usageStore }),
-      hookManager,
-      logger: this.logger,
-      toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),
-      toolArgumentLimits: resolveToolArgumentLimits(config.toolArgumentLimits),
-    });
+    bindExecutorDependencies(config, hookManager, this.logger);
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({
       send: (input) => this.execute(agent, input, { sessionId }),
       resume: (options) => this.resume(agent, sessionId, options),
-      retry: () => this.retry(agent, sessionId),
+      retry: (options) => this.retry(agent, sessionId, options),
       interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
       abort: async (reason) => void (await abortSession(config.stateStore, config.streamManager, sessionId, reason)),
     }));
@@ -88,8 +76,14 @@ export class DBOSAgentExecutor {
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
   async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'execute', () => this.executeNow(agent, input, options));
+  }
+
+  private async executeNow<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
     const sessionId = options?.sessionId;
-    if (typeof sessionId !== 'string' || sessionId.length === 0) throw new SessionIdRequiredError();
+    if (sessionId === undefined || sessionId === null) throw new SessionIdRequiredError();
+    assertSessionId(sessionId);
+    if (options.branch !== undefined) assertValidSessionId(options.branch.fromSessionId, 'branch.fromSessionId');
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
     const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
@@ -99,51 +93,39 @@ export class DBOSAgentExecutor {
     registerAgent(any);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
+    const message = typeof input === 'string' ? input : (input as { message?: unknown })?.message;
+    const sameTurn = typeof message === 'string' ? message : undefined;
 
-    const existing = await stateStore.loadState(sessionId);
-    if (existing === null) {
-      if (options.branch !== undefined) return this.branch(any, input, runId, options);
-      const initial = initializeAgentState(any, input as AgentInput, { runId });
-      try {
-        await stateStore.createSession(sessionId, {
-          agentType: agent.name,
-          customState: initial.customState,
-          status: 'active',
-          mode,
-          streamId: sessionId,
-          ...(options.userId === undefined ? {} : { userId: options.userId }),
-          ...(options.tags === undefined ? {} : { tags: options.tags }),
-          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-        });
-      } catch (error) {
-        if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-        return this.launcher.handleOfRunningSession(any, sessionId, undefined);
+    for (;;) {
+      const existing = await stateStore.loadState(sessionId);
+      assertSessionAgent(existing, agent.name);
+      if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
+      const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
+      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
+      const view = sessionViewOf(existing, run);
+      const decision = decideSessionOperation('execute', view);
+      switch (decision.action) {
+        case 'create':
+          return createAndStart(this.config.stateStore, this.launcher, any, input, runId, options, sameTurn);
+        case 'attach':
+          return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
+        case 'await_run':
+          if (await repairLostStart(stateStore, sessionId)) continue;
+          // The session was taken for a new run not recorded yet: wait for that run, not the ended one.
+          return this.launcher.handleOfRunningSession(any, sessionId, run?.runId, sameTurn ?? '');
+        case 'start_turn': {
+          if (existing === null) continue;
+          const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
+          const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
+          if (!swapped.ok) continue; // another writer changed the session: decide again
+          await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
+          const withState = typeof input === 'object' && input.state !== undefined;
+          return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
+        }
+        default:
+          throw refusalError('execute', decision.action === 'refuse' ? decision.reason : 'not_continuable', sessionId, view);
       }
-      return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message }, options);
     }
-
-    if (existing.agentType !== agent.name) throw new SessionNotContinuableError(sessionId, `owned by agent "${existing.agentType}"`);
-    if (existing.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
-    if (existing.status === 'active') {
-      if (await repairLostStart(stateStore, sessionId)) return this.execute(agent, input, options);
-      // A parked session waits for humans: a new message must go through submitToolResult()/resume(), not be dropped.
-      if (existing.suspendedStepId !== undefined && (await stateStore.getCurrentRun(sessionId))?.status === 'suspended_client_tool') {
-        throw new AgentAlreadyRunningError(sessionId, 'suspended_client_tool');
-      }
-      return this.launcher.handleOfRunningSession(any, sessionId, undefined);
-    }
-    if (existing.status !== 'completed') throw new SessionNotContinuableError(sessionId, existing.status);
-
-    const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
-    const previousRun = await stateStore.getCurrentRun(sessionId);
-    const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
-    if (!swapped.ok) {
-      if (swapped.currentStatus === 'active') return this.launcher.handleOfRunningSession(any, sessionId, previousRun?.runId);
-      throw new AgentAlreadyRunningError(sessionId, swapped.currentStatus ?? 'missing');
-    }
-    await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
-    const withState = typeof input === 'object' && input.state !== undefined;
-    return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
   }
 
   /**
@@ -157,26 +139,31 @@ export class DBOSAgentExecutor {
    * const handle = await executor.resume(agent, sessionId);
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+  }
+
+  private async resumeNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
+    assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
     for (;;) {
       const state = await stateStore.loadState(sessionId);
-      if (state === null) throw new SessionNotFoundError(sessionId);
+      assertSessionAgent(state, agent.name);
       const run = await stateStore.getCurrentRun(sessionId);
-      if (state.failureReason === 'aborted') throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
-      // A parked session keeps `suspendedStepId` until a resume takes it (see takeForResume).
-      const parked = state.status === 'active' && run?.status === 'suspended_client_tool' && state.suspendedStepId !== undefined;
-      if (state.status === 'active' && !parked) {
+      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
+      const view = sessionViewOf(state, run);
+      const decision = decideSessionOperation('resume', view);
+      if (decision.action === 'attach' && run !== null) return this.launcher.handleFor(any, sessionId, run);
+      if (decision.action === 'await_run') {
         if (await repairLostStart(stateStore, sessionId)) continue;
-        if (run === null) throw new NotResumableError(sessionId, 'active', 'the session has no run.');
         // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
-        if (run.status !== 'running') return this.launcher.handleOfRunningSession(any, sessionId, run.runId);
-        return this.launcher.handleFor(any, sessionId, run);
+        return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
       }
-      if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
-        throw new NotResumableError(sessionId, state.status, state.status === 'failed' ? 'use retry() for a failed session.' : 'use execute() to start a new turn.');
+      if (decision.action !== 'take_and_start' || state === null) {
+        throw refusalError('resume', decision.action === 'refuse' ? decision.reason : 'not_resumable', sessionId, view);
       }
+      const parked = state.status === 'active';
       // Validate a rewind target before taking the session: a throw after the swap would leave it `active` with no run.
       const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
       if (!(await takeForResume(stateStore, sessionId, state, parked))) {
@@ -202,13 +189,21 @@ export class DBOSAgentExecutor {
    * if ((await handle.result()).status === 'failed') await executor.retry(agent, handle.sessionId);
    */
   async retry<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'retry', () => this.retryNow(agent, sessionId, options));
+  }
+
+  private async retryNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {
+    assertSessionId(sessionId);
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
     const state = await stateStore.loadState(sessionId);
-    if (state === null) throw new SessionNotFoundError(sessionId);
+    assertSessionAgent(state, agent.name);
     const run = await stateStore.getCurrentRun(sessionId);
-    if (state.status !== 'failed') throw new NotResumableError(sessionId, state.status, 'only a failed session can be retried.');
+    if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) return this.retryNow(agent, sessionId, options);
+    const view = sessionViewOf(state, run);
+    const decision = decideSessionOperation('retry', view);
+    if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);
     const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
     if (!swapped.ok) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
     await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
@@ -220,14 +215,20 @@ export class DBOSAgentExecutor {
 
   /**
    * Answer a pending client-executed tool call or approval request, exactly once. Wakes a warm run in place
-   * (same runId); for a parked run, call `resume()` afterwards.
+   * (same runId; `next: 'continues'`); a parked run needs `resume()` after its last answer (`next: 'needs_resume'`),
+   * or is resumed here with `autoResumeOnSubmit` (`next: 'resumed'`, exactly one run under concurrent submits).
+   *
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for an invalid session id.
    *
    * @throws InvalidSubmissionError `INVALID_SUBMISSION` for a malformed payload (nothing is changed).
    * @example
    * const { status } = await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result: { city: 'Oslo' } });
    */
   async submitToolResult(params: SubmitToolResult): Promise<SubmitToolResultResponse> {
-    return submitToolResult(this.config.stateStore, this.logger, params);
+    const sessionId = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
+    if (typeof sessionId === 'string') assertSessionId(sessionId);
+    const resume = this.config.autoResumeOnSubmit === true ? (agent: AnyAgentConfig, id: string) => this.resume(agent, id) : undefined;
+    return submitAndFollowUp(this.config.stateStore, this.logger, params, resume);
   }
 
   /**
@@ -237,19 +238,38 @@ export class DBOSAgentExecutor {
    * const handle = await executor.getHandle(agent, 'trip-1');
    * if (handle) console.log((await handle.result()).status);
    */
-  async getHandle<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string): Promise<AgentExecutionHandle<TOutput> | null> {
+  async getHandle<TState, TOutput>(
+    agent: Agent<TState, TOutput>,
+    sessionId: string,
+    options: Pick<ExecuteOptions, 'usageStore'> = {},
+  ): Promise<AgentExecutionHandle<TOutput> | null> {
+    assertSessionId(sessionId);
     registerAgent(agent as AnyAgentConfig);
-    const run = await this.config.stateStore.getCurrentRun(sessionId);
-    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
+    const { stateStore } = this.config;
+    return observingRun(this.launcher, agent as AnyAgentConfig, sessionId, async () => {
+      assertSessionAgent(await stateStore.loadState(sessionId), agent.name);
+      return stateStore.getCurrentRun(sessionId);
+    }, options);
   }
 
   /**
-   * Retention: prune the stream chunks and DBOS workflow records of root sessions finished (completed or failed)
-   * longer ago than `olderThanMs`. Messages, checkpoints, runs, usage and state stay; a pruned session can still
-   * take new turns. Run it on a schedule (e.g. a `@DBOS.scheduled` workflow of your app) while `sessions` reaches
-   * the limit.
+   * Release what the executor holds in this process: cached stream writers (flushed first) and the per-run
+   * hook and usage-store registrations. Call after `DBOS.shutdown()`; then close the stores and the stream
+   * manager you created (the executor never closes them: the app owns them). With nothing else open, the
+   * process then exits by itself.
    *
-   * @throws InvalidArgumentError `INVALID_ARGUMENT` for a negative `olderThanMs` or a limit outside 1–1,000.
+   * @example
+   * await DBOS.shutdown();
+   * await executor.close();
+   * await Promise.all([stateStore.close(), streamManager.close()]);
+   */
+  async close(): Promise<void> {
+    await releaseRuntimeResources();
+  }
+
+  /**
+   * Retention (see `pruneFinishedSessions`): delete stream chunks and DBOS records of sessions finished longer ago
+   * than `olderThanMs`; history, checkpoints, runs and usage stay. @throws InvalidArgumentError `INVALID_ARGUMENT`.
    * @example
    * const { chunksDeleted } = await executor.pruneFinishedSessions({ olderThanMs: 7 * 24 * 3_600_000 });
    */
@@ -258,8 +278,7 @@ export class DBOSAgentExecutor {
   }
 
   /**
-   * What this runtime supports. DBOS has no workspace providers.
-   *
+   * What this runtime supports: DBOS has no workspace providers.
    * @example
    * executor.describeCapabilities(); // { workspaceProviderKinds: [] }
    */
@@ -269,27 +288,10 @@ export class DBOSAgentExecutor {
 
   /**
    * Workspaces are unsupported on DBOS.
-   *
    * @example
    * executor.getWorkspaceRegistry(); // undefined
    */
   getWorkspaceRegistry(): undefined {
     return undefined;
-  }
-
-  private async branch(agent: AnyAgentConfig, input: AgentInput, runId: string, options: ExecuteOptions): Promise<AgentExecutionHandle<any>> {
-    const { stateStore } = this.config;
-    const { sessionId, branch } = options;
-    if (branch === undefined) throw new Error('unreachable');
-    try {
-      await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
-    } catch (error) {
-      if (!SessionAlreadyExistsError.isInstance(error)) throw error;
-      return this.launcher.handleOfRunningSession(agent, sessionId, undefined);
-    }
-    const cloned = await stateStore.loadState(sessionId);
-    const initial = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
-    await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: initial.customState, output: undefined, error: undefined });
-    return this.launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
   }
 }

@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { HelixError, StoreError } from '../errors/index.js';
 import { wakeCallWaiter } from '../workflows/workflow-messages.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
@@ -67,6 +68,16 @@ export async function descendantSessions(stateStore: SessionStateStore, sessionI
  * await abortSession(stateStore, streamManager, 's1', 'cancelled by user');
  */
 export async function abortSession(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string, reason?: string): Promise<boolean> {
+  try {
+    return await abortRecorded(stateStore, streamManager, sessionId, reason);
+  } catch (error) {
+    if (HelixError.isInstance(error)) throw error;
+    // A driver or DBOS error: typed, payload-free, and safe to repeat (every write above is idempotent).
+    throw new StoreError('STORE_ERROR', 'abort() could not record the abort (a database call failed); call abort() again.', { cause: error });
+  }
+}
+
+async function abortRecorded(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string, reason?: string): Promise<boolean> {
   const run = await stateStore.getCurrentRun(sessionId);
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && run.status !== 'suspended_client_tool')) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;

@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { AgentAlreadyRunningError } from '../errors/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
-import { workflowHookManagers } from '../steps/runtime-registry.js';
+import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
+import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { standardWorkflowId } from '../orchestration/ids.js';
@@ -23,6 +25,8 @@ import type { TurnInput } from '../orchestration/resume-turn.js';
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
+  private readonly deferred = new AsyncLocalStorage<AgentWorkflowInput[]>();
+
   constructor(
     private readonly config: DBOSAgentExecutorConfig,
     private readonly hookManager: HookManager,
@@ -30,7 +34,13 @@ export class RunLauncher {
   ) {}
 
   /** Record the run, register its hooks and start its workflow (deterministic id). */
-  async startRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager'>): Promise<AgentExecutionHandle<any>> {
+  async startRun(
+    agent: AnyAgentConfig,
+    sessionId: string,
+    runId: string,
+    turn: TurnInput,
+    options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
+  ): Promise<AgentExecutionHandle<any>> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
@@ -60,21 +70,31 @@ export class RunLauncher {
       metadata: { workflowInput },
     });
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
+    if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
     const live = await this.startWorkflow(workflowInput);
     return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, live);
   }
 
   /**
    * The session is active: a handle to its current run (waiting briefly for a concurrent winner to record
-   * it), restarting the run's workflow if a crash came between the run record and the workflow start.
+   * it), restarting the run's workflow if a crash came between the run record and the workflow start. With
+   * `message` (execute), the run must be the turn of that same message, else `AGENT_ALREADY_RUNNING`.
    */
-  async handleOfRunningSession(agent: AnyAgentConfig, sessionId: string, previousRunId: string | undefined): Promise<AgentExecutionHandle<any>> {
+  async handleOfRunningSession(
+    agent: AnyAgentConfig,
+    sessionId: string,
+    previousRunId: string | undefined,
+    message?: string,
+  ): Promise<AgentExecutionHandle<any>> {
     const deadline = Date.now() + RUN_RECORD_WAIT_MS;
     for (;;) {
       const run = await this.config.stateStore.getCurrentRun(sessionId);
       if (run !== null && run.runId !== previousRunId && run.workflowId !== undefined) {
-        if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         const input = (run.metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+        // A call repeating the running turn's own message gets its handle (idempotent retries); another message
+        // must not be dropped silently.
+        if (message !== undefined && input?.userMessage?.content !== message) throw new AgentAlreadyRunningError(sessionId, run.status);
+        if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
         if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, await this.startWorkflow(input));
       }
@@ -89,6 +109,7 @@ export class RunLauncher {
     sessionId: string,
     run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
     liveHandle?: WorkflowHandle<unknown>,
+    usageStore?: UsageStore,
   ): AgentExecutionHandle<any> {
     const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
     return new DBOSAgentHandle(sessionId, run.runId, workflowId, {
@@ -98,10 +119,34 @@ export class RunLauncher {
       startSequence: run.startSequence,
       callbacks: this.callbacks(agent, sessionId),
       ...(liveHandle === undefined ? {} : { liveHandle }),
+      ...(usageStore === undefined ? {} : { usageStore }),
     });
   }
 
-  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+  /**
+   * Run `call` with workflow starts deferred: they are collected instead of started (the caller, a step of a
+   * user's workflow, records them; the workflow body then starts them as child workflows with `launch`).
+   */
+  async deferringLaunches<T>(call: () => Promise<T>): Promise<{ value: T; launches: AgentWorkflowInput[] }> {
+    const launches: AgentWorkflowInput[] = [];
+    const value = await this.deferred.run(launches, call);
+    return { value, launches };
+  }
+
+  /** Start a run's workflow (a child workflow when called from a workflow body; the id makes it start once). */
+  async launch(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+    markWorkflowStartedHere(input.workflowId);
+    // DBOS needs the registered (decorated) static method itself, not a wrapper.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+  }
+
+  private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown> | undefined> {
+    const deferred = this.deferred.getStore();
+    if (deferred !== undefined) {
+      deferred.push(input);
+      return undefined;
+    }
     markWorkflowStartedHere(input.workflowId);
     // DBOS needs the registered (decorated) static method itself, not a wrapper.
     // eslint-disable-next-line @typescript-eslint/unbound-method

@@ -28,6 +28,14 @@ export interface SubmitToolResultResponse {
   status: 'accepted' | 'already_completed' | 'unknown_tool_call';
   sessionId: string;
   toolCallId: string;
+  /**
+   * Set when `accepted`: what happens next. `continues` — the run waits warm and goes on by itself (once its
+   * other calls are answered); `needs_resume` — the run had parked: call `resume()` (after the last answer);
+   * `resumed` — the executor's `autoResumeOnSubmit` resumed it (`runId` is the new run).
+   */
+  next?: 'continues' | 'needs_resume' | 'resumed';
+  /** The run that continues the session when `next` is `resumed`. */
+  runId?: string;
 }
 
 const MAX_CAS_ATTEMPTS = 100;

@@ -43,6 +43,11 @@ export interface DBOSAgentExecutorConfig {
    * place, same runId) before it parks durably and ends its workflow (then `resume()` continues it). Default 60 000.
    */
   hitlWarmWindowMs?: number;
+  /**
+   * Resume a parked run by itself once its last pending call is answered through `submitToolResult()` (which
+   * then answers `next: 'resumed'`). Exactly one run starts under concurrent submits. Default false.
+   */
+  autoResumeOnSubmit?: boolean;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface ExecuteOptions {
   userId?: string;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** Meter this run (its LLM calls and tools) into this store instead of the executor's `usageStore`. */
+  usageStore?: UsageStore;
   /** Start the new session `sessionId` as a branch of another session at one of its checkpoints. */
   branch?: { fromSessionId: string; checkpointId?: string };
 }
@@ -122,7 +129,7 @@ export interface AgentExecutionHandle<TOutput = unknown> {
   /** Resume an interrupted or parked session (see `DBOSAgentExecutor.resume`). */
   resume(options?: ResumeOptions): Promise<AgentExecutionHandle<TOutput>>;
   /** Re-run a failed session from its message history (see `DBOSAgentExecutor.retry`). */
-  retry(): Promise<AgentExecutionHandle<TOutput>>;
+  retry(options?: RetryOptions): Promise<AgentExecutionHandle<TOutput>>;
   /** Durable interrupt: the run ends `interrupted` at its next step boundary or at once if waiting; resumable. */
   interrupt(reason?: string): Promise<void>;
   /** Cancel the run: it ends `aborted` and the session is not resumable. */

@@ -28,6 +28,11 @@ export class HookManagerRegistry {
     return this.managers.get(workflowId);
   }
 
+  /** Forget every workflow's manager (the executor's `close()`). */
+  clear(): void {
+    this.managers.clear();
+  }
+
   /** Forget a workflow's manager (call when the workflow ends). */
   unregister(workflowId: string): void {
     this.managers.delete(workflowId);

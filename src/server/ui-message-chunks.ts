@@ -107,6 +107,8 @@ export class UIMessageChunkMapper {
       case 'error':
         this.ending = 'error';
         return [...this.closeStep(), { type: 'error', errorText: chunk.error }];
+      case 'run_suspended':
+        return []; // the calls were mapped from their tool_start / tool_approval_request chunks
       case 'run_interrupted':
         this.ending = 'other';
         return [...this.closeStep(), chunk.reason === undefined ? { type: 'abort' } : { type: 'abort', reason: chunk.reason }];

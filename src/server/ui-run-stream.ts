@@ -66,8 +66,10 @@ export function uiRunStream(context: ServerContext, input: UIRunStreamInput): Re
           lastSequence = chunk.sequence;
           for (const part of mapper.map(chunk)) writer.write(part);
           if (chunk.agentId === input.sessionId && TERMINAL.has(chunk.type)) break;
-          if (chunk.type === 'tool_start' || chunk.type === 'tool_approval_request') {
-            announced.add(chunk.toolCallId);
+          if (chunk.type === 'tool_start' || chunk.type === 'tool_approval_request') announced.add(chunk.toolCallId);
+          // The run announces that it waits right after the calls' own chunks: stop after that chunk.
+          if (chunk.type === 'run_suspended') {
+            for (const call of chunk.calls) announced.add(call.toolCallId);
             if (await waitsForClient()) finishReason = 'tool-calls';
           }
           next = iterator.next();

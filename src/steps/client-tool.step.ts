@@ -11,7 +11,7 @@ import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
-import { workflowHookManagers } from './runtime-registry.js';
+import { workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 
@@ -87,6 +87,15 @@ export class ClientToolStep {
         );
       }
     }
+    if (open.length > 0) {
+      const calls = open.map(({ call, kind, approvalId }) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        kind: kind === 'client' ? ('client' as const) : ('approval' as const),
+        ...(kind === 'client' || approvalId === undefined ? {} : { approvalId }),
+      }));
+      await emitter.emit({ type: 'run_suspended', runId: input.runId, reason: 'client_tool', calls });
+    }
     await emitter.flush();
     if (open.length === 0) return { createdAt };
     dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });
@@ -143,6 +152,7 @@ export class ClientToolStep {
     forgetWorkflow(input.workflowId);
     forgetHistory(input.sessionId);
     workflowHookManagers.unregister(input.workflowId);
+    workflowUsageStores.delete(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (input.parent === undefined) await streamManager.endStream(input.streamId);
     else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });

@@ -10,7 +10,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
-import { workflowHookManagers } from './runtime-registry.js';
+import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -43,9 +43,12 @@ export interface FinishRunInput extends RunScope {
  */
 export class RunLifecycleStep {
   @DBOS.step({ name: 'BeginRunStep' })
-  static async begin(input: BeginRunInput): Promise<{ stepCount: number }> {
+  static async begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
     const { dependencies, hooks } = await stepEnvironment(input, 0);
     const { stateStore } = dependencies;
+    // abort() may land after the run record was created and before this step: the run stays aborted and the
+    // workflow ends without touching the session (abort() recorded its outcome).
+    if ((await stateStore.getRun(input.sessionId, input.runId))?.status === 'aborted') return { stepCount: 0, aborted: true };
     const toAppend: Message[] = [];
     // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
     // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
@@ -74,6 +77,12 @@ export class RunLifecycleStep {
       });
     }
     return { stepCount: 0 };
+  }
+
+  /** Durable {@link abandonRun}. */
+  @DBOS.step({ name: 'AbandonRunStep' })
+  static async abandon(input: RunScope & { error: string; parent?: ParentLink }): Promise<AgentResult> {
+    return abandonRun(input);
   }
 
   @DBOS.step({ name: 'FinishRunStep' })
@@ -129,6 +138,7 @@ export class RunLifecycleStep {
     forgetWorkflow(input.workflowId);
     forgetHistory(input.sessionId);
     const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
+    workflowUsageStores.delete(input.workflowId);
     return {
       sessionId: input.sessionId,
       runId: input.runId,
@@ -140,6 +150,32 @@ export class RunLifecycleStep {
       ...(usage === undefined ? {} : { usage }),
     };
   }
+}
+
+/**
+ * End a run that cannot start (its agent never registered in this process): run and session `failed`, an error
+ * chunk, the stream ended (a sub-agent reports to its parent instead). Needs no agent definition.
+ *
+ * @example
+ * await RunLifecycleStep.abandon({ ...scope, error: describeError(error) });
+ */
+export async function abandonRun(input: RunScope & { error: string; parent?: ParentLink }): Promise<AgentResult> {
+  const { stateStore, streamManager } = await runtimeDependencies();
+  const run = await stateStore.getRun(input.sessionId, input.runId);
+  if (run !== null && run.status !== 'running') {
+    const aborted = run.status === 'aborted';
+    return { sessionId: input.sessionId, runId: input.runId, status: aborted ? 'aborted' : 'failed', completionReason: aborted ? 'aborted' : 'failed', stepCount: run.stepCount };
+  }
+  const emitter = new ChunkEmitter(streamManager, input.streamId, input.sessionId, input.agentType, 0);
+  await emitter.emit({ type: 'error', error: input.error, recoverable: false });
+  await emitter.flush();
+  await releaseStreamWriter(input.streamId, input.sessionId);
+  if (input.parent === undefined) await streamManager.endStream(input.streamId);
+  else await reportToParent(stateStore, streamManager, { ...input, status: 'failed', completionReason: 'failed', stepCount: 0 });
+  await stateStore.saveState(input.sessionId, { status: 'failed', error: input.error });
+  await stateStore.updateRunStatus(input.sessionId, input.runId, 'failed', { completionReason: 'failed', endedAt: Date.now(), error: input.error, stepCount: 0 });
+  workflowHookManagers.unregister(input.workflowId);
+  return { sessionId: input.sessionId, runId: input.runId, status: 'failed', completionReason: 'failed', stepCount: 0, error: input.error };
 }
 
 /** Healed calls no longer wait for a client: drop their pending entries (a late submission gets `already_completed`). */

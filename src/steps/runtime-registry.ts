@@ -27,6 +27,12 @@ export interface RuntimeDependencies {
 
 /** How long a step waits for the executor to be constructed (or an agent registered) before failing. */
 const BINDING_WAIT_MS = 120_000;
+let bindingWaitMs = BINDING_WAIT_MS;
+
+/** @internal Shorten the binding wait (tests of a run whose agent never registers). `undefined` restores the default. */
+export function setBindingWaitMsForTesting(ms: number | undefined): void {
+  bindingWaitMs = ms ?? BINDING_WAIT_MS;
+}
 
 class Slot<T> {
   private current: T | undefined;
@@ -49,7 +55,7 @@ class Slot<T> {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((waiter) => waiter !== wake);
         reject(new Error(`Timed out waiting for ${what}; construct the DBOSAgentExecutor and register agents before DBOS.launch().`));
-      }, BINDING_WAIT_MS);
+      }, bindingWaitMs);
       timer.unref();
       const wake = (value: T): void => {
         clearTimeout(timer);
@@ -130,6 +136,14 @@ function registerOne(agent: AnyAgentConfig): void {
     dependencies.peek()?.logger.warn('agent.reregistered', { agentType: agent.name });
   }
   slot.set(agent);
+}
+
+/** @internal Per-call usage stores (`ExecuteOptions.usageStore`) by workflow id; steps prefer them over the executor's. */
+export const workflowUsageStores = new Map<string, UsageStore>();
+
+/** @internal The agent registered in this process under `agentType`, if any (no waiting). */
+export function peekRegisteredAgent(agentType: string): AnyAgentConfig | undefined {
+  return agents.get(agentType)?.peek();
 }
 
 /** @internal The registered agent, waiting for registration if needed. */

@@ -1,6 +1,6 @@
 import type { AnyAgentConfig } from '../agent/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
-import { hookManagerFor, resolveRegisteredAgent, runtimeDependencies, type RuntimeDependencies } from './runtime-registry.js';
+import { hookManagerFor, resolveRegisteredAgent, runtimeDependencies, workflowUsageStores, type RuntimeDependencies } from './runtime-registry.js';
 import { ChunkEmitter } from './stream-writers.js';
 
 export type { RunScope } from '../orchestration/workflow-input.js';
@@ -16,7 +16,9 @@ export interface StepEnvironment {
 
 /** Resolve a step's environment (waits for the executor and agent registration in a starting process). */
 export async function stepEnvironment(scope: RunScope, step: number): Promise<StepEnvironment> {
-  const dependencies = await runtimeDependencies();
+  const bound = await runtimeDependencies();
+  const usageStore = workflowUsageStores.get(scope.workflowId);
+  const dependencies = usageStore === undefined ? bound : { ...bound, usageStore };
   const agent = await resolveRegisteredAgent(scope.agentType);
   const hooks = hookManagerFor(scope.workflowId, mergeHookManagers(dependencies.hookManager, agent.hooks));
   const emitter = new ChunkEmitter(dependencies.streamManager, scope.streamId, scope.sessionId, scope.agentType, step);

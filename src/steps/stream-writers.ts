@@ -87,3 +87,10 @@ export async function releaseStreamWriter(streamId: string, agentId: string): Pr
 export function chunkKey(scope: { runId: string; step?: number; stepCount?: number }, kind: string, toolCallId: string): string {
   return `${scope.runId}:${scope.step ?? scope.stepCount ?? 0}:${kind}:${toolCallId}`;
 }
+
+/** @internal Flush and forget every cached writer (the executor's `close()`). */
+export async function releaseAllStreamWriters(): Promise<void> {
+  const entries = [...writers.values()];
+  writers.clear();
+  await Promise.all(entries.map(async (entry) => (await entry.writer).close().catch(() => undefined)));
+}

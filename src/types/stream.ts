@@ -56,6 +56,23 @@ export interface SubAgentEndChunk extends ChunkBase {
 export interface ErrorChunk extends ChunkBase { type: 'error'; error: string; code?: string; recoverable: boolean }
 export interface OutputChunk extends ChunkBase { type: 'output'; output: unknown }
 export interface RunInterruptedChunk extends ChunkBase { type: 'run_interrupted'; reason?: string; runId: string }
+/**
+ * The run now waits for humans: written as soon as a step's client-executed calls and approval requests are
+ * announced (right after their `tool_start` / `tool_approval_request` chunks), so a UI reading the stream can
+ * render them without awaiting `result()`. Submit with `submitToolResult()`; the run stays warm for the warm
+ * window, then parks (its stream ends) and `resume()` continues it. Not terminal: after the answers, the same
+ * run (warm) goes on writing to the stream.
+ *
+ * @example
+ * for await (const chunk of handle.stream()) if (chunk.type === 'run_suspended') { showPrompts(chunk.calls); break; }
+ */
+export interface RunSuspendedChunk extends ChunkBase {
+  type: 'run_suspended';
+  runId: string;
+  reason: 'client_tool';
+  /** The calls the run now waits for: `client` (run the tool, submit its result) or `approval` (approve/deny). */
+  calls: Array<{ toolCallId: string; toolName: string; kind: 'client' | 'approval'; approvalId?: string }>;
+}
 /** Emitted when an LLM step is retried: readers drop every chunk of `step` they saw before this one. */
 export interface StepResetChunk extends ChunkBase { type: 'step_reset'; attempt: number }
 
@@ -78,6 +95,7 @@ export type StreamChunk =
   | ErrorChunk
   | OutputChunk
   | RunInterruptedChunk
+  | RunSuspendedChunk
   | StepResetChunk;
 
 /**

@@ -19,7 +19,6 @@ export type { AgentWorkflowInput } from './turn-types.js';
 export class AgentWorkflows {
   @DBOS.workflow({ name: 'helix.runAgent' })
   static async runAgent(input: AgentWorkflowInput): Promise<AgentResult> {
-    const agent = await resolveRegisteredAgent(input.agentType);
     const scope: RunScope = {
       sessionId: input.sessionId,
       runId: input.runId,
@@ -28,13 +27,26 @@ export class AgentWorkflows {
       workflowId: input.workflowId,
       rootSessionId: input.rootSessionId,
     };
-    await RunLifecycleStep.begin({
+    let agent: Awaited<ReturnType<typeof resolveRegisteredAgent>>;
+    try {
+      agent = await resolveRegisteredAgent(input.agentType);
+    } catch (error) {
+      // The agent never registered in this process: end the run `failed` (retry() works) instead of leaving it running.
+      const result = await RunLifecycleStep.abandon({ ...scope, error: describeError(error), ...(input.parent === undefined ? {} : { parent: input.parent }) });
+      await notifyParent(input);
+      return result;
+    }
+    const begun = await RunLifecycleStep.begin({
       ...scope,
       // A message sent with a resume that settles a parked step goes after that step's tool results.
       ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
       ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
       ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
     });
+    if (begun.aborted === true) {
+      await notifyParent(input);
+      return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+    }
     const progress = { step: 0 };
     let outcome: TurnOutcome;
     try {
@@ -45,10 +57,15 @@ export class AgentWorkflows {
       outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
     }
     const result = await recordOutcome(scope, input, outcome);
-    if (input.parent !== undefined) {
-      await childDoneChannel.send(input.parent.workflowId, input.parent.callId, { kind: 'child_done', childSessionId: input.sessionId });
-    }
+    await notifyParent(input);
     return result;
+  }
+}
+
+/** A sub-agent run tells its parent's workflow that it ended. */
+async function notifyParent(input: AgentWorkflowInput): Promise<void> {
+  if (input.parent !== undefined) {
+    await childDoneChannel.send(input.parent.workflowId, input.parent.callId, { kind: 'child_done', childSessionId: input.sessionId });
   }
 }
 

@@ -97,6 +97,7 @@ describe('crash drill: SIGKILL while waiting for a human', () => {
       `tool_start@1:${HITL_CALLS.lookup}`,
       `tool_end@1:${HITL_CALLS.lookup}`,
       `tool_start@1:${HITL_CALLS.pickCity}`,
+      'run_suspended@1',
       `tool_end@1:${HITL_CALLS.pickCity}`,
       ...HITL_ANSWERS.trip.split(' ').map((word, index, words) => `text_delta@2:${word}${index < words.length - 1 ? ' ' : ''}`),
       'output@2',

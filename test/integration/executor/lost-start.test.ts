@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
+import { AgentAlreadyRunningError } from '../../../src/errors/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
@@ -52,8 +53,9 @@ describe('a start lost between taking the session and recording its run', () => 
     const first = await runtime.executor.execute(agent, 'first', { sessionId: 'fresh-swap' });
     await first.result();
     await runtime.stateStore.compareAndSetStatus('fresh-swap', ['completed'], 'active');
-    const handle = await runtime.executor.execute(agent, 'second', { sessionId: 'fresh-swap' });
-    expect(handle.runId).toBe(first.runId);
+    // It waits for the taker's run (never hands back the ended one) and, when none appears, says the session is taken.
+    await expect(runtime.executor.execute(agent, 'second', { sessionId: 'fresh-swap' })).rejects.toSatisfy((error: unknown) => AgentAlreadyRunningError.isInstance(error));
     expect((await runtime.stateStore.loadState('fresh-swap'))?.status).toBe('active');
+    expect((await runtime.stateStore.listRuns('fresh-swap')).runs.map((run) => run.runId)).toEqual([first.runId]);
   });
 });

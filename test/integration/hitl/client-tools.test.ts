@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentAlreadyRunningError, InvalidSubmissionError } from '../../../src/errors/index.js';
+import { AgentAlreadyRunningError, InvalidArgumentError, InvalidSubmissionError } from '../../../src/errors/index.js';
 import { HookManager } from '../../../src/hooks/index.js';
 import type { AgentResumedEvent, AgentSuspendedEvent } from '../../../src/hooks/types.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
@@ -86,10 +86,14 @@ describe('client-executed tools', () => {
       { kind: 'client-tool-result', sessionId: 'bad-submit', toolCallId: 'city-3', error: 42 },
       { kind: 'nope', sessionId: 'bad-submit', toolCallId: 'city-3' },
       { kind: 'approval-response', sessionId: 'bad-submit', toolCallId: 'city-3', approvalId: 'city-3', approved: true },
-      { kind: 'client-tool-result', sessionId: '', toolCallId: 'city-3' },
     ];
     for (const submission of bad) {
       await expect(runtime.executor.submitToolResult(submission as never)).rejects.toSatisfy((error: unknown) => InvalidSubmissionError.isInstance(error));
+    }
+    for (const sessionId of ['', 'bad\u0000submit', 'x'.repeat(1025)]) {
+      await expect(runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId: 'city-3' })).rejects.toSatisfy((error: unknown) =>
+        InvalidArgumentError.isInstance(error),
+      );
     }
     const after = await runtime.stateStore.loadState('bad-submit');
     expect(after?.version).toBe(before?.version);

@@ -1,0 +1,43 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import type { HookManager } from '../hooks/index.js';
+import type { Logger } from '../hooks/types.js';
+import { bindRuntimeDependencies } from '../steps/runtime-registry.js';
+import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
+import type { DBOSAgentExecutorConfig } from './types.js';
+import { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
+
+/**
+ * The executor's tool-argument limits: the defaults with the given fields over them.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a limit that is not a positive integer.
+ * @example
+ * resolveToolArgumentLimits({ maxDepth: 16 }); // { maxDepth: 16, maxBytes: 262144 }
+ */
+export function resolveToolArgumentLimits(given: Partial<ToolArgumentLimits> | undefined): ToolArgumentLimits {
+  const limits = { ...DEFAULT_TOOL_ARGUMENT_LIMITS, ...given };
+  for (const field of ['maxDepth', 'maxBytes'] as const) {
+    const value = limits[field];
+    if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(`toolArgumentLimits.${field} must be a positive integer.`, { field });
+  }
+  return limits;
+}
+
+/**
+ * Bind what every durable step uses from an executor's configuration (stores, streams, model, hooks, logger,
+ * tool retry policy and argument limits).
+ *
+ * @example
+ * bindExecutorDependencies(config, hookManager, logger);
+ */
+export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookManager: HookManager, logger: Logger): void {
+  bindRuntimeDependencies({
+    stateStore: config.stateStore,
+    streamManager: config.streamManager,
+    llmAdapter: config.llmAdapter,
+    ...(config.usageStore === undefined ? {} : { usageStore: config.usageStore }),
+    hookManager,
+    logger,
+    toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),
+    toolArgumentLimits: resolveToolArgumentLimits(config.toolArgumentLimits),
+  });
+}

@@ -1,0 +1,49 @@
+import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
+import { SessionAlreadyExistsError } from '../errors/index.js';
+import { initializeAgentState } from '../orchestration/index.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { RunLauncher } from './run-launcher.js';
+import type { AgentExecutionHandle, ExecuteOptions } from './types.js';
+
+/**
+ * execute() on a new session id: create the session (or branch it from another session's checkpoint) and start
+ * its first run. A concurrent creator wins: the loser gets the winner's run when it is the same turn.
+ *
+ * @example
+ * return createAndStart(stateStore, launcher, agent, input, runId, options, 'Hello');
+ */
+export async function createAndStart(
+  stateStore: SessionStateStore,
+  launcher: RunLauncher,
+  agent: AnyAgentConfig,
+  input: AgentInput,
+  runId: string,
+  options: ExecuteOptions,
+  sameTurn: string | undefined,
+): Promise<AgentExecutionHandle<any>> {
+  const { sessionId, branch } = options;
+  const initial = initializeAgentState(agent, input, { runId });
+  try {
+    if (branch === undefined) {
+      await stateStore.createSession(sessionId, {
+        agentType: agent.name,
+        customState: initial.customState,
+        status: 'active',
+        mode: options.mode ?? 'standard',
+        streamId: sessionId,
+        ...(options.userId === undefined ? {} : { userId: options.userId }),
+        ...(options.tags === undefined ? {} : { tags: options.tags }),
+        ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+      });
+      return launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
+    }
+    await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
+  } catch (error) {
+    if (!SessionAlreadyExistsError.isInstance(error)) throw error;
+    return launcher.handleOfRunningSession(agent, sessionId, undefined, sameTurn ?? '');
+  }
+  const cloned = await stateStore.loadState(sessionId);
+  const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
+  await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });
+  return launcher.startRun(agent, sessionId, runId, { userMessage: branched.message }, options);
+}

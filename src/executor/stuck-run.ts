@@ -1,0 +1,53 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+
+/** DBOS statuses of a workflow that will never run again by itself. */
+const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+
+/** A run record `running` whose workflow is missing for this long lost its workflow (reset or collected). */
+export const MISSING_WORKFLOW_AFTER_MS = 10_000;
+
+/**
+ * Repair a run recorded `running` that nothing will ever end: its DBOS workflow has ended (it failed before
+ * recording an outcome, was cancelled outside the executor, or exceeded its recovery attempts) or — with
+ * `missingAfterMs` — has been missing from the system database for that long. The run becomes `failed`, the
+ * session `failed` (so `retry()` works), and the stream gets an error chunk and ends. Returns true when it
+ * repaired something.
+ *
+ * @example
+ * if (await repairStuckRun(stateStore, streamManager, sessionId)) continue; // decide again
+ */
+export async function repairStuckRun(
+  stateStore: SessionStateStore,
+  streamManager: StreamManager,
+  sessionId: string,
+  options: { missingAfterMs?: number } = {},
+): Promise<boolean> {
+  const run = await stateStore.getCurrentRun(sessionId);
+  if (run === null || run.status !== 'running' || run.workflowId === undefined) return false;
+  const status = (await DBOS.getWorkflowStatus(run.workflowId))?.status;
+  if (status === undefined) {
+    if (options.missingAfterMs === undefined || Date.now() - run.startedAt < options.missingAfterMs) return false;
+  } else if (!ENDED_WORKFLOW.has(status)) {
+    return false;
+  }
+  // The workflow may have recorded its outcome between the two reads.
+  if ((await stateStore.getRun(sessionId, run.runId))?.status !== 'running') return false;
+  const error =
+    status === undefined
+      ? "The run's DBOS workflow is missing from the system database; retry() runs the session again."
+      : `The run's DBOS workflow ended (${status}) without recording an outcome; retry() runs the session again.`;
+  const now = Date.now();
+  const state = await stateStore.loadState(sessionId);
+  const streamId = state?.streamId ?? sessionId;
+  const writer = await streamManager.createWriter(streamId, sessionId, state?.agentType ?? 'unknown').catch(() => undefined);
+  if (writer !== undefined) {
+    await writer.write({ type: 'error', error, recoverable: false, agentId: sessionId, agentType: state?.agentType ?? 'unknown', step: run.stepCount, timestamp: now }).catch(() => undefined);
+    await writer.close().catch(() => undefined);
+  }
+  await streamManager.endStream(streamId).catch(() => undefined);
+  await stateStore.compareAndSetStatus(sessionId, ['active'], 'failed', { error });
+  await stateStore.updateRunStatus(sessionId, run.runId, 'failed', { completionReason: 'failed', endedAt: now, error });
+  return true;
+}

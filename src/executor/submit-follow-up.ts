@@ -1,0 +1,64 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { AnyAgentConfig } from '../agent/index.js';
+import type { Logger } from '../hooks/types.js';
+import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
+import { peekRegisteredAgent } from '../steps/runtime-registry.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { openCallsOfDescendants } from './agent-handle.js';
+import { dbosCallContext } from './replay-safe.js';
+import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
+import type { AgentExecutionHandle } from './types.js';
+
+/** What an accepted submission leads to, and whether nothing is left open. */
+export interface SubmissionFollowUp {
+  next: 'continues' | 'needs_resume';
+  /** Calls of the session (and of its sub-agents) still waiting for an answer. */
+  openCalls: number;
+  agentType: string | undefined;
+}
+
+/**
+ * After an accepted submission: does the run continue by itself (it waits warm) or does it need `resume()`
+ * (it parked)? Asks the session state machine (`submit` on the root's status and run).
+ *
+ * @example
+ * const { next, openCalls } = await followUpSubmission(stateStore, sessionId);
+ */
+export async function followUpSubmission(stateStore: SessionStateStore, sessionId: string): Promise<SubmissionFollowUp> {
+  const state = await stateStore.loadState(sessionId);
+  const run = await stateStore.getCurrentRun(sessionId);
+  const decision = decideSessionOperation('submit', sessionViewOf(state, run));
+  const own = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined).length;
+  const descendants = state === null ? 0 : (await openCallsOfDescendants(stateStore, state)).length;
+  return { next: decision.action === 'wake' ? 'continues' : 'needs_resume', openCalls: own + descendants, agentType: state?.agentType };
+}
+
+/**
+ * `submitToolResult()` with what happens next (`next`), resuming a parked run on its last answer when `resume`
+ * is given (the executor's `autoResumeOnSubmit`). In a user's workflow body the submission is one recorded step
+ * (`helix.submitToolResult`: a recovered caller replays its answer, never submits twice) and never auto-resumes.
+ *
+ * @example
+ * const response = await submitAndFollowUp(stateStore, logger, params, undefined);
+ */
+export async function submitAndFollowUp(
+  stateStore: SessionStateStore,
+  logger: Logger,
+  params: SubmitToolResult,
+  resume: ((agent: AnyAgentConfig, sessionId: string) => Promise<AgentExecutionHandle<any>>) | undefined,
+): Promise<SubmitToolResultResponse> {
+  const context = dbosCallContext();
+  const submit = async (): Promise<SubmitToolResultResponse> => {
+    const response = await submitToolResult(stateStore, logger, params);
+    if (response.status !== 'accepted') return response;
+    const followUp = await followUpSubmission(stateStore, response.sessionId);
+    const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
+    if (followUp.next === 'continues' || followUp.openCalls > 0 || resume === undefined || agent === undefined || context !== 'outside') {
+      return { ...response, next: followUp.next };
+    }
+    // The last open call of a parked run: resume it (concurrent submits converge on one run through resume()'s CAS).
+    const handle = await resume(agent, response.sessionId);
+    return { ...response, next: 'resumed', runId: handle.runId };
+  };
+  return context === 'workflow' ? DBOS.runStep(submit, { name: 'helix.submitToolResult' }) : submit();
+}
