@@ -18,6 +18,7 @@ import { bindRuntimeDependencies, registerAgent } from '../steps/runtime-registr
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
+import { isPersistentState, PersistentSessions } from './persistent-sessions.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
@@ -43,6 +44,7 @@ type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>
 export class DBOSAgentExecutor {
   private readonly config: DBOSAgentExecutorConfig;
   private readonly launcher: RunLauncher;
+  private readonly persistent: PersistentSessions;
   private readonly logger;
 
   constructor(config: DBOSAgentExecutorConfig) {
@@ -66,6 +68,13 @@ export class DBOSAgentExecutor {
       interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
       abort: async (reason) => void (await abortSession(config.stateStore, config.streamManager, sessionId, reason)),
     }));
+    this.persistent = new PersistentSessions(config, hookManager, (agent, sessionId) => ({
+      send: (input) => this.execute(agent, input, { sessionId, mode: 'persistent' }),
+      resume: (options) => this.resume(agent, sessionId, options),
+      retry: () => this.retry(agent, sessionId),
+      interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
+      abort: (reason) => this.persistent.abort(sessionId, reason),
+    }));
   }
 
   /**
@@ -79,8 +88,7 @@ export class DBOSAgentExecutor {
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
    * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
    *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
-   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`,
-   *   and for `mode: 'persistent'` (not available yet).
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
@@ -90,10 +98,9 @@ export class DBOSAgentExecutor {
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
     const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
-    if (mode !== 'standard') {
-      throw new InvalidArgumentError('Persistent mode is not available in this version of the DBOS runtime; omit options.mode (standard).', { mode });
-    }
+    if (mode !== 'standard' && mode !== 'persistent') throw new InvalidArgumentError("options.mode must be 'standard' or 'persistent'.", { mode });
     registerAgent(any);
+    if (mode === 'persistent') return this.persistent.execute(any, input as AgentInput, options);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
 
@@ -157,6 +164,7 @@ export class DBOSAgentExecutor {
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
+    if (isPersistentState(await stateStore.loadState(sessionId))) return this.persistent.resume(any, sessionId, options);
     for (;;) {
       const state = await stateStore.loadState(sessionId);
       if (state === null) throw new SessionNotFoundError(sessionId);
@@ -204,6 +212,7 @@ export class DBOSAgentExecutor {
     const { stateStore } = this.config;
     const state = await stateStore.loadState(sessionId);
     if (state === null) throw new SessionNotFoundError(sessionId);
+    if (isPersistentState(state)) return this.persistent.retry(any, sessionId, options);
     const run = await stateStore.getCurrentRun(sessionId);
     if (state.status !== 'failed') throw new NotResumableError(sessionId, state.status, 'only a failed session can be retried.');
     const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
@@ -237,7 +246,9 @@ export class DBOSAgentExecutor {
   async getHandle<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string): Promise<AgentExecutionHandle<TOutput> | null> {
     registerAgent(agent as AnyAgentConfig);
     const run = await this.config.stateStore.getCurrentRun(sessionId);
-    return run === null ? null : this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
+    if (run === null) return null;
+    if (isPersistentState(await this.config.stateStore.loadState(sessionId))) return this.persistent.handleFor(agent as AnyAgentConfig, sessionId, run);
+    return this.launcher.handleFor(agent as AnyAgentConfig, sessionId, run);
   }
 
   /**

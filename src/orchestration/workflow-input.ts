@@ -13,6 +13,12 @@ export interface RunScope {
   agentType: string;
   streamId: string;
   workflowId: string;
+  /**
+   * Key of this turn's process-local registrations (per-call hooks, stream-reset tracking). Absent for standard
+   * runs (the workflow id is the key); `${workflowId}#${runId}` for a turn of a persistent session, whose one
+   * workflow runs many turns.
+   */
+  turnKey?: string;
 }
 
 /**

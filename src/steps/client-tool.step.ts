@@ -10,7 +10,7 @@ import type { HitlCall, HitlResolution, Submission, SuspensionRecord } from '../
 import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -134,9 +134,9 @@ export class ClientToolStep {
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
     if (input.force) return { parked: true };
-    forgetWorkflow(input.workflowId);
+    forgetWorkflow(turnKeyOf(input));
     forgetHistory(input.sessionId);
-    workflowHookManagers.unregister(input.workflowId);
+    workflowHookManagers.unregister(turnKeyOf(input));
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (input.parent === undefined) await streamManager.endStream(input.streamId);
     else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });
