@@ -64,8 +64,8 @@ describe('persistent session lifecycle', () => {
     const sent: string[] = [];
     const handles = [];
     // Send around the park (300 ms after the turn): some go to the live workflow, some race its close, some restart it.
-    // Gaps around the 300 ms warm window (a turn takes tens of ms).
-    const gaps = [100, 330, 250, 290, 310, 270, 340, 200, 300, 280, 320, 260];
+    // Gaps around the 300 ms warm window (a turn takes tens of ms); the 700 ms ones always park.
+    const gaps = [100, 700, 330, 360, 340, 420, 350, 300, 390, 345, 355, 700];
     for (let index = 0; index < gaps.length; index += 1) {
       await sleep(gaps[index]!);
       sent.push(`r${index}`);
