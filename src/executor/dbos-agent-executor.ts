@@ -100,7 +100,7 @@ export class DBOSAgentExecutor {
     const mode = options.mode ?? 'standard';
     if (mode !== 'standard' && mode !== 'persistent') throw new InvalidArgumentError("options.mode must be 'standard' or 'persistent'.", { mode });
     registerAgent(any);
-    if (mode === 'persistent') return this.persistent.execute(any, input as AgentInput, options);
+    if (mode === 'persistent') return this.persistent.execute(any, input, options);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
 
