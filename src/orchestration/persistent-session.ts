@@ -19,8 +19,6 @@ export interface PersistentTurnMessage {
   resume?: AgentWorkflowInput['resume'];
   /** Idle timeout from this turn on (an `execute()` override). */
   idleTimeoutMs?: number;
-  /** Set for a companion child's turn: the parent call it answers (reported to the parent when the turn ends). */
-  companionCall?: { toolCallId: string };
 }
 
 /**
@@ -61,8 +59,6 @@ export interface PersistentWorkflowInput {
   idleTimeoutMs: number;
   /** Turns to run first, in order (the message that started this generation, messages deferred by a park). */
   initialMessages: PersistentTurnMessage[];
-  /** Set for a companion (persistent child): the parent it reports each turn to. */
-  companion?: { parentSessionId: string; name: string };
 }
 
 /**
@@ -181,16 +177,6 @@ export function withPersistentMarker(metadata: Record<string, string> | undefine
  */
 export function persistentRestartWorkflowId(agentType: string, sessionId: string, generation: number): string {
   return `${agentType}__${sessionId}__persistent__restart-${generation}`;
-}
-
-/**
- * Workflow id of a companion's continuation started by the parent's tool call: `${childSessionId}-continue-${toolCallId}`.
- *
- * @example
- * companionContinueWorkflowId('s1-agent-researcher', 'call_7'); // 's1-agent-researcher-continue-call_7'
- */
-export function companionContinueWorkflowId(childSessionId: string, toolCallId: string): string {
-  return `${childSessionId}-continue-${toolCallId}`;
 }
 
 /**

@@ -5,7 +5,6 @@ import { PersistentStep } from '../steps/persistent.step.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import type { RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
-import { reportCompanionTurn } from './companion-dispatch.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
@@ -142,9 +141,7 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
     ...(message.initialState === undefined ? {} : { initialState: message.initialState }),
     ...(message.resume === undefined ? {} : { resume: message.resume }),
   };
-  const result = await runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
-  if (input.companion !== undefined) await reportCompanionTurn(scope, input.companion, result);
-  return result;
+  return runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
 }
 
 /**

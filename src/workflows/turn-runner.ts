@@ -2,7 +2,6 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
-import { deliverCompanionCompletions } from './companion-dispatch.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { runTurn } from './turn-loop.js';
 import { finished, type AgentWorkflowInput, type TurnOutcome } from './turn-types.js';
@@ -14,9 +13,8 @@ export interface RecordedTurnOptions {
 }
 
 /**
- * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals), the delivery of finished
- * non-blocking companions, the turn loop (`runTurn`), then FinishRunStep, or the suspended result of a turn
- * that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
+ * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals), the turn loop (`runTurn`),
+ * then FinishRunStep, or the suspended result of a turn that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
  * (ownership lost, cancelled) propagate untouched. Shared by standard runs and persistent turns.
  */
 export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
@@ -31,7 +29,6 @@ export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, in
   const progress = { step: 0 };
   let outcome: TurnOutcome;
   try {
-    if (agent.persistentAgents.length > 0) await deliverCompanionCompletions(scope);
     outcome = await runTurn({ agent, scope, input, progress });
   } catch (error) {
     // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure.

@@ -88,15 +88,3 @@ export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defin
  * session's workflow.
  */
 export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => 'persistent-inbox');
-
-/** A companion's turn ended (or the parent was interrupted): a parent blocked on a companion re-reads the store. */
-export interface CompanionWakeMessage {
-  kind: 'companion_wake';
-  childSessionId?: string;
-}
-
-/**
- * Wake-ups of a parent run blocked on a companion (topic `companion-wake`): sent by the companion when a turn ends
- * and by interrupt(). The store holds the outcome; the message only wakes the parent.
- */
-export const companionWakeChannel: WorkflowChannel<void, CompanionWakeMessage> = defineChannel(() => 'companion-wake');
