@@ -84,7 +84,6 @@ export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defin
 
 /**
  * A persistent session's inbox (topic `persistent-inbox`): one message per turn, sent by `execute()`/`resume()`
- * and by a parent's companion tools with the turn's runId as idempotency key; received in send order by the
- * session's workflow.
+ * with the turn's runId as idempotency key; received in send order by the session's workflow.
  */
 export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => 'persistent-inbox');
