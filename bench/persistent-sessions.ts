@@ -1,7 +1,7 @@
 /**
  * The persistent-session figures of `npm run bench` (`HELIX_BENCH_ONLY=persistent` runs only these): message →
  * reply latency of a persistent session waiting warm and of one that parked (next to a fresh standard run), and
- * the idle cost of N idle persistent sessions waiting warm (the reference's receive loop) or parked, next to N
+ * (`HELIX_BENCH_PERSISTENT=latency`: only these) the idle cost of N idle persistent sessions waiting warm (the reference's receive loop) or parked, next to N
  * parked standard sessions and a 0-session baseline. Every scenario runs in its own child process and database.
  */
 import { spawn } from 'node:child_process';
@@ -46,6 +46,7 @@ export async function measurePersistentSessions(database: BenchDatabase): Promis
     )}\n`,
   );
 
+  if (process.env.HELIX_BENCH_PERSISTENT === 'latency') return;
   process.stdout.write(`\nIdle cost of ${footprintSessions} idle sessions (each ran one turn), ${quietWindowMs / 1000} s quiet window, each scenario in its own child process…\n\n`);
   const [none, warm] = await Promise.all([measureFootprint(database, 'none'), runFootprint(database, 'persistent-warm')]);
   const parkedStandard = await measureFootprint(database, 'parked');

@@ -7,13 +7,14 @@ import type { AgentResult } from '../types/result.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import { waitForRunChange } from '../steps/run-signals.js';
 import type { HandleCallbacks } from './agent-handle.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
-/** Poll interval of a handle waiting for its turn to start or end. */
-const POLL_MS = 25;
+/** Poll interval of a handle waiting for its turn to start or end (a turn run in this process wakes it at once). */
+const POLL_MS = 50;
 /** How often a waiting handle checks that the workflow running its turn still exists in DBOS. */
 const WORKFLOW_CHECK_MS = 2_000;
 
@@ -85,7 +86,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
           }
         }
       }
-      await sleep(POLL_MS);
+      await waitForRunChange(this.runId, POLL_MS);
     }
   }
 
@@ -125,7 +126,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
       const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
       if (run !== null) return run;
       if ((await this.droppedResult()) !== undefined) return undefined;
-      await sleep(POLL_MS);
+      await waitForRunChange(this.runId, POLL_MS);
     }
   }
 
@@ -179,8 +180,4 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
       suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(state?.suspendedStepId === undefined ? {} : { stepId: state.suspendedStepId }) },
     };
   }
-}
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -21,20 +21,8 @@ export interface PersistentTurnMessage {
   idleTimeoutMs?: number;
 }
 
-/**
- * Ends a persistent session's workflow gracefully once the messages queued before it ran (completion reason
- * `shutdown`).
- *
- * @example
- * const message: PersistentShutdownMessage = { kind: 'shutdown', id: 'stop-1' };
- */
-export interface PersistentShutdownMessage {
-  kind: 'shutdown';
-  id: string;
-}
-
 /** Anything a persistent session's inbox carries. */
-export type PersistentInboxMessage = PersistentTurnMessage | PersistentShutdownMessage;
+export type PersistentInboxMessage = PersistentTurnMessage;
 
 /**
  * Arguments of the persistent-session workflow (one workflow per generation of a session: the first, then one
@@ -72,13 +60,13 @@ export type PersistentPhase = 'live' | 'closing' | 'closed';
 
 /**
  * Why a persistent session's workflow ended: `parked` (idle past the warm window; nothing runs, the next
- * message restarts it), `idle_timeout`, `shutdown`, `suspended` (a turn parked waiting for a human: resume()
+ * message restarts it), `idle_timeout`, `suspended` (a turn parked waiting for a human: resume()
  * continues it), `aborted`, `failed` (the workflow itself failed).
  *
  * @example
  * const reason: PersistentEndReason = 'idle_timeout';
  */
-export type PersistentEndReason = 'parked' | 'idle_timeout' | 'shutdown' | 'suspended' | 'aborted' | 'failed';
+export type PersistentEndReason = 'parked' | 'idle_timeout' | 'suspended' | 'aborted' | 'failed';
 
 /**
  * The durable routing record of a persistent session, kept in the session's metadata: which workflow owns the

@@ -12,6 +12,7 @@ import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { workflowHookManagers } from './runtime-registry.js';
+import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
@@ -83,6 +84,7 @@ export class ClientToolStep {
     }
     await emitter.flush();
     if (open.length === 0) return { createdAt };
+    signalRunChanged(input.runId);
     dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });
     await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: open.map(({ call }) => call.toolCallId) });
     return { createdAt };
@@ -143,6 +145,7 @@ export class ClientToolStep {
     // Last: `suspended_client_tool` is what lets resume() start a new run (from any process), which
     // reactivates the session stream. Published before endStream, a resume could be ended by this step.
     await recordSuspension('suspended_client_tool');
+    signalRunChanged(input.runId);
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };
   }

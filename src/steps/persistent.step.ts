@@ -13,6 +13,7 @@ import { isTerminalStatus } from '../stream/stream-status.js';
 import type { RunStatus, SessionState, SessionStateWrite } from '../types/session.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
+import { signalRunChanged } from './run-signals.js';
 import { markWorkflowStartedHere } from './stream-reset-tracker.js';
 
 /** Error text of a turn whose workflow vanished from DBOS before the turn ended (system database reset or retention). */
@@ -106,6 +107,7 @@ export class PersistentStep {
       ...(previous === null ? {} : { previousRunId: previous.runId }),
       metadata: { persistent: true, healUnpaired },
     });
+    signalRunChanged(input.runId);
     return { startSequence, healUnpaired };
   }
 

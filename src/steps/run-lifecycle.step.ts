@@ -12,6 +12,7 @@ import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { workflowHookManagers } from './runtime-registry.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
@@ -127,6 +128,7 @@ export class RunLifecycleStep {
       // The run's own output, kept with the run: a later turn of the session overwrites the session's output.
       ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
     });
+    signalRunChanged(input.runId);
     if (input.status === 'completed') {
       await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
     } else if (input.status === 'failed') {

@@ -22,8 +22,8 @@ export interface PersistentSessionResult {
   workflowId: string;
   /** `superseded`: the session had moved on to another workflow before this one started. */
   endReason: PersistentEndReason | 'superseded';
-  /** `idle_timeout`, `shutdown`, `suspended` (parked: idle, or a turn waiting for a human), `aborted` or `failed`. */
-  completionReason: 'idle_timeout' | 'shutdown' | 'suspended' | 'aborted' | 'failed';
+  /** `idle_timeout`, `suspended` (parked: idle, or a turn waiting for a human), `aborted` or `failed`. */
+  completionReason: 'idle_timeout' | 'suspended' | 'aborted' | 'failed';
   /** Turns this workflow ran. */
   turns: number;
 }
@@ -44,7 +44,7 @@ export class PersistentWorkflows {
       sessionId: input.sessionId,
       workflowId: input.workflowId,
       endReason,
-      completionReason: endReason === 'idle_timeout' || endReason === 'aborted' || endReason === 'failed' || endReason === 'shutdown' ? endReason : 'suspended',
+      completionReason: endReason === 'idle_timeout' || endReason === 'aborted' || endReason === 'failed' ? endReason : 'suspended',
       turns,
     });
     if ((await PersistentStep.open(input)).superseded) return ended('superseded', 0);
@@ -63,10 +63,6 @@ export class PersistentWorkflows {
           if (now < closeAt) {
             const received = await persistentInbox.receive(undefined, closeAt - now);
             if (received === null) continue;
-            if (received.kind !== 'turn') {
-              if (await closeWhenEmpty(close, 'shutdown', undefined, queue)) return ended('shutdown', turns);
-              continue;
-            }
             message = received;
           } else {
             const reason: PersistentEndReason = now >= idleDeadline ? 'idle_timeout' : 'parked';
@@ -99,7 +95,7 @@ export class PersistentWorkflows {
 async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<boolean> {
   if (!(await PersistentStep.beginClose(close)).ok) return true;
   const late = await persistentInbox.receive(undefined, 0);
-  if (late !== null && late.kind === 'turn') {
+  if (late !== null) {
     await PersistentStep.reopen(close);
     queue.push(late);
     return false;
@@ -115,7 +111,7 @@ async function closeForHumans(close: { sessionId: string; workflowId: string }, 
   for (;;) {
     const late = await persistentInbox.receive(undefined, 0);
     if (late === null) break;
-    if (late.kind === 'turn') deferred.push(late);
+    deferred.push(late);
   }
   await PersistentStep.endClose({ ...close, reason: 'suspended', deferred });
 }
