@@ -82,12 +82,19 @@ export class DBOSAgentExecutor {
    * `completed` one (it sees the whole conversation, with a fresh `maxSteps` budget). While the session
    * runs, returns a handle to that run instead of starting another.
    *
+   * With `mode: 'persistent'` the first call creates the session and its receive-loop workflow
+   * (`${agentType}__${sessionId}__persistent`); every call sends its message into that workflow's inbox and
+   * returns a handle for the turn the message starts (queued messages run in arrival order, each once). A
+   * parked or ended session is restarted with its whole history. See `PersistentSessions`.
+   *
    * @throws SessionIdRequiredError `SESSION_ID_REQUIRED` without `options.sessionId`.
    * @throws WorkspaceUnsupportedError `WORKSPACE_UNSUPPORTED` when the agent declares a workspace.
    * @throws DBOSModeMismatchError `DBOS_MODE_MISMATCH` when `options.mode` differs from the session's.
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
    * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
    *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
+   * @throws DBOSPersistentSessionTerminatedError `DBOS_PERSISTENT_SESSION_TERMINATED` (persistent mode) when
+   *   restarting the session's ended workflow kept losing races; retry once.
    * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });

@@ -58,6 +58,25 @@ describe('persistent session lifecycle', () => {
     expect(again.workflowId).toBe('chat__park-1__persistent__restart-1');
   });
 
+  it('replays a generation that ran turns and parked deterministically: same result, no LLM call, turn or message again', async () => {
+    echo();
+    const sessionId = 'park-replay';
+    await (await parking.execute(chat, 'x', { sessionId, mode: 'persistent' })).result();
+    await (await parking.execute(chat, 'y', { sessionId, mode: 'persistent' })).result();
+    const workflowId = 'chat__park-replay__persistent';
+    const ended = await workflowEnd(workflowId);
+    const calls = llm.adapter.calls.length;
+    const messages = (await runtime.stateStore.getMessages(sessionId)).total;
+    const steps = (await DBOS.listWorkflowSteps(workflowId)) ?? [];
+    // Rewinding past the last recorded step keeps every checkpoint: the body re-runs answered from its records.
+    const replay = await DBOS.rewindWorkflow(workflowId, { startStep: Math.max(...steps.map((step) => step.functionID)) + 1 });
+    expect(await replay.getResult()).toEqual(ended);
+    expect(llm.adapter.calls.length).toBe(calls);
+    expect((await runtime.stateStore.getMessages(sessionId)).total).toBe(messages);
+    expect((await runtime.stateStore.listRuns(sessionId)).runs).toHaveLength(2);
+    expect(((await DBOS.listWorkflowSteps(workflowId)) ?? []).length).toBe(steps.length);
+  });
+
   it('messages racing a park are never lost: each one runs exactly once', async () => {
     echo();
     await (await parking.execute(chat, 'start', { sessionId: 'park-race', mode: 'persistent' })).result();
