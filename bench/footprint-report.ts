@@ -1,11 +1,11 @@
 /**
  * What a footprint child process holds: no sessions (the baseline), sessions waiting warm in `DBOS.recv`,
- * or sessions parked durably.
+ * or sessions parked durably; `persistent-*`: idle persistent sessions waiting warm or parked (persistent-child.ts).
  *
  * @example
  * const scenario: FootprintScenario = 'parked';
  */
-export type FootprintScenario = 'none' | 'warm' | 'parked';
+export type FootprintScenario = 'none' | 'warm' | 'parked' | 'persistent-warm' | 'persistent-parked';
 
 /**
  * Every scenario, for validating a child's argument.

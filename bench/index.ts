@@ -6,7 +6,8 @@
  * Postgres load of sessions waiting warm against parked ones (each in its own child process). One
  * Postgres server, one run; prints tables (targets as PASS/MISS) and fails only when a system did not run
  * its tool calls. `BENCH_SCALE=small` shrinks everything; `HELIX_BENCH_ONLY=side-by-side` runs only the
- * comparison (sizes: bench/side-by-side/side-by-side-scale.ts).
+ * comparison (sizes: bench/side-by-side/side-by-side-scale.ts); `HELIX_BENCH_ONLY=persistent` runs only the persistent-session
+ * figures (bench/persistent-sessions.ts).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -21,6 +22,7 @@ import { createAnswerAgent, createHitlAgent } from './hitl-agents.js';
 import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
 import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
+import { measurePersistentSessions } from './persistent-sessions.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
 import { measureRetention } from './retention-report.js';
 import { measureSubAgentStep } from './sub-agent-step.js';
@@ -154,11 +156,16 @@ async function measureFootprints(database: BenchDatabase): Promise<void> {
 async function main(): Promise<void> {
   const database = await openBenchDatabase();
   try {
+    if (process.env.HELIX_BENCH_ONLY === 'persistent') {
+      await measurePersistentSessions(database);
+      return;
+    }
     await measureSideBySide(database);
     if (process.env.HELIX_BENCH_ONLY === 'side-by-side') return;
     process.stdout.write('\n');
     await measureInProcess(database);
     await measureFootprints(database);
+    await measurePersistentSessions(database);
   } finally {
     await database.close();
   }

@@ -16,6 +16,14 @@ export { ClientToolStep } from './steps/client-tool.step.js';
 export { ApprovalGateStep } from './steps/approval-gate.step.js';
 export { SubAgentStep, type ChildPreparation, type SubAgentStepInput } from './steps/sub-agent.step.js';
 export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
+export type { PersistentSessionResult } from './workflows/persistent.workflow.js';
+export {
+  readPersistentMarker,
+  persistentRestartWorkflowId,
+  type PersistentMarker,
+  type PersistentPhase,
+  type PersistentEndReason,
+} from './orchestration/persistent-session.js';
 export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './orchestration/ids.js';
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
 export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-retry-policy.js';

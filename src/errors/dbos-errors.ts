@@ -36,14 +36,19 @@ export class DBOSModeMismatchError extends HelixError {
 
 /**
  * A DBOS workflow the session store expects cannot be found in the DBOS system database (it was reset or
- * garbage-collected). Recover with `executor.retry()`.
+ * garbage-collected). The message says how to recover for the session's mode: a standard run is restarted from
+ * its recorded input by calling `execute()` again for the session; a persistent session is restarted from its
+ * stored history by its next `execute()` (the lost turn is recorded `failed`).
  *
  * @example
- * if (DBOSWorkflowNotFoundError.isInstance(error)) await executor.retry(agent, sessionId);
+ * if (DBOSWorkflowNotFoundError.isInstance(error)) await executor.execute(agent, input, { sessionId });
  */
 export class DBOSWorkflowNotFoundError extends HelixError {
-  constructor(readonly workflowId: string) {
-    super('DBOS_WORKFLOW_NOT_FOUND', 'The DBOS workflow of this run is missing from the system database; call executor.retry() to run the session again.', {
+  constructor(
+    readonly workflowId: string,
+    readonly advice: string = 'call executor.execute() again for this session: a run whose workflow is missing is restarted from its recorded input.',
+  ) {
+    super('DBOS_WORKFLOW_NOT_FOUND', `The DBOS workflow "${workflowId}" is missing from the system database; ${advice}`, {
       data: { workflowId },
     });
     this.name = 'DBOSWorkflowNotFoundError';
@@ -54,8 +59,8 @@ export class DBOSWorkflowNotFoundError extends HelixError {
 }
 
 /**
- * A message could not be routed to a persistent session because its workflow ended and a concurrent
- * restart also failed. Retry `execute()` once.
+ * A message could not be routed to a persistent session: its workflow ended, and restarting it lost the race
+ * to concurrent writers again after an internal retry. Rare; retry `execute()` once.
  *
  * @example
  * if (DBOSPersistentSessionTerminatedError.isInstance(error)) await executor.execute(agent, input, options);

@@ -12,8 +12,10 @@ import { registerDBOSAgentWorkflows } from '../workflows/agent.workflow.js';
 import { repairLostStart } from './lost-start.js';
 import { pruneFinishedSessions, type PruneOptions, type PruneResult } from './retention.js';
 import { bindExecutorDependencies } from './executor-dependencies.js';
+import { isPersistentState, PersistentSessions } from './persistent-sessions.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
+import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 import { repairStuckRun } from './stuck-run.js';
@@ -42,6 +44,7 @@ type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>
 export class DBOSAgentExecutor {
   private readonly config: DBOSAgentExecutorConfig;
   private readonly launcher: RunLauncher;
+  private readonly persistent: PersistentSessions;
   private readonly logger;
 
   constructor(config: DBOSAgentExecutorConfig) {
@@ -57,6 +60,13 @@ export class DBOSAgentExecutor {
       interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
       abort: async (reason) => void (await abortSession(config.stateStore, config.streamManager, sessionId, reason)),
     }));
+    this.persistent = new PersistentSessions(config, hookManager, (agent, sessionId) => ({
+      send: (input) => this.execute(agent, input, { sessionId, mode: 'persistent' }),
+      resume: (options) => this.resume(agent, sessionId, options),
+      retry: () => this.retry(agent, sessionId),
+      interrupt: (reason) => interruptSession(config.stateStore, sessionId, reason),
+      abort: (reason) => this.persistent.abort(sessionId, reason),
+    }));
   }
 
   /**
@@ -64,14 +74,20 @@ export class DBOSAgentExecutor {
    * `completed` one (it sees the whole conversation, with a fresh `maxSteps` budget). While the session
    * runs, returns a handle to that run instead of starting another.
    *
+   * With `mode: 'persistent'` the first call creates the session and its receive-loop workflow
+   * (`${agentType}__${sessionId}__persistent`); every call sends its message into that workflow's inbox and
+   * returns a handle for the turn the message starts (queued messages run in arrival order, each once). A
+   * parked or ended session is restarted with its whole history. See `PersistentSessions`.
+   *
    * @throws SessionIdRequiredError `SESSION_ID_REQUIRED` without `options.sessionId`.
    * @throws WorkspaceUnsupportedError `WORKSPACE_UNSUPPORTED` when the agent declares a workspace.
    * @throws DBOSModeMismatchError `DBOS_MODE_MISMATCH` when `options.mode` differs from the session's.
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
    * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
    *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
-   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`,
-   *   and for `mode: 'persistent'` (not available yet).
+   * @throws DBOSPersistentSessionTerminatedError `DBOS_PERSISTENT_SESSION_TERMINATED` (persistent mode) when
+   *   restarting the session's ended workflow kept losing races; retry once.
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
@@ -87,10 +103,9 @@ export class DBOSAgentExecutor {
     if (agent.workspace !== undefined) throw new WorkspaceUnsupportedError(agent.name);
     const any = agent as AnyAgentConfig;
     const mode = options.mode ?? 'standard';
-    if (mode !== 'standard') {
-      throw new InvalidArgumentError('Persistent mode is not available in this version of the DBOS runtime; omit options.mode (standard).', { mode });
-    }
+    if (mode !== 'standard' && mode !== 'persistent') throw new InvalidArgumentError("options.mode must be 'standard' or 'persistent'.", { mode });
     registerAgent(any);
+    if (mode === 'persistent') return this.persistent.execute(any, input, options);
     const { stateStore } = this.config;
     const runId = `run-${randomUUID()}`;
     const message = typeof input === 'string' ? input : (input as { message?: unknown })?.message;
@@ -147,6 +162,7 @@ export class DBOSAgentExecutor {
     const any = agent as AnyAgentConfig;
     registerAgent(any);
     const { stateStore } = this.config;
+    if (isPersistentState(await stateStore.loadState(sessionId))) return this.persistent.resume(any, sessionId, options);
     for (;;) {
       const state = await stateStore.loadState(sessionId);
       assertSessionAgent(state, agent.name);
@@ -193,24 +209,7 @@ export class DBOSAgentExecutor {
   }
 
   private async retryNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {
-    assertSessionId(sessionId);
-    const any = agent as AnyAgentConfig;
-    registerAgent(any);
-    const { stateStore } = this.config;
-    const state = await stateStore.loadState(sessionId);
-    assertSessionAgent(state, agent.name);
-    const run = await stateStore.getCurrentRun(sessionId);
-    if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) return this.retryNow(agent, sessionId, options);
-    const view = sessionViewOf(state, run);
-    const decision = decideSessionOperation('retry', view);
-    if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);
-    const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
-    if (!swapped.ok) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
-    await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
-    await stateStore.clearInterruptFlag(sessionId); // a flag left by abort() must not stop the retried run
-    await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
-    const runId = `run-${randomUUID()}`;
-    return this.launcher.startRun(any, sessionId, runId, run === null ? {} : { resume: { previousRunId: run.runId } }, options);
+    return retrySession({ config: this.config, launcher: this.launcher, persistent: this.persistent }, agent as AnyAgentConfig, sessionId, options);
   }
 
   /**
@@ -246,6 +245,12 @@ export class DBOSAgentExecutor {
     assertSessionId(sessionId);
     registerAgent(agent as AnyAgentConfig);
     const { stateStore } = this.config;
+    const state = await stateStore.loadState(sessionId);
+    if (state !== null && isPersistentState(state)) {
+      assertSessionAgent(state, agent.name);
+      const run = await stateStore.getCurrentRun(sessionId);
+      return run === null ? null : this.persistent.handleFor(agent as AnyAgentConfig, sessionId, run);
+    }
     return observingRun(this.launcher, agent as AnyAgentConfig, sessionId, async () => {
       assertSessionAgent(await stateStore.loadState(sessionId), agent.name);
       return stateStore.getCurrentRun(sessionId);
@@ -253,15 +258,10 @@ export class DBOSAgentExecutor {
   }
 
   /**
-   * Release what the executor holds in this process: cached stream writers (flushed first) and the per-run
-   * hook and usage-store registrations. Call after `DBOS.shutdown()`; then close the stores and the stream
-   * manager you created (the executor never closes them: the app owns them). With nothing else open, the
-   * process then exits by itself.
-   *
+   * Release what the executor holds in this process (cached stream writers, per-run registrations). Call after
+   * `DBOS.shutdown()`, then close the stores you created (the app owns them); the process then exits by itself.
    * @example
-   * await DBOS.shutdown();
-   * await executor.close();
-   * await Promise.all([stateStore.close(), streamManager.close()]);
+   * await DBOS.shutdown(); await executor.close(); await Promise.all([stateStore.close(), streamManager.close()]);
    */
   async close(): Promise<void> {
     await releaseRuntimeResources();

@@ -29,8 +29,17 @@ export interface DBOSAgentExecutorConfig {
   hookManager?: HookManager;
   /** Defaults to a no-op logger. */
   logger?: Logger;
-  /** Idle timeout of persistent workflows in ms. Default 86 400 000 (24 h). */
+  /**
+   * Persistent sessions: with no message for this long (ms, durable time) a session ends with completion reason
+   * `idle_timeout` (the next message starts it again). Default 86 400 000 (24 h); `execute()` may override it.
+   */
   defaultPersistentIdleTimeoutMs?: number;
+  /**
+   * Persistent sessions: how long a session's workflow waits warm for the next message after a turn (a message
+   * then starts its turn at once) before it parks — the workflow ends, nothing stays in memory or polls, and the
+   * next message restarts the session from the store. Default 60 000.
+   */
+  persistentWarmWindowMs?: number;
   /** Server-tool retries. Default: 3 attempts, 1 s, ×2, at most 60 s. */
   toolRetryPolicy?: ToolRetryPolicy;
   /**
@@ -59,8 +68,13 @@ export interface DBOSAgentExecutorConfig {
 export interface ExecuteOptions {
   /** Required: the session (conversation) to run in. */
   sessionId: string;
-  /** Written once at session creation. Default 'standard'. */
+  /**
+   * Written once at session creation. Default 'standard'. `'persistent'`: one long-lived workflow per session
+   * receives every message (`execute()` again sends the next one; each message is one turn with its own run).
+   */
   mode?: DBOSAgentMode;
+  /** Persistent mode: the session's idle timeout from this message on (ms). Default `defaultPersistentIdleTimeoutMs`. */
+  idleTimeoutMs?: number;
   /** Hooks for this call only (after the constructor's and the agent's). */
   hooks?: AgentHooks;
   /** A hook manager for this call only (fires last). */

@@ -15,6 +15,12 @@ export interface RunScope {
   workflowId: string;
   /** Root of the session tree (the session itself for top-level runs); usage records carry it. */
   rootSessionId?: string;
+  /**
+   * Key of this turn's process-local registrations (per-call hooks, stream-reset tracking). Absent for standard
+   * runs (the workflow id is the key); `${workflowId}#${runId}` for a turn of a persistent session, whose one
+   * workflow runs many turns.
+   */
+  turnKey?: string;
 }
 
 /**

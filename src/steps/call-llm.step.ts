@@ -10,7 +10,7 @@ import type { StepResult, ToolSchema } from '../types/llm.js';
 import { loadHistory } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
-import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -57,7 +57,7 @@ export class CallLLMStep {
 
     // Fires when abort() cancels the run's workflow: the adapter stops the provider call.
     const abortSignal = DBOS.stepStatus?.cancelSignal;
-    let resetNeeded = needsStreamReset(input.workflowId);
+    let resetNeeded = needsStreamReset(turnKeyOf(input));
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
         // A sub-agent writes into its root's stream: a physical cleanup there would drop other agents' chunks, so

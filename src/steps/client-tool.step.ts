@@ -10,8 +10,9 @@ import type { HitlCall, HitlResolution, Submission, SuspensionRecord } from '../
 import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
+import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 
@@ -98,6 +99,7 @@ export class ClientToolStep {
     }
     await emitter.flush();
     if (open.length === 0) return { createdAt };
+    signalRunChanged(input.runId);
     dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });
     await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: open.map(({ call }) => call.toolCallId) });
     return { createdAt };
@@ -149,9 +151,9 @@ export class ClientToolStep {
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
     if (input.force) return { parked: true };
-    forgetWorkflow(input.workflowId);
+    forgetWorkflow(turnKeyOf(input));
     forgetHistory(input.sessionId);
-    workflowHookManagers.unregister(input.workflowId);
+    workflowHookManagers.unregister(turnKeyOf(input));
     workflowUsageStores.delete(input.workflowId);
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (input.parent === undefined) await streamManager.endStream(input.streamId);
@@ -159,6 +161,7 @@ export class ClientToolStep {
     // Last: `suspended_client_tool` is what lets resume() start a new run (from any process), which
     // reactivates the session stream. Published before endStream, a resume could be ended by this step.
     await recordSuspension('suspended_client_tool');
+    signalRunChanged(input.runId);
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };
   }

@@ -11,7 +11,8 @@ import type { Message, ToolResultMessage, UserMessage } from '../types/message.j
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
@@ -23,6 +24,11 @@ export interface BeginRunInput extends RunScope {
   initialState?: Record<string, unknown>;
   /** Set for resume/retry runs: onAgentResumed fires here unless a suspension is settled (its wake fires it). */
   resumedFrom?: { previousRunId: string; settlesSuspension: boolean };
+  /**
+   * Pair every tool call of the last assistant message left without a result (not only a dangling `__finish__`):
+   * a persistent session's new turn after a turn that ended interrupted or failed.
+   */
+  healUnpaired?: boolean;
 }
 
 /** Input of `RunLifecycleStep.finish`. */
@@ -52,7 +58,7 @@ export class RunLifecycleStep {
     const toAppend: Message[] = [];
     // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
     // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
-    const continuesUnsettled = input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension;
+    const continuesUnsettled = (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) || input.healUnpaired === true;
     if (input.userMessage !== undefined || continuesUnsettled) {
       const history = await loadHistory(stateStore, input.sessionId);
       const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
@@ -128,14 +134,17 @@ export class RunLifecycleStep {
       completionReason: input.completionReason,
       endedAt: now,
       ...(input.error === undefined ? {} : { error: input.error }),
+      // The run's own output, kept with the run: a later turn of the session overwrites the session's output.
+      ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
     });
+    signalRunChanged(input.runId);
     if (input.status === 'completed') {
       await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
     } else if (input.status === 'failed') {
       await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
     }
-    workflowHookManagers.unregister(input.workflowId);
-    forgetWorkflow(input.workflowId);
+    workflowHookManagers.unregister(turnKeyOf(input));
+    forgetWorkflow(turnKeyOf(input));
     forgetHistory(input.sessionId);
     const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
     workflowUsageStores.delete(input.workflowId);

@@ -20,9 +20,20 @@ export async function stepEnvironment(scope: RunScope, step: number): Promise<St
   const usageStore = workflowUsageStores.get(scope.workflowId);
   const dependencies = usageStore === undefined ? bound : { ...bound, usageStore };
   const agent = await resolveRegisteredAgent(scope.agentType);
-  const hooks = hookManagerFor(scope.workflowId, mergeHookManagers(dependencies.hookManager, agent.hooks));
+  const hooks = hookManagerFor(turnKeyOf(scope), mergeHookManagers(dependencies.hookManager, agent.hooks));
   const emitter = new ChunkEmitter(dependencies.streamManager, scope.streamId, scope.sessionId, scope.agentType, step);
   return { dependencies, agent, hooks, emitter };
+}
+
+/**
+ * The key of a run's process-local registrations (hooks, stream-reset tracking): `turnKey` for a persistent turn,
+ * else the workflow id.
+ *
+ * @example
+ * workflowHookManagers.unregister(turnKeyOf(scope));
+ */
+export function turnKeyOf(scope: RunScope): string {
+  return scope.turnKey ?? scope.workflowId;
 }
 
 /** The hook event identity of a scope. */

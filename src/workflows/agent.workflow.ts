@@ -1,14 +1,14 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
+import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
-import { isDBOSControlError } from './dbos-control-errors.js';
+import { PersistentWorkflows } from './persistent.workflow.js';
 import { bindChildStarter } from './sub-agent-dispatch.js';
-import { runTurn } from './turn-loop.js';
+import { runRecordedTurn } from './turn-runner.js';
 import { childDoneChannel } from './workflow-messages.js';
-import { finished, type AgentWorkflowInput, type TurnOutcome } from './turn-types.js';
+import type { AgentWorkflowInput } from './turn-types.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
 
@@ -36,27 +36,7 @@ export class AgentWorkflows {
       await notifyParent(input);
       return result;
     }
-    const begun = await RunLifecycleStep.begin({
-      ...scope,
-      // A message sent with a resume that settles a parked step goes after that step's tool results.
-      ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
-      ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
-      ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
-    });
-    if (begun.aborted === true) {
-      await notifyParent(input);
-      return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
-    }
-    const progress = { step: 0 };
-    let outcome: TurnOutcome;
-    try {
-      outcome = await runTurn({ agent, scope, input, progress });
-    } catch (error) {
-      // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure.
-      if (isDBOSControlError(error)) throw error;
-      outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
-    }
-    const result = await recordOutcome(scope, input, outcome);
+    const result = await runRecordedTurn(agent, scope, input);
     await notifyParent(input);
     return result;
   }
@@ -67,21 +47,6 @@ async function notifyParent(input: AgentWorkflowInput): Promise<void> {
   if (input.parent !== undefined) {
     await childDoneChannel.send(input.parent.workflowId, input.parent.callId, { kind: 'child_done', childSessionId: input.sessionId });
   }
-}
-
-async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome): Promise<AgentResult> {
-  if (outcome.kind === 'parked') {
-    return {
-      sessionId: scope.sessionId,
-      runId: scope.runId,
-      status: 'suspended_client_tool',
-      completionReason: 'suspended',
-      stepCount: outcome.stepCount,
-      suspended: { reason: outcome.reason, toolCallIds: outcome.toolCallIds, stepId: outcome.stepId },
-    };
-  }
-  const { kind: _kind, ...result } = outcome;
-  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }) });
 }
 
 // Child runs (sub-agents) start the same workflow function; the dispatch module cannot import this one.
@@ -103,4 +68,5 @@ bindChildStarter((input) => {
 export function registerDBOSAgentWorkflows(): void {
   // Importing this module evaluated the decorators; referencing the class keeps bundlers from dropping it.
   void AgentWorkflows;
+  void PersistentWorkflows;
 }

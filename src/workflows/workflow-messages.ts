@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { PersistentInboxMessage } from '../orchestration/persistent-session.js';
 
 /** A client's answer to a pending call was stored: the owner workflow re-reads the store (the source of truth). */
 export interface SubmittedMessage {
@@ -80,3 +81,9 @@ export interface ChildDoneMessage {
  * child's workflow body (exactly once per child run).
  */
 export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defineChannel((callId: string) => `child:${callId}`);
+
+/**
+ * A persistent session's inbox (topic `persistent-inbox`): one message per turn, sent by `execute()`/`resume()`
+ * with the turn's runId as idempotency key; received in send order by the session's workflow.
+ */
+export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => 'persistent-inbox');

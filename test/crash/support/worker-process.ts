@@ -139,11 +139,14 @@ export class WorkerProcess {
 export class WorkerProcesses {
   private readonly all: WorkerProcess[] = [];
 
-  /** Start a worker. `executorId` becomes its DBOS executor id: a recover worker must reuse the crashed one's. */
-  spawn(label: string, executorId: string, config: WorkerConfig): WorkerProcess {
+  /**
+   * Start a worker. `executorId` becomes its DBOS executor id: a recover worker must reuse the crashed one's.
+   * `script` runs another worker program with the same contract (default: agent-worker.ts).
+   */
+  spawn(label: string, executorId: string, config: WorkerConfig | object, script: string = WORKER_SCRIPT): WorkerProcess {
     const environment: NodeJS.ProcessEnv = { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config), DBOS__VMID: executorId };
     delete environment.NODE_OPTIONS;
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
       cwd: REPOSITORY_ROOT,
       env: environment,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -52,8 +52,8 @@ describe('DBOSAgentExecutor standard mode', () => {
     expect(runtime.executor.describeCapabilities()).toEqual({ workspaceProviderKinds: [] });
   });
 
-  it('rejects persistent mode (not available yet) and a mode that conflicts with the session', async () => {
-    await expect(runtime.executor.execute(noteAgent, 'hi', { sessionId: 'mode-1', mode: 'persistent' })).rejects.toSatisfy(
+  it('rejects an unknown mode and a mode that conflicts with the session', async () => {
+    await expect(runtime.executor.execute(noteAgent, 'hi', { sessionId: 'mode-1', mode: 'turbo' as never })).rejects.toSatisfy(
       (error: unknown) => InvalidArgumentError.isInstance(error),
     );
     expect(await runtime.stateStore.loadState('mode-1')).toBeNull();

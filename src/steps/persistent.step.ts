@@ -1,0 +1,179 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import {
+  readPersistentMarker,
+  withPersistentMarker,
+  type PersistentEndReason,
+  type PersistentMarker,
+  type PersistentTurnMessage,
+  type PersistentWorkflowInput,
+} from '../orchestration/persistent-session.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { isTerminalStatus } from '../stream/stream-status.js';
+import type { RunStatus, SessionState, SessionStateWrite } from '../types/session.js';
+import { runtimeDependencies } from './runtime-registry.js';
+import type { RunScope } from './step-scope.js';
+import { signalRunChanged } from './run-signals.js';
+import { markWorkflowStartedHere } from './stream-reset-tracker.js';
+
+/** Error text of a turn whose workflow vanished from DBOS before the turn ended (system database reset or retention). */
+export const LOST_TURN_MESSAGE = 'The workflow running this turn was lost (its DBOS record is gone); the turn did not finish.';
+
+/** Input of `PersistentStep.openTurn`. */
+export interface OpenTurnInput extends RunScope {
+  message: Pick<PersistentTurnMessage, 'runId' | 'resume' | 'idleTimeoutMs'>;
+}
+
+/** What `PersistentStep.openTurn` recorded. */
+export interface OpenedTurn {
+  startSequence: number;
+  /** The turn follows one that ended interrupted, failed or aborted: pair the calls it left unanswered. */
+  healUnpaired: boolean;
+  /** The turn's run already ended (its message was run before): skip it. */
+  alreadyRan?: boolean;
+}
+
+/** Input of the close steps. */
+export interface CloseInput {
+  sessionId: string;
+  workflowId: string;
+}
+
+/**
+ * Durable steps of a persistent session's workflow: take the session's inbox (`open`), record each turn's run
+ * (`openTurn`), and the three-phase close (`beginClose` → drain the inbox → `reopen` or `endClose`) that makes
+ * ending the workflow safe against messages sent at that very moment: a sender that sees `closing` or `closed`
+ * after its send checks whether its message was taken, and restarts the session with it if not.
+ *
+ * @example
+ * const { superseded } = await PersistentStep.open(input);
+ */
+export class PersistentStep {
+  /** Take the inbox for this generation: `superseded` when the session moved on (or is gone) — end at once. */
+  @DBOS.step({ name: 'PersistentStep.open' })
+  static async open(input: PersistentWorkflowInput): Promise<{ superseded: boolean }> {
+    const { stateStore } = await runtimeDependencies();
+    const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
+      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: true };
+      return { write: marker.phase === 'live' ? null : { ...marker, phase: 'live' }, value: false };
+    });
+    return { superseded: value ?? true };
+  }
+
+  /**
+   * Record the turn's run (idempotent by runId) after reactivating the session stream; the session becomes
+   * `active` again. A run left `running` by a workflow that vanished is recorded failed first.
+   */
+  @DBOS.step({ name: 'PersistentStep.openTurn' })
+  static async openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
+    const { stateStore, streamManager } = await runtimeDependencies();
+    markWorkflowStartedHere(input.turnKey ?? input.workflowId);
+    const existing = await stateStore.getRun(input.sessionId, input.runId);
+    if (existing !== null) {
+      // This step ran before and crashed after recording the run: the same turn. A turn that already ended
+      // (a generation restarted from its start input runs its initial messages again) is not run twice.
+      const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
+      return { startSequence: existing.startSequence, healUnpaired: recorded?.healUnpaired === true, ...(existing.status === 'running' ? {} : { alreadyRan: true }) };
+    }
+    const previous = await stateStore.getCurrentRun(input.sessionId);
+    if (previous !== null && previous.status === 'running') {
+      await stateStore.updateRunStatus(input.sessionId, previous.runId, 'failed', { completionReason: 'failed', error: LOST_TURN_MESSAGE, endedAt: Date.now() });
+    }
+    const info = await streamManager.getInfo(input.streamId);
+    if (info !== null && isTerminalStatus(info.status)) await streamManager.reactivateStream(input.streamId);
+    const startSequence = info?.lastSequence ?? 0;
+    // An interrupt aimed at an earlier turn (or sent while the session waited) must not stop this one.
+    await stateStore.clearInterruptFlag(input.sessionId);
+    const settles = input.message.resume?.suspension !== undefined;
+    const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
+    await updateSessionWithRetry(stateStore, input.sessionId, (state) => ({
+      write: {
+        status: 'active',
+        error: undefined,
+        failureReason: undefined,
+        interruptContext: undefined,
+        ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
+        ...idleTimeoutWrite(state, input.message.idleTimeoutMs),
+      },
+      value: undefined,
+    }));
+    await stateStore.createRun(input.sessionId, {
+      runId: input.runId,
+      status: 'running',
+      stepCount: 0,
+      startSequence,
+      workflowId: input.workflowId,
+      startedAt: Date.now(),
+      ...(previous === null ? {} : { previousRunId: previous.runId }),
+      metadata: { persistent: true, healUnpaired },
+    });
+    signalRunChanged(input.runId);
+    return { startSequence, healUnpaired };
+  }
+
+  /** `live` → `closing` for this generation; false when the session moved on (then end without closing). */
+  @DBOS.step({ name: 'PersistentStep.beginClose' })
+  static async beginClose(input: CloseInput): Promise<{ ok: boolean }> {
+    const { stateStore } = await runtimeDependencies();
+    const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
+      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: false };
+      return { write: { ...marker, phase: 'closing' }, value: true };
+    });
+    return { ok: value ?? false };
+  }
+
+  /** A message arrived while closing: `closing` → `live`, the workflow goes on. */
+  @DBOS.step({ name: 'PersistentStep.reopen' })
+  static async reopen(input: CloseInput): Promise<void> {
+    const { stateStore } = await runtimeDependencies();
+    await updateMarker(stateStore, input.sessionId, (marker) => {
+      if (marker?.workflowId !== input.workflowId || marker.phase !== 'closing') return { write: null, value: undefined };
+      return { write: { ...marker, phase: 'live' }, value: undefined };
+    });
+  }
+
+  /** `closing` (or `live`) → `closed` with the reason; messages drained while closing are kept as `deferred`. */
+  @DBOS.step({ name: 'PersistentStep.endClose' })
+  static async endClose(input: CloseInput & { reason: PersistentEndReason; idleDeadlineAt?: number; deferred?: PersistentTurnMessage[] }): Promise<void> {
+    const { stateStore } = await runtimeDependencies();
+    await updateMarker(stateStore, input.sessionId, (marker) => {
+      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: undefined };
+      const deferred = [...(marker.deferred ?? []), ...(input.deferred ?? [])];
+      return {
+        write: {
+          ...marker,
+          phase: 'closed',
+          endReason: input.reason,
+          ...(input.idleDeadlineAt === undefined ? {} : { idleDeadlineAt: input.idleDeadlineAt }),
+          ...(deferred.length === 0 ? {} : { deferred }),
+        },
+        value: undefined,
+      };
+    });
+  }
+}
+
+/** Read-modify-write the session's persistent marker (version-checked, retried on a lost race). */
+export async function updateMarker<T>(
+  stateStore: SessionStateStore,
+  sessionId: string,
+  change: (marker: PersistentMarker | undefined, state: SessionState) => { write: PersistentMarker | null; value: T; also?: SessionStateWrite },
+): Promise<{ value: T | undefined }> {
+  if ((await stateStore.loadState(sessionId)) === null) return { value: undefined };
+  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const decided = change(readPersistentMarker(state.metadata), state);
+    return { write: decided.write === null ? null : { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) }, value: decided.value };
+  });
+  return { value };
+}
+
+function needsHeal(status: RunStatus | null | undefined): boolean {
+  return status === 'interrupted' || status === 'failed' || status === 'aborted';
+}
+
+/** An idle-timeout override also goes into the marker's start input, so a restart keeps it. */
+function idleTimeoutWrite(state: SessionState, idleTimeoutMs: number | undefined): SessionStateWrite {
+  const marker = readPersistentMarker(state.metadata);
+  if (idleTimeoutMs === undefined || marker?.start === undefined || marker.start.idleTimeoutMs === idleTimeoutMs) return {};
+  return { metadata: withPersistentMarker(state.metadata, { ...marker, start: { ...marker.start, idleTimeoutMs } }) };
+}

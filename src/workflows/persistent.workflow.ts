@@ -1,0 +1,153 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { AnyAgentConfig } from '../agent/index.js';
+import { persistentTurnKey, type PersistentEndReason, type PersistentTurnMessage, type PersistentWorkflowInput } from '../orchestration/persistent-session.js';
+import { PersistentStep } from '../steps/persistent.step.js';
+import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
+import type { RunScope } from '../steps/step-scope.js';
+import type { AgentResult } from '../types/result.js';
+import { isDBOSControlError } from './dbos-control-errors.js';
+import { runRecordedTurn } from './turn-runner.js';
+import type { AgentWorkflowInput } from './turn-types.js';
+import { persistentInbox } from './workflow-messages.js';
+
+/**
+ * How a persistent session's workflow (one generation) ended.
+ *
+ * @example
+ * const ended = await DBOS.retrieveWorkflow<PersistentSessionResult>(workflowId).getResult();
+ * if (ended.endReason === 'idle_timeout') console.log('idle for too long');
+ */
+export interface PersistentSessionResult {
+  sessionId: string;
+  workflowId: string;
+  /** `superseded`: the session had moved on to another workflow before this one started. */
+  endReason: PersistentEndReason | 'superseded';
+  /** `idle_timeout`, `suspended` (parked: idle, or a turn waiting for a human), `aborted` or `failed`. */
+  completionReason: 'idle_timeout' | 'suspended' | 'aborted' | 'failed';
+  /** Turns this workflow ran. */
+  turns: number;
+}
+
+/**
+ * The persistent-mode session as a DBOS workflow: a receive loop over the session's inbox, one turn per
+ * message with the same turn loop as standard runs (BeginRunStep → `runTurn` → FinishRunStep, a run record per
+ * turn). After a turn it waits for the next message on durable time; idle past `idleWarmWindowMs` it parks
+ * (ends: nothing in memory, nothing polling) and idle past `idleTimeoutMs` it ends with `idle_timeout` — either
+ * way the next message restarts the session from the store. A turn that parks waiting for a human ends the
+ * workflow too (resume() restarts it). Ending goes through the three-phase close of `PersistentStep`.
+ */
+export class PersistentWorkflows {
+  @DBOS.workflow({ name: 'helix.runPersistentSession' })
+  static async runPersistentSession(input: PersistentWorkflowInput): Promise<PersistentSessionResult> {
+    const agent = await resolveRegisteredAgent(input.agentType);
+    const ended = (endReason: PersistentSessionResult['endReason'], turns: number): PersistentSessionResult => ({
+      sessionId: input.sessionId,
+      workflowId: input.workflowId,
+      endReason,
+      completionReason: endReason === 'idle_timeout' || endReason === 'aborted' || endReason === 'failed' ? endReason : 'suspended',
+      turns,
+    });
+    if ((await PersistentStep.open(input)).superseded) return ended('superseded', 0);
+    const close = { sessionId: input.sessionId, workflowId: input.workflowId };
+    const queue = [...input.initialMessages];
+    let idleTimeoutMs = input.idleTimeoutMs;
+    let lastActivity = await DBOS.now();
+    let turns = 0;
+    try {
+      for (;;) {
+        let message: PersistentTurnMessage | undefined = queue.shift();
+        if (message === undefined) {
+          const now = await DBOS.now();
+          const idleDeadline = lastActivity + idleTimeoutMs;
+          const closeAt = Math.min(idleDeadline, lastActivity + input.idleWarmWindowMs);
+          if (now < closeAt) {
+            const received = await persistentInbox.receive(undefined, closeAt - now);
+            if (received === null) continue;
+            message = received;
+          } else {
+            const reason: PersistentEndReason = now >= idleDeadline ? 'idle_timeout' : 'parked';
+            if (await closeWhenEmpty(close, reason, reason === 'parked' ? idleDeadline : undefined, queue)) return ended(reason, turns);
+            continue;
+          }
+        }
+        if (message.idleTimeoutMs !== undefined) idleTimeoutMs = message.idleTimeoutMs;
+        const result = await runPersistentTurn(agent, input, message);
+        if (result !== undefined) turns += 1;
+        if (result?.status === 'suspended_client_tool') {
+          await closeForHumans(close, queue);
+          return ended('suspended', turns);
+        }
+        lastActivity = await DBOS.now();
+      }
+    } catch (error) {
+      // Cancelled (abort) or ownership lost: not this session's failure.
+      if (isDBOSControlError(error)) throw error;
+      await PersistentStep.endClose({ ...close, reason: 'failed', deferred: queue });
+      return ended('failed', turns);
+    }
+  }
+}
+
+/**
+ * End the workflow unless a message arrived meanwhile: `closing` first, then one last look at the inbox (a
+ * message found there reopens the session and is queued); else `closed`. True when the workflow may end.
+ */
+async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<boolean> {
+  if (!(await PersistentStep.beginClose(close)).ok) return true;
+  const late = await persistentInbox.receive(undefined, 0);
+  if (late !== null) {
+    await PersistentStep.reopen(close);
+    queue.push(late);
+    return false;
+  }
+  await PersistentStep.endClose({ ...close, reason, ...(idleDeadlineAt === undefined ? {} : { idleDeadlineAt }) });
+  return true;
+}
+
+/** A turn parked waiting for a human: close, keeping every queued message as `deferred` for the resume. */
+async function closeForHumans(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[]): Promise<void> {
+  await PersistentStep.beginClose(close);
+  const deferred = [...queue];
+  for (;;) {
+    const late = await persistentInbox.receive(undefined, 0);
+    if (late === null) break;
+    deferred.push(late);
+  }
+  await PersistentStep.endClose({ ...close, reason: 'suspended', deferred });
+}
+
+/** One message → one recorded turn (undefined when its turn ran before: a restarted generation's initial message). */
+async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflowInput, message: PersistentTurnMessage): Promise<AgentResult | undefined> {
+  const scope: RunScope = {
+    sessionId: input.sessionId,
+    runId: message.runId,
+    agentType: input.agentType,
+    streamId: input.streamId,
+    workflowId: input.workflowId,
+    turnKey: persistentTurnKey(message.runId),
+  };
+  const opened = await PersistentStep.openTurn({ ...scope, message: { runId: message.runId, ...(message.resume === undefined ? {} : { resume: message.resume }), ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }) } });
+  if (opened.alreadyRan === true) return undefined;
+  const turnInput: AgentWorkflowInput = {
+    ...scope,
+    startSequence: opened.startSequence,
+    rootSessionId: input.rootSessionId,
+    warmWindowMs: input.hitlWarmWindowMs,
+    ...(message.userMessage === undefined ? {} : { userMessage: message.userMessage }),
+    ...(message.initialState === undefined ? {} : { initialState: message.initialState }),
+    ...(message.resume === undefined ? {} : { resume: message.resume }),
+  };
+  return runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
+}
+
+/**
+ * Start (or, with an id DBOS knows, find) a persistent session's workflow.
+ *
+ * @example
+ * await startPersistentWorkflow(marker.start);
+ */
+export async function startPersistentWorkflow(input: PersistentWorkflowInput): Promise<void> {
+  // DBOS needs the registered (decorated) static method itself, not a wrapper.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  await DBOS.startWorkflow(PersistentWorkflows.runPersistentSession, { workflowID: input.workflowId })(input);
+}

@@ -1,0 +1,56 @@
+import type { AnyAgentConfig } from '../agent/index.js';
+import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
+import { describeError, type RunScope } from '../steps/step-scope.js';
+import type { AgentResult } from '../types/result.js';
+import { isDBOSControlError } from './dbos-control-errors.js';
+import { runTurn } from './turn-loop.js';
+import { finished, type AgentWorkflowInput, type TurnOutcome } from './turn-types.js';
+
+/** Options of {@link runRecordedTurn}. */
+export interface RecordedTurnOptions {
+  /** Pair every unanswered tool call of the transcript before the turn (a persistent turn after an interrupted one). */
+  healUnpaired?: boolean;
+}
+
+/**
+ * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals), the turn loop (`runTurn`),
+ * then FinishRunStep, or the suspended result of a turn that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
+ * (ownership lost, cancelled) propagate untouched. Shared by standard runs and persistent turns.
+ */
+export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
+  const begun = await RunLifecycleStep.begin({
+    ...scope,
+    // A message sent with a resume that settles a parked step goes after that step's tool results.
+    ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
+    ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
+    ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
+    ...(options.healUnpaired === true ? { healUnpaired: true } : {}),
+  });
+  // Aborted between the run record and this begin: the run stays aborted and nothing runs.
+  if (begun.aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+  const progress = { step: 0 };
+  let outcome: TurnOutcome;
+  try {
+    outcome = await runTurn({ agent, scope, input, progress });
+  } catch (error) {
+    // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure.
+    if (isDBOSControlError(error)) throw error;
+    outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
+  }
+  return recordOutcome(scope, input, outcome);
+}
+
+async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome): Promise<AgentResult> {
+  if (outcome.kind === 'parked') {
+    return {
+      sessionId: scope.sessionId,
+      runId: scope.runId,
+      status: 'suspended_client_tool',
+      completionReason: 'suspended',
+      stepCount: outcome.stepCount,
+      suspended: { reason: outcome.reason, toolCallIds: outcome.toolCallIds, stepId: outcome.stepId },
+    };
+  }
+  const { kind: _kind, ...result } = outcome;
+  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }) });
+}

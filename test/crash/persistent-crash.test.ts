@@ -1,0 +1,99 @@
+/**
+ * SIGKILL drills of persistent sessions: killed in the middle of a turn with another message queued (a recovery-only
+ * process finishes the turn and the queued one, each exactly once, without paying a finished LLM step again), and a
+ * parked session restarted by a message from a new process with another applicationVersion.
+ */
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { WorkerProcesses } from './support/worker-process.js';
+import { PERSISTENT_DRILL_TABLES, type PersistentWorkerConfig } from './worker/persistent-worker-config.js';
+
+const SCRIPT = fileURLToPath(new URL('./worker/persistent-worker.ts', import.meta.url));
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let stateStore: PostgresStateStore;
+const workers = new WorkerProcesses();
+beforeAll(async () => {
+  database = await createTestDatabase('crash_persistent');
+  pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  stateStore = new PostgresStateStore({ connectionString: database.url });
+  await stateStore.migrate();
+  await pool.query(PERSISTENT_DRILL_TABLES);
+}, 60_000);
+afterAll(async () => {
+  await workers.killAll();
+  await Promise.allSettled([pool?.end(), stateStore?.close()]);
+  await database?.drop();
+});
+
+const config = (extra: Omit<PersistentWorkerConfig, 'databaseUrl'>): PersistentWorkerConfig => ({ databaseUrl: database.url, ...extra });
+
+async function count(sql: string, parameters: unknown[]): Promise<number> {
+  return Number((await pool.query<{ count: string }>(sql, parameters)).rows[0]?.count ?? 0);
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('crash drill: SIGKILL around persistent sessions', () => {
+  it('killed during a turn with a message queued: after recovery both turns complete once, the finished LLM step is not paid again', async () => {
+    const sessionId = 'pcrash-1';
+    const doomed = workers.spawn('doomed persistent worker', 'pcrash-exec-1', config({ mode: 'start', sessionId, messages: ['lookup alpha', 'hello'], blockTools: true }), SCRIPT);
+    const first = await doomed.waitForEvent('started', 30_000, (event) => event.sessionId === sessionId);
+    const queued = (await doomed.waitForEvent('started', 30_000, (event) => event.runId !== first.runId)).runId;
+    await until('the blocked lookup', async () => (await count('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [sessionId])) === 1);
+    await doomed.kill();
+
+    const recoverer = workers.spawn('recover persistent worker', 'pcrash-exec-1', config({ mode: 'recover', sessionId, messages: [], runIds: [first.runId, queued] }), SCRIPT);
+    const firstResult = await recoverer.waitForEvent('result', 45_000, (event) => event.sessionId === first.runId);
+    const queuedResult = await recoverer.waitForEvent('result', 45_000, (event) => event.sessionId === queued);
+    expect(firstResult.result).toMatchObject({ status: 'completed', output: 'done: lookup alpha', workflowId: 'drill_chat__pcrash-1__persistent' });
+    expect(queuedResult.result).toMatchObject({ status: 'completed', output: 'echo: lookup alpha | hello' });
+    expect(await recoverer.waitForExit(15_000)).toBe(0);
+
+    // The interrupted tool step ran again (at least once); the LLM step before it was not paid twice; each message ran once.
+    expect(await count('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [sessionId])).toBe(2);
+    expect(await count('SELECT count(*) FROM persistent_llm_calls WHERE session_id = $1 AND run_id = $2 AND step = 1', [sessionId, first.runId])).toBe(1);
+    expect(await count('SELECT count(*) FROM persistent_llm_calls WHERE session_id = $1 AND run_id = $2', [sessionId, queued])).toBe(1);
+    const { runs } = await stateStore.listRuns(sessionId);
+    expect(runs.map((run) => [run.runId, run.status])).toEqual([
+      [first.runId, 'completed'],
+      [queued, 'completed'],
+    ]);
+    const { messages } = await stateStore.getMessages(sessionId);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+  }, 120_000);
+
+  it('a parked session is restarted by a message from a new process with another applicationVersion', async () => {
+    const sessionId = 'pcrash-park';
+    const starter = workers.spawn('parking worker', 'pcrash-exec-2', config({ mode: 'start', sessionId, messages: ['first'], persistentWarmWindowMs: 200 }), SCRIPT);
+    expect((await starter.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'echo: first' });
+    expect(await starter.waitForExit(15_000)).toBe(0);
+    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'parked' });
+
+    const sender = workers.spawn('v2 worker', 'pcrash-exec-3', config({ mode: 'send', sessionId, messages: ['second'], applicationVersion: 'crash-drill-2' }), SCRIPT);
+    expect((await sender.waitForEvent('result', 45_000)).result).toMatchObject({
+      status: 'completed',
+      output: 'echo: first | second',
+      workflowId: 'drill_chat__pcrash-park__persistent__restart-1',
+    });
+    expect(await sender.waitForExit(15_000)).toBe(0);
+    const versions = await pool.query<{ workflow_uuid: string; application_version: string; status: string }>(
+      `SELECT workflow_uuid, application_version, status FROM dbos.workflow_status WHERE workflow_uuid LIKE 'drill_chat__pcrash-park%' ORDER BY created_at`,
+    );
+    expect(versions.rows.map((row) => [row.workflow_uuid, row.application_version])).toEqual([
+      ['drill_chat__pcrash-park__persistent', 'crash-drill-1'],
+      ['drill_chat__pcrash-park__persistent__restart-1', 'crash-drill-2'],
+    ]);
+  }, 120_000);
+});
