@@ -36,19 +36,20 @@ export class DBOSModeMismatchError extends HelixError {
 
 /**
  * A DBOS workflow the session store expects cannot be found in the DBOS system database (it was reset or
- * garbage-collected). The message says how to recover for the session's mode: a standard run is restarted from
- * its recorded input by calling `execute()` again for the session; a persistent session is restarted from its
- * stored history by its next `execute()` (the lost turn is recorded `failed`).
+ * garbage-collected). The message says how to recover for the session's mode: a standard run has been repaired to
+ * `failed`, so `retry()` runs the session again; a persistent session is restarted from its stored history by its
+ * next `execute()` (the lost turn is recorded `failed`). The workflow id is in `data`, never in the message.
  *
  * @example
- * if (DBOSWorkflowNotFoundError.isInstance(error)) await executor.execute(agent, input, { sessionId });
+ * if (DBOSWorkflowNotFoundError.isInstance(error)) await executor.retry(agent, sessionId);
  */
 export class DBOSWorkflowNotFoundError extends HelixError {
   constructor(
     readonly workflowId: string,
-    readonly advice: string = 'call executor.execute() again for this session: a run whose workflow is missing is restarted from its recorded input.',
+    readonly advice: string = 'call executor.retry() to run the session again.',
   ) {
-    super('DBOS_WORKFLOW_NOT_FOUND', `The DBOS workflow "${workflowId}" is missing from the system database; ${advice}`, {
+    // The workflow id embeds the session id (up to 1 KB): it stays in `data`, out of the message.
+    super('DBOS_WORKFLOW_NOT_FOUND', `The DBOS workflow of this run is missing from the system database; ${advice}`, {
       data: { workflowId },
     });
     this.name = 'DBOSWorkflowNotFoundError';
