@@ -28,6 +28,7 @@ export { standardWorkflowId, persistentWorkflowId, checkpointIdFor } from './orc
 export { registerAgent, bindCallLLMStep } from './steps/runtime-registry.js';
 export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-retry-policy.js';
 export type { PruneOptions, PruneResult } from './executor/retention.js';
+export { isParkedRunStatus } from './orchestration/session-transitions.js';
 export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchestration/tool-argument-limits.js';
 
 // Agent model

@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
@@ -240,7 +241,7 @@ export class PersistentSessions {
 /** A persistent session whose current turn parked waiting for a human (resume() continues it). */
 async function parkedForHumans(config: DBOSAgentExecutorConfig, state: SessionState): Promise<boolean> {
   if (state.status !== 'active' || state.suspendedStepId === undefined) return false;
-  return (await config.stateStore.getCurrentRun(state.sessionId))?.status === 'suspended_client_tool';
+  return isParkedRunStatus((await config.stateStore.getCurrentRun(state.sessionId))?.status);
 }
 
 function validIdleTimeout(value: number | undefined): number | undefined {

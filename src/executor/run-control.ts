@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { HelixError, StoreError } from '../errors/index.js';
 import { wakeCallWaiter } from '../workflows/workflow-messages.js';
@@ -79,7 +80,7 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
 
 async function abortRecorded(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string, reason?: string): Promise<boolean> {
   const run = await stateStore.getCurrentRun(sessionId);
-  if (run === null || run.workflowId === undefined || (run.status !== 'running' && run.status !== 'suspended_client_tool')) return false;
+  if (run === null || run.workflowId === undefined || (run.status !== 'running' && !isParkedRunStatus(run.status))) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
   const descendants = await descendantSessions(stateStore, sessionId, ['running', 'paused_awaiting_client']);
   if (run.status === 'running') {
@@ -131,7 +132,7 @@ async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string,
 /** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */
 async function terminateDescendant(stateStore: SessionStateStore, sessionId: string, error: string): Promise<void> {
   const run = await stateStore.getCurrentRun(sessionId);
-  if (run !== null && (run.status === 'running' || run.status === 'suspended_client_tool')) {
+  if (run !== null && (run.status === 'running' || isParkedRunStatus(run.status))) {
     if (run.workflowId !== undefined) await DBOS.cancelWorkflow(run.workflowId);
     await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now(), error });
   }

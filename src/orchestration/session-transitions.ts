@@ -78,6 +78,17 @@ export function sessionViewOf(
 /** Runs that wait for humans (or for children that do) after their workflow ended: a resume continues them. */
 const PARKED_RUNS: ReadonlySet<RunStatus | 'none'> = new Set(['suspended_client_tool', 'suspended_awaiting_children']);
 
+/**
+ * Whether a run status is a parked one: `suspended_client_tool` (waits for humans) or `suspended_awaiting_children`
+ * (only its sub-agents wait). `resume()` continues either.
+ *
+ * @example
+ * isParkedRunStatus('suspended_awaiting_children'); // true
+ */
+export function isParkedRunStatus(status: RunStatus | 'none' | undefined): boolean {
+  return status !== undefined && PARKED_RUNS.has(status);
+}
+
 /** An aborted session: abort() records the run `aborted` and the session `failed` (failureReason `aborted`). */
 function isAborted(view: SessionView): boolean {
   return view.status === 'failed' && view.run === 'aborted';

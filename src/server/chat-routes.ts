@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../index.js';
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from 'ai';
 import { Hono, type Context } from 'hono';
 import { AgentAlreadyRunningError } from '../errors/dbos-errors.js';
@@ -94,7 +95,7 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     let first = run;
     for (let hops = 0; first.previousRunId !== undefined && hops < 100; hops += 1) {
       const previous = await stateStore.getRun(first.sessionId, first.previousRunId);
-      if (previous?.status !== 'suspended_client_tool') break;
+      if (previous === null || !isParkedRunStatus(previous.status)) break;
       first = previous;
     }
     return first;

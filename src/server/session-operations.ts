@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../index.js';
 import type { AgentExecutionHandle } from '../executor/types.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from '../executor/submit-tool-result.js';
 import type { PendingClientToolCall, SessionState } from '../types/session.js';
@@ -62,7 +63,7 @@ export async function interruptRun(context: ServerContext, state: SessionState, 
 /** @internal Abort through the executor's handle (cancels the DBOS workflow; works from any server instance). */
 export async function abortRun(context: ServerContext, state: SessionState, reason?: string): Promise<void> {
   const run = await context.options.stateStore.getCurrentRun(state.sessionId);
-  if (run?.status !== 'running' && run?.status !== 'suspended_client_tool') throw noActiveRun();
+  if (run?.status !== 'running' && !isParkedRunStatus(run?.status)) throw noActiveRun();
   const handle = await context.options.executor.getHandle(context.agentOf(state), state.sessionId);
   if (handle === null) throw noActiveRun();
   await handle.abort(reason);
@@ -84,7 +85,7 @@ export async function submitAndContinue(
   const agent = context.agentOf(state);
   const [after, run] = await Promise.all([stateStore.loadState(state.sessionId), stateStore.getCurrentRun(state.sessionId)]);
   if (after === null || run === null || openCalls(after).length > 0) return { responses, handle: null };
-  if (run.status === 'suspended_client_tool') return { responses, handle: await executor.resume(agent, state.sessionId) };
+  if (isParkedRunStatus(run.status)) return { responses, handle: await executor.resume(agent, state.sessionId) };
   return { responses, handle: run.status === 'running' ? await executor.getHandle(agent, state.sessionId) : null };
 }
 

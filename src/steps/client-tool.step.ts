@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { StaleStateError } from '../errors/index.js';
 import type { Message } from '../types/message.js';
@@ -46,6 +47,11 @@ export interface ParkInput extends RunScope {
   parent?: ParentLink;
   /** Children the step waits for (a parent parks because a child parked): recorded on the session for resume(). */
   awaitingChildren?: Record<string, SuspendedChildWait>;
+  /**
+   * Set when only children wait (no call of this step): the run is recorded `suspended_awaiting_children` and
+   * onAgentSuspended fires with reason `awaiting_children` and these (descendants') call ids.
+   */
+  awaitingOnlyChildren?: { toolCallIds: string[] };
 }
 
 
@@ -125,7 +131,7 @@ export class ClientToolStep {
     // A replay of a park that already published its status (crash before DBOS recorded the step) is done:
     // resume() may own the session by now, so touch nothing.
     const recorded = await stateStore.getRun(input.sessionId, input.runId);
-    if (recorded?.status === 'suspended_client_tool' && !input.force) return { parked: true };
+    if (isParkedRunStatus(recorded?.status) && !input.force) return { parked: true };
     const state = await stateStore.loadState(input.sessionId);
     if (state === null) throw new Error('The session of this run no longer exists.');
     const now = Date.now();
@@ -151,6 +157,9 @@ export class ClientToolStep {
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
     if (input.force) return { parked: true };
+    if (input.awaitingOnlyChildren !== undefined) {
+      await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'awaiting_children', toolCallIds: input.awaitingOnlyChildren.toolCallIds });
+    }
     forgetWorkflow(turnKeyOf(input));
     forgetHistory(input.sessionId);
     workflowHookManagers.unregister(turnKeyOf(input));
@@ -158,9 +167,9 @@ export class ClientToolStep {
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (input.parent === undefined) await streamManager.endStream(input.streamId);
     else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });
-    // Last: `suspended_client_tool` is what lets resume() start a new run (from any process), which
-    // reactivates the session stream. Published before endStream, a resume could be ended by this step.
-    await recordSuspension('suspended_client_tool');
+    // Last: the parked status is what lets resume() start a new run (from any process), which reactivates the
+    // session stream. Published before endStream, a resume could be ended by this step.
+    await recordSuspension(input.awaitingOnlyChildren === undefined ? 'suspended_client_tool' : 'suspended_awaiting_children');
     signalRunChanged(input.runId);
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };

@@ -1,3 +1,4 @@
+import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig, SubAgentTool } from '../agent/index.js';
 import { SessionAlreadyExistsError } from '../errors/index.js';
@@ -79,7 +80,7 @@ export class SubAgentStep {
           if (state !== null) await stateStore.deleteSession(childId);
           return { kind: 'start', child: await createChild(environment, input) };
         }
-        const parked = state.status === 'active' && run?.status === 'suspended_client_tool' && state.suspendedStepId !== undefined;
+        const parked = state.status === 'active' && isParkedRunStatus(run?.status) && state.suspendedStepId !== undefined;
         if (!(await takeForResume(stateStore, childId, state, parked))) continue;
         const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, { mode: 'continue' });
         const child = await recordChildRun(environment, input, runId, turn);

@@ -127,6 +127,8 @@ async function parkForChildren(context: TurnContext, settle: SettleInput, waitin
   const awaitingChildren: Record<string, SuspendedChildWait> = Object.fromEntries(
     waiting.map(({ call }) => [call.toolCallId, { childSessionId: call.childSessionId, toolCallId: call.toolCallId, agentType: call.agentType }]),
   );
+  const childIds = waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : []));
+  const ownIds = suspension.hitlCalls.map(({ call }) => call.toolCallId);
   for (let attempt = 1; ; attempt += 1) {
     const { parked } = await ClientToolStep.park({
       ...scope,
@@ -136,12 +138,11 @@ async function parkForChildren(context: TurnContext, settle: SettleInput, waitin
       suspension,
       force: interrupted,
       awaitingChildren,
+      ...(ownIds.length === 0 ? { awaitingOnlyChildren: { toolCallIds: childIds } } : {}),
       ...(input.parent === undefined ? {} : { parent: input.parent }),
     });
     if (parked || attempt >= MAX_PARK_ATTEMPTS) break;
   }
   if (interrupted) return finished('interrupted', 'interrupted', step, { error: 'A sub-agent was interrupted.' });
-  const childIds = waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : []));
-  const ownIds = suspension.hitlCalls.map(({ call }) => call.toolCallId);
   return { kind: 'parked', stepCount: step, toolCallIds: [...ownIds, ...childIds], stepId: suspension.stepId, reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children' };
 }

@@ -60,12 +60,13 @@ describe('doubly nested human-in-the-loop tree resumed from another process', ()
     await expectCleanExit(starter);
     expect(parked).toMatchObject({ runId: run.runId, status: 'suspended_client_tool', completionReason: 'suspended', suspended: { toolCallIds: [TREE_CALLS.pickCity] } });
     const grandchildRun = await currentRunOf(env, starter, tree.grandchild);
-    for (const [sessionId, runId] of [
-      [ROOT, run.runId],
-      [tree.child, childRun.runId],
-      [tree.grandchild, grandchildRun.runId],
+    // The grandchild waits for a human; its ancestors record that only their children wait.
+    for (const [sessionId, runId, parkedAs] of [
+      [ROOT, run.runId, 'suspended_awaiting_children'],
+      [tree.child, childRun.runId, 'suspended_awaiting_children'],
+      [tree.grandchild, grandchildRun.runId, 'suspended_client_tool'],
     ] as const) {
-      expect(await runHistory(sessionId, runId)).toEqual([[true, 'suspended_client_tool', undefined]]);
+      expect(await runHistory(sessionId, runId)).toEqual([[true, parkedAs, undefined]]);
     }
     for (const workflowId of [run.workflowId, childRun.workflowId, grandchildRun.workflowId]) {
       expect(await hitlWorkflowRowOf(env.pool, workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'sub-nested-a', applicationVersion: 'v1' });
@@ -91,13 +92,13 @@ describe('doubly nested human-in-the-loop tree resumed from another process', ()
     expect(await executionsOf(env.pool, tree.child)).toEqual(gated); // the gated tool ran exactly once, in A
     expect(await executionsOf(env.pool, ROOT)).toEqual({});
     expect(await executionsOf(env.pool, tree.grandchild)).toEqual({});
-    for (const [sessionId, runId] of [
-      [ROOT, run.runId],
-      [tree.child, childRun.runId],
-      [tree.grandchild, grandchildRun.runId],
+    for (const [sessionId, runId, parkedAs] of [
+      [ROOT, run.runId, 'suspended_awaiting_children'],
+      [tree.child, childRun.runId, 'suspended_awaiting_children'],
+      [tree.grandchild, grandchildRun.runId, 'suspended_client_tool'],
     ] as const) {
       expect(await runHistory(sessionId, runId)).toEqual([
-        [true, 'suspended_client_tool', undefined],
+        [true, parkedAs, undefined],
         [false, 'completed', runId],
       ]);
       const current = await env.stateStore.getCurrentRun(sessionId);

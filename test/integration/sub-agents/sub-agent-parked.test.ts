@@ -1,13 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HookManager } from '../../../src/hooks/index.js';
+import type { AgentSuspendedEvent } from '../../../src/hooks/types.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { executions, frontDesk, treeScript } from './hitl-kit.js';
 
 const llm = scriptedLLM();
+const suspendedHooks: AgentSuspendedEvent[] = [];
 let runtime: TestRuntime;
 beforeAll(async () => {
-  runtime = await startTestRuntime('sub_agent_hitl_parked', llm.adapter, { hitlWarmWindowMs: 300 });
+  runtime = await startTestRuntime('sub_agent_hitl_parked', llm.adapter, {
+    hitlWarmWindowMs: 300,
+    hookManager: new HookManager({ hooks: [{ onAgentSuspended: (event) => void suspendedHooks.push(event) }] }),
+  });
 });
 afterAll(async () => {
   await runtime?.shutdown();
@@ -28,7 +34,7 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
     const handle = await runtime.executor.execute(frontDesk, 'pay', { sessionId: 'park-1' });
     const childCall = 'tx-park-1-sub-desk-1';
     expect(await handle.result()).toMatchObject({ status: 'suspended_client_tool', suspended: { toolCallIds: [childCall] } });
-    await waitForRunStatus(runtime.stateStore, 'park-1', 'suspended_client_tool');
+    await waitForRunStatus(runtime.stateStore, 'park-1', 'suspended_awaiting_children'); // only its child waits
     await waitForRunStatus(runtime.stateStore, 'park-1-sub-desk-1', 'suspended_client_tool');
     const parkedRoot = await runtime.stateStore.getCurrentRun('park-1');
     expect((parkedRoot?.metadata as { suspension?: { childCalls?: unknown[] } }).suspension?.childCalls).toHaveLength(1);
@@ -41,7 +47,10 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
     expect(await resumed.result()).toMatchObject({ status: 'completed', output: expect.stringContaining('moved') });
     expect(executions.transfer).toBe(1);
     const runs = (await runtime.stateStore.listRuns('park-1')).runs;
-    expect(runs.map((run) => run.status)).toEqual(['suspended_client_tool', 'completed']);
+    expect(runs.map((run) => run.status)).toEqual(['suspended_awaiting_children', 'completed']);
+    expect(suspendedHooks.filter((event) => event.sessionId === 'park-1')).toEqual([
+      expect.objectContaining({ reason: 'awaiting_children', toolCallIds: [childCall] }),
+    ]);
     expect((await runtime.stateStore.getSubSessionRefs('park-1'))[0]?.status).toBe('completed');
     const results = (await runtime.stateStore.getMessages('park-1')).messages.filter((message) => message.role === 'tool');
     expect(results).toHaveLength(1);
@@ -60,8 +69,8 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
     expect((await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: root, toolCallId: approval, approvalId: approval, approved: true })).status).toBe('accepted');
 
     await waitForRunStatus(runtime.stateStore, grandchild, 'suspended_client_tool');
-    await waitForRunStatus(runtime.stateStore, child, 'suspended_client_tool');
-    await waitForRunStatus(runtime.stateStore, root, 'suspended_client_tool');
+    await waitForRunStatus(runtime.stateStore, child, 'suspended_awaiting_children');
+    await waitForRunStatus(runtime.stateStore, root, 'suspended_awaiting_children');
     const parked = await (await runtime.executor.getHandle(frontDesk, root))!.result();
     expect(parked).toMatchObject({ status: 'suspended_client_tool', suspended: { toolCallIds: [question] } });
     expect(executions.transfer).toBe(1);
