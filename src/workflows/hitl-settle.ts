@@ -1,6 +1,5 @@
 import type { Message } from '../types/message.js';
 import type { StepResult } from '../types/llm.js';
-import { shouldStopExecution } from '../orchestration/index.js';
 import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { orderMessages, outcomeMessage, resolutionMessage, type IndexedMessage } from '../orchestration/step-messages.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
@@ -10,7 +9,7 @@ import type { SuspendedChildWait } from '../types/session.js';
 import { waitForHumans, type HitlWaitOutcome } from './hitl-wait.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import { childMessage, isFinished, runApproved, runPhaseTwo } from './tool-dispatch.js';
-import { finished, outcomeOfStop, type TurnContext, type TurnOutcome } from './turn-types.js';
+import { finished, stopAfterStep, type TurnContext, type TurnOutcome } from './turn-types.js';
 
 /** A step that waits for humans or for sub-agent children, to be settled. */
 export interface SettleInput {
@@ -101,16 +100,12 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
     returnState: agent.stopWhen !== undefined,
     settledHitl: { toolCallIds: suspension.hitlCalls.map(({ call }) => call.toolCallId), expired: waited.expired, rootSessionId: input.rootSessionId },
   });
-  const finishWith = phaseTwo.find((outcome) => outcome.success);
-  const decision = shouldStopExecution({
-    agent,
+  return stopAfterStep(agent, step, {
     ...(settle.stepResult === undefined ? {} : { stepResult: settle.stepResult }),
-    stepCount: step,
-    customState: committed.customState ?? {},
-    ...(finishCall === undefined ? {} : { finishOutput: { output: finishCall.output } }),
-    ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
+    customState: committed.customState,
+    ...(finishCall === undefined ? {} : { finishCall }),
+    phaseTwo,
   });
-  return outcomeOfStop(decision, step);
 }
 
 /**

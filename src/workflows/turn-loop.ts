@@ -1,4 +1,4 @@
-import { planStepProcessing, shouldStopExecution, type StepProcessingPlan } from '../orchestration/index.js';
+import { planStepProcessing, type StepProcessingPlan } from '../orchestration/index.js';
 import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import { orderMessages, outcomeMessage, type IndexedMessage } from '../orchestration/step-messages.js';
@@ -6,7 +6,7 @@ import { CallLLMStep } from '../steps/call-llm.step.js';
 import { CommitStep } from '../steps/commit.step.js';
 import { settleStep } from './hitl-settle.js';
 import { rejectedCalls, runPhaseOne, runPhaseTwo } from './tool-dispatch.js';
-import { finished, outcomeOfStop, type TurnContext, type TurnOutcome } from './turn-types.js';
+import { finished, stopAfterStep, type TurnContext, type TurnOutcome } from './turn-types.js';
 
 /**
  * The loop of one turn, deterministic: settle a parked step first (resume), then per step CallLLMStep → pure
@@ -65,18 +65,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
       rejectedCalls: rejectedCalls(plan),
       returnState: agent.stopWhen !== undefined,
     });
-    const finishWith = phaseTwo.find((outcome) => outcome.success);
-    const stop = outcomeOfStop(
-      shouldStopExecution({
-        agent,
-        stepResult: llm.result,
-        stepCount: step,
-        customState: committed.customState ?? {},
-        ...(plan.finishCall === undefined ? {} : { finishOutput: { output: plan.finishCall.output } }),
-        ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
-      }),
-      step,
-    );
+    const stop = stopAfterStep(agent, step, { stepResult: llm.result, customState: committed.customState, ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }), phaseTwo });
     if (stop !== undefined) return stop;
   }
 }

@@ -1,5 +1,7 @@
 import type { AnyAgentConfig } from '../agent/index.js';
-import type { StopDecision } from '../orchestration/index.js';
+import { shouldStopExecution } from '../orchestration/index.js';
+import type { ToolOutcome } from '../orchestration/tool-outcome.js';
+import type { StepResult } from '../types/llm.js';
 import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
 import type { CompletionReason } from '../types/session.js';
 
@@ -48,13 +50,35 @@ export function finished(
   };
 }
 
+/** What the stop check after a committed step reads. */
+export interface StepStopInput {
+  /** The step's LLM result; absent when settling a step parked by an earlier run. */
+  stepResult?: StepResult;
+  /** Custom state after the commit. */
+  customState: Record<string, unknown> | undefined;
+  /** The step's valid `__finish__` call, if any. */
+  finishCall?: { output: unknown };
+  /** Phase-2 (finishWith) outcomes: the first success finishes the run. */
+  phaseTwo: readonly ToolOutcome[];
+}
+
 /**
- * The outcome of a stop decision, or `undefined` when the run goes on.
+ * The one stop path after a committed step: `shouldStopExecution` on the step's result, state, `__finish__` and
+ * first successful finishWith, as a finished outcome — or `undefined` when the run goes on.
  *
  * @example
- * const outcome = outcomeOfStop(shouldStopExecution(check), step);
+ * const stop = stopAfterStep(agent, step, { stepResult, customState, phaseTwo });
  */
-export function outcomeOfStop(decision: StopDecision, step: number): TurnOutcome | undefined {
+export function stopAfterStep(agent: AnyAgentConfig, step: number, input: StepStopInput): TurnOutcome | undefined {
+  const finishWith = input.phaseTwo.find((outcome) => outcome.success);
+  const decision = shouldStopExecution({
+    agent,
+    ...(input.stepResult === undefined ? {} : { stepResult: input.stepResult }),
+    stepCount: step,
+    customState: input.customState ?? {},
+    ...(input.finishCall === undefined ? {} : { finishOutput: { output: input.finishCall.output } }),
+    ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
+  });
   if (!decision.stop) return undefined;
   return finished(decision.status, decision.reason, step, {
     ...(decision.output === undefined ? {} : { output: decision.output }),
