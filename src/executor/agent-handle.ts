@@ -7,6 +7,7 @@ import type { AgentResult } from '../types/result.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
+import { waitingResultOf } from './waiting-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
@@ -220,14 +221,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       ...(state === null ? [] : await openCallsOfDescendants(this.context.stateStore, state)),
     ];
     if (open.length === 0) return undefined;
-    return {
-      sessionId: this.sessionId,
-      runId: this.runId,
-      status: 'suspended_client_tool',
-      completionReason: 'suspended',
-      stepCount: run.stepCount,
-      suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(state?.suspendedStepId === undefined ? {} : { stepId: state.suspendedStepId }) },
-    };
+    return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
   }
 }
 

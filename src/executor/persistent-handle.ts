@@ -9,6 +9,7 @@ import type { StreamChunk } from '../types/stream.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { waitForRunChange } from '../steps/run-signals.js';
 import type { HandleCallbacks } from './agent-handle.js';
+import { waitingResultOf } from './waiting-result.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
@@ -171,13 +172,6 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
     const state = await this.context.stateStore.loadState(this.sessionId);
     const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined && entry.runId === this.runId);
     if (open.length === 0) return undefined;
-    return {
-      sessionId: this.sessionId,
-      runId: this.runId,
-      status: 'suspended_client_tool',
-      completionReason: 'suspended',
-      stepCount: run.stepCount,
-      suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(state?.suspendedStepId === undefined ? {} : { stepId: state.suspendedStepId }) },
-    };
+    return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
   }
 }
