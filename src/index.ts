@@ -14,6 +14,8 @@ export {
 } from './executor/index.js';
 export { ClientToolStep } from './steps/client-tool.step.js';
 export { ApprovalGateStep } from './steps/approval-gate.step.js';
+export { TransactionalToolStep } from './steps/transactional-tool.step.js';
+export { APP_DATABASE_SOURCE_NAME, type AppDatabaseConfig } from './database/app-database.js';
 export { SubAgentStep, type ChildPreparation, type SubAgentStepInput } from './steps/sub-agent.step.js';
 export { registerDBOSAgentWorkflows } from './workflows/agent.workflow.js';
 export type { PersistentSessionResult } from './workflows/persistent.workflow.js';
@@ -35,6 +37,8 @@ export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchest
 export {
   defineAgent,
   defineTool,
+  defineTransactionalTool,
+  isTransactionalTool,
   createSubAgentTool,
   isSubAgentTool,
   createCompanionTools,
@@ -61,6 +65,9 @@ export {
   type ServerTool,
   type SubAgentTool,
   type ToolContext,
+  type TransactionalToolContext,
+  type TransactionalToolDefinition,
+  type TransactionClient,
   type UserTool,
   type PersistentAgentConfig,
   type PersistentAgentMode,
@@ -131,6 +138,7 @@ export {
   SessionAgentMismatchError,
   DBOSStepContextError,
   type HelixErrorCode,
+  type ConfigurationErrorCode,
 } from './errors/index.js';
 
 // Types

@@ -1,5 +1,13 @@
 export { defineAgent } from './define-agent.js';
 export { defineTool, type ServerToolDefinition, type ClientToolDefinition } from './define-tool.js';
+export {
+  defineTransactionalTool,
+  isTransactionalTool,
+  firstTransactionalToolName,
+  type TransactionalToolContext,
+  type TransactionalToolDefinition,
+  type TransactionClient,
+} from './transactional-tool.js';
 export { createSubAgentTool, isSubAgentTool, type SubAgentToolOptions } from './sub-agent-tool.js';
 export { createFinishTool, isFinishTool } from './finish-tool.js';
 export { createCompanionTools, companionToolName, isCompanionTool } from './companion-tools.js';

@@ -91,6 +91,8 @@ export interface ServerTool<TSchema extends z.ZodType = z.ZodType, TResult = unk
   readonly finishWith: boolean;
   /** Per-call time limit in milliseconds. */
   readonly timeoutMs?: number;
+  /** Defined with `defineTransactionalTool`: runs exactly once in a transaction on the executor's `appDatabase`. */
+  readonly transactional?: boolean;
 }
 
 /**

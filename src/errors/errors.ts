@@ -65,21 +65,31 @@ export class StaleStateError extends HelixError {
   }
 }
 
+const CONFIGURATION_ERROR_CODES = ['INVALID_AGENT_CONFIG', 'INVALID_TOOL_CONFIG', 'APP_DATABASE_NOT_CONFIGURED', 'APP_DATABASE_AFTER_LAUNCH'] as const;
+
 /**
- * Thrown by `defineAgent` / `defineTool` / `createSubAgentTool` for an invalid definition.
+ * The codes of a {@link ConfigurationError}: an invalid agent or tool definition, a transactional tool without an
+ * app database (`APP_DATABASE_NOT_CONFIGURED`), or an app database registered after `DBOS.launch()`.
+ *
+ * @example
+ * const code: ConfigurationErrorCode = 'APP_DATABASE_NOT_CONFIGURED';
+ */
+export type ConfigurationErrorCode = (typeof CONFIGURATION_ERROR_CODES)[number];
+
+/**
+ * Thrown by `defineAgent` / `defineTool` / `createSubAgentTool` for an invalid definition, and by the executor
+ * for a capability it cannot offer (a transactional tool without `appDatabase`).
  *
  * @example
  * try { defineTool({ name: '__finish__', … }); } catch (error) { console.log(error.code); } // INVALID_TOOL_CONFIG
  */
 export class ConfigurationError extends HelixError {
-  constructor(code: 'INVALID_AGENT_CONFIG' | 'INVALID_TOOL_CONFIG', message: string, data?: Record<string, unknown>) {
-    super(code, message, data === undefined ? undefined : { data });
+  constructor(code: ConfigurationErrorCode, message: string, data?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(code, message, { ...(data === undefined ? {} : { data }), ...(options?.cause === undefined ? {} : { cause: options.cause }) });
     this.name = 'ConfigurationError';
   }
   static override isInstance(error: unknown): error is ConfigurationError {
-    return (
-      hasCode(error, 'INVALID_AGENT_CONFIG') || hasCode(error, 'INVALID_TOOL_CONFIG')
-    );
+    return CONFIGURATION_ERROR_CODES.some((code) => hasCode(error, code));
   }
 }
 

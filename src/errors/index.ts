@@ -4,6 +4,7 @@ export {
   SessionNotFoundError,
   StaleStateError,
   ConfigurationError,
+  type ConfigurationErrorCode,
   InvalidArgumentError,
   LLMCallError,
   StreamError,

@@ -1,3 +1,4 @@
+import { bindAppDatabase } from '../database/app-database.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import type { HookManager } from '../hooks/index.js';
 import type { Logger } from '../hooks/types.js';
@@ -24,12 +25,15 @@ export function resolveToolArgumentLimits(given: Partial<ToolArgumentLimits> | u
 
 /**
  * Bind what every durable step uses from an executor's configuration (stores, streams, model, hooks, logger,
- * tool retry policy and argument limits).
+ * tool retry policy and argument limits) and register the app database of transactional tools with DBOS.
+ *
+ * @throws ConfigurationError `APP_DATABASE_AFTER_LAUNCH` / `APP_DATABASE_NOT_CONFIGURED` for an unusable `appDatabase`.
  *
  * @example
  * bindExecutorDependencies(config, hookManager, logger);
  */
 export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookManager: HookManager, logger: Logger): void {
+  if (config.appDatabase !== undefined) bindAppDatabase(config.appDatabase);
   bindRuntimeDependencies({
     stateStore: config.stateStore,
     streamManager: config.streamManager,

@@ -1,5 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { AnyAgentConfig } from '../agent/index.js';
+import { firstTransactionalToolName, type AnyAgentConfig } from '../agent/index.js';
+import { isAppDatabaseBound } from '../database/app-database.js';
+import { appDatabaseRequired } from '../steps/transactional-tool.step.js';
 import { DBOSStepContextError } from '../errors/index.js';
 import type { RunRecord } from '../types/session.js';
 import type { UsageStore } from '../usage/usage-store.js';
@@ -34,6 +36,7 @@ export function dbosCallContext(): 'outside' | 'workflow' | 'step' {
  * Inside a step it refuses with `DBOSStepContextError`.
  *
  * @throws DBOSStepContextError `DBOS_STEP_CONTEXT` when called inside a DBOS step.
+ * @throws ConfigurationError `APP_DATABASE_NOT_CONFIGURED` for an agent with a transactional tool and no `appDatabase`.
  * @example
  * return startingRun(launcher, agent, 'execute', () => this.executeNow(agent, input, options));
  */
@@ -43,6 +46,8 @@ export async function startingRun(
   operation: string,
   call: () => Promise<AgentExecutionHandle<any>>,
 ): Promise<AgentExecutionHandle<any>> {
+  const transactional = isAppDatabaseBound() ? undefined : firstTransactionalToolName(agent);
+  if (transactional !== undefined) throw appDatabaseRequired(transactional);
   const context = dbosCallContext();
   if (context === 'outside') return call();
   if (context === 'step') throw new DBOSStepContextError(operation);

@@ -1,3 +1,4 @@
+import type { AppDatabaseConfig } from '../database/app-database.js';
 import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { HookManager } from '../hooks/index.js';
 import type { AgentHooks, Logger } from '../hooks/types.js';
@@ -57,6 +58,12 @@ export interface DBOSAgentExecutorConfig {
    * then answers `next: 'resumed'`). Exactly one run starts under concurrent submits. Default false.
    */
   autoResumeOnSubmit?: boolean;
+  /**
+   * The application's own Postgres, where tools defined with `defineTransactionalTool` write exactly once. The
+   * constructor registers it with DBOS, so construct the executor before `DBOS.launch()`. Without it, running an
+   * agent with a transactional tool throws `ConfigurationError` (`APP_DATABASE_NOT_CONFIGURED`).
+   */
+  appDatabase?: AppDatabaseConfig;
 }
 
 /**

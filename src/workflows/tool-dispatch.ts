@@ -6,7 +6,7 @@ import type { ChildOutcome } from '../orchestration/sub-agents.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { ApprovalGateStep } from '../steps/approval-gate.step.js';
 import type { RejectedToolCall } from '../steps/commit.step.js';
-import { ExecuteToolStep } from '../steps/execute-tool.step.js';
+import { executeServerTool } from './server-tool-call.js';
 import type { RunScope } from '../steps/step-scope.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import type { TurnContext } from './turn-types.js';
@@ -41,7 +41,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
     else ungated.push(call);
   }
   // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
-  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })));
+  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1 })));
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
   const outcomes = await tools;
   const finishedChildren = children.filter(({ outcome }) => isFinished(outcome));
@@ -61,13 +61,13 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
 /** Phase 2: the step's finishWith tools, in order, each seeing the writes before it. */
 export async function runPhaseTwo(scope: RunScope, step: number, calls: PlannedToolCall[]): Promise<ToolOutcome[]> {
   const outcomes: ToolOutcome[] = [];
-  for (const call of calls) outcomes.push(await ExecuteToolStep.execute({ ...scope, step, call, phase: 2 }));
+  for (const call of calls) outcomes.push(await executeServerTool({ ...scope, step, call, phase: 2 }));
   return outcomes;
 }
 
 /** Approved gated calls: run the tools with their original input, in parallel. */
 export async function runApproved(scope: RunScope, step: number, calls: PlannedToolCall[]): Promise<ToolOutcome[]> {
-  return Promise.all(calls.map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })));
+  return Promise.all(calls.map((call) => executeServerTool({ ...scope, step, call, phase: 1 })));
 }
 
 /** Calls answered without running, streamed as failed tool_end chunks by the commit. */
