@@ -46,7 +46,11 @@ export function setTransactionalToolProbeForTesting(next: typeof probe): void {
  * writes once: a recovered run replays the committed outcome and never runs the tool again. Parity with
  * `ExecuteToolStep`: beforeTool, keyed tool_start/tool_end chunks, the retry policy (each attempt its own
  * transaction; the final error is recorded as the outcome), staged state patches, onStateChange, usage.
- * Post-commit effects are idempotent and run again when a recorded outcome is replayed.
+ * Post-commit effects are idempotent and run again when a recorded outcome is replayed. The turn loop routes
+ * transactional calls here by itself; call it directly only from your own workflow body.
+ *
+ * @example
+ * const outcome = await TransactionalToolStep.execute({ ...scope, step: 1, call, phase: 1 });
  */
 export class TransactionalToolStep {
   /**
