@@ -30,7 +30,7 @@ export interface DrillEnvironment {
   llm: DrillLLMServer;
   workers: WorkerProcesses;
   /** A worker configuration for this file's database and fake server. */
-  workerConfig(mode: WorkerMode, sessions: string[], extra?: Pick<WorkerConfig, 'blockToolCalls' | 'lateExecutorMs' | 'toolDelayMs'>): WorkerConfig;
+  workerConfig(mode: WorkerMode, sessions: string[], extra?: Pick<WorkerConfig, 'blockToolCalls' | 'lateExecutorMs' | 'toolDelayMs' | 'agent' | 'pauseAt'>): WorkerConfig;
   /** Kill every worker, then release connections, the fake server and the database. */
   close(): Promise<void>;
 }

@@ -61,8 +61,14 @@ export async function runToCompletion(env: DrillEnvironment, executorId: string,
  * @example
  * const doomed = await startDoomedRun(env, 'crash-tool', 'tool-drill', DRILL_SCENARIOS.toolCrash.blockToolCalls);
  */
-export async function startDoomedRun(env: DrillEnvironment, executorId: string, sessionId: string, blockToolCalls: string[]): Promise<DoomedRun> {
-  const worker = env.workers.spawn(`doomed worker ${executorId}`, executorId, env.workerConfig('start', [sessionId], { blockToolCalls }));
+export async function startDoomedRun(
+  env: DrillEnvironment,
+  executorId: string,
+  sessionId: string,
+  blockToolCalls: string[],
+  extra: Pick<WorkerConfig, 'agent' | 'pauseAt'> = {},
+): Promise<DoomedRun> {
+  const worker = env.workers.spawn(`doomed worker ${executorId}`, executorId, env.workerConfig('start', [sessionId], { blockToolCalls, ...extra }));
   const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === sessionId);
   return { worker, executorId, sessionId, runId: started.runId, workflowId: started.workflowId };
 }
@@ -77,7 +83,7 @@ export async function startDoomedRun(env: DrillEnvironment, executorId: string, 
 export async function killAndRecover(
   env: DrillEnvironment,
   doomed: DoomedRun,
-  extra: Pick<WorkerConfig, 'lateExecutorMs'> = {},
+  extra: Pick<WorkerConfig, 'lateExecutorMs' | 'agent'> = {},
 ): Promise<{ worker: WorkerProcess; result: AgentResult }> {
   await doomed.worker.kill();
   const worker = env.workers.spawn(`recover worker ${doomed.executorId}`, doomed.executorId, env.workerConfig('recover', [doomed.sessionId], extra));

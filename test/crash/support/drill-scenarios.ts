@@ -30,6 +30,7 @@ export const STREAMED_ANSWER_DELTAS = ['The ', 'answer ', 'is ', 'forty-two ', '
 const SLOW_CHUNK_DELAY_MS = 400;
 
 const lookup = (key: string, step = 1) => ({ id: `call_${step}_lookup_${key}`, name: 'lookup', arguments: { key } });
+const recordFact = (key: string, step = 1) => ({ id: `call_${step}_record_${key}`, name: 'record_fact', arguments: { key } });
 const report = (summary: string, step = 1) => ({ id: `call_${step}_report`, name: 'submit_report', arguments: { summary } });
 
 function byStep(steps: Array<FakeOpenAIResponse | ((attempt: number, crash: boolean) => FakeOpenAIResponse)>): DrillScenario['answer'] {
@@ -102,6 +103,19 @@ export const DRILL_SCENARIOS = {
       { type: 'tool_calls', toolCalls: [lookup('b', 2)] },
       { type: 'tool_calls', toolCalls: [lookup('c', 3)] },
       { type: 'text', text: 'Three facts.' },
+    ]),
+    blockToolCalls: [],
+  },
+  /** Transactional drills: step 1 records fact `a` in the app database (the kill points are in its transaction). */
+  transactionalRecord: {
+    answer: byStep([{ type: 'tool_calls', toolCalls: [recordFact('a')] }, { type: 'text', text: 'Fact a is recorded.' }]),
+    blockToolCalls: [],
+  },
+  /** Transactional drill, killed right after the operation is recorded: step 2's first LLM call hangs. */
+  transactionalThenHang: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [recordFact('a')] },
+      (attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: 'Fact a is recorded.' }),
     ]),
     blockToolCalls: [],
   },

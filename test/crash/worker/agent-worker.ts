@@ -28,11 +28,14 @@ import type { AgentResult } from '../../../src/types/result.js';
 import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import { createCrashAgent, type CrashAgent } from './crash-agent.js';
 import { createHitlAgent, type HitlAgent } from './hitl-agent.js';
+import { setTransactionalToolProbeForTesting } from '../../../src/steps/transactional-tool.step.js';
+import { createTransactionalAgent, type TransactionalAgent } from './transactional-agent.js';
 import {
   CRASH_APPLICATION_NAME,
   CRASH_APPLICATION_VERSION,
   WORKER_CONFIG_ENV,
   userMessageFor,
+  type PausePoint,
   type WorkerConfig,
   type WorkerEvent,
 } from './worker-config.js';
@@ -62,6 +65,7 @@ interface WorkerRuntime {
   config: WorkerConfig;
   agent: CrashAgent;
   hitlAgent: HitlAgent;
+  transactionalAgent: TransactionalAgent;
   pool: pg.Pool;
   stateStore: PostgresStateStore;
   streamManager: PostgresStreamManager;
@@ -79,13 +83,27 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const blocked = new Set(config.mode === 'start' ? (config.blockToolCalls ?? []) : []);
   const agent = createCrashAgent(pool, blocked, config.toolDelayMs ?? 0);
   const hitlAgent = createHitlAgent(pool);
+  const pause = pauseIfDrilled(config);
+  setTransactionalToolProbeForTesting(pause);
+  const transactionalAgent = createTransactionalAgent(pool, pause);
+  // The transactional drills' app database is the drill database itself (also the DBOS system database).
+  const appDatabase = config.agent === 'transactional' ? { appDatabase: { connectionString } } : {};
   const openai = createOpenAI({ baseURL: config.openaiBaseUrl, apiKey: 'test' });
   const llmAdapter = new VercelAIAdapter({ model: openai.chat('fake-model') });
   const warm = config.hitlWarmWindowMs === undefined ? {} : { hitlWarmWindowMs: config.hitlWarmWindowMs };
   const delay = config.messageHookDelayMs;
   const hooks = delay === undefined ? {} : { hookManager: new HookManager({ hooks: [{ onMessage: () => sleep(delay) }] }) };
-  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, ...warm, ...hooks });
-  return { config, agent, hitlAgent, pool, stateStore, streamManager, usageStore, construct };
+  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, ...warm, ...hooks, ...appDatabase });
+  return { config, agent, hitlAgent, transactionalAgent, pool, stateStore, streamManager, usageStore, construct };
+}
+
+/** Start mode with `pauseAt`: the drilled call stops at its point (announced on stdout) until the parent kills us. */
+function pauseIfDrilled(config: WorkerConfig): (point: PausePoint, toolCallId: string) => Promise<void> {
+  return async (point, toolCallId) => {
+    if (config.mode !== 'start' || config.pauseAt?.point !== point || config.pauseAt.toolCallId !== toolCallId) return;
+    emit({ event: 'paused', point, toolCallId });
+    await new Promise<never>(() => undefined);
+  };
 }
 
 async function main(): Promise<void> {
@@ -95,6 +113,7 @@ async function main(): Promise<void> {
   // (the late-executor variant builds it only after the recovered workflow is running).
   registerAgent(runtime.agent);
   registerAgent(runtime.hitlAgent);
+  registerAgent(runtime.transactionalAgent);
   registerDBOSAgentWorkflows();
   let executor = config.lateExecutorMs === undefined ? runtime.construct() : undefined;
   DBOS.setConfig({
@@ -125,7 +144,8 @@ async function runSession(runtime: WorkerRuntime, executor: DBOSAgentExecutor, s
 
 async function outcomeOf(runtime: WorkerRuntime, executor: DBOSAgentExecutor, sessionId: string): Promise<unknown> {
   const { config } = runtime;
-  const agent: AnyAgentConfig = config.agent === 'hitl' ? runtime.hitlAgent : runtime.agent;
+  const agents: Record<string, AnyAgentConfig> = { hitl: runtime.hitlAgent, transactional: runtime.transactionalAgent };
+  const agent: AnyAgentConfig = agents[config.agent ?? 'crash'] ?? runtime.agent;
   if (config.mode === 'start') {
     const handle = await executor.execute(agent, userMessageFor(sessionId), { sessionId });
     emit({ event: 'started', sessionId, runId: handle.runId, workflowId: handle.workflowId });

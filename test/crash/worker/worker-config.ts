@@ -37,6 +37,24 @@ export const CRASH_APPLICATION_VERSION = 'crash-drill-1';
 export const TOOL_RUNS_TABLE = 'crash_tool_runs';
 
 /**
+ * The app table the transactional drill tool writes (in the drill database, created by the parent).
+ *
+ * @example
+ * await pool.query(`SELECT count(*) FROM ${APP_FACTS_TABLE} WHERE session_id = $1`, [sessionId]);
+ */
+export const APP_FACTS_TABLE = 'crash_app_facts';
+
+/**
+ * Where a transactional drill worker stops (prints a `paused` event, then never continues) for the parent to
+ * SIGKILL it: after tool_start before the transaction, inside it after the tool's insert, or after its COMMIT
+ * before DBOS records the operation.
+ *
+ * @example
+ * const pauseAt: PausePoint = 'inside_transaction';
+ */
+export type PausePoint = 'before_transaction' | 'inside_transaction' | 'after_commit';
+
+/**
  * What a worker does:
  * - `start`: execute() every session and print each result;
  * - `recover`: never execute; launch DBOS (which recovers pending workflows) and print each session's result;
@@ -52,13 +70,14 @@ export const TOOL_RUNS_TABLE = 'crash_tool_runs';
 export type WorkerMode = 'start' | 'recover' | 'replay' | 'resume';
 
 /**
- * Which drill agent a worker runs: `crash` (crash-agent.ts) or `hitl` (hitl-agent.ts). Every worker registers
- * both before launch, so a recovering process can continue either.
+ * Which drill agent a worker runs: `crash` (crash-agent.ts), `hitl` (hitl-agent.ts) or `transactional`
+ * (transactional-agent.ts; its worker's executor gets the drill database as `appDatabase`). Every worker registers
+ * all of them before launch, so a recovering process can continue any.
  *
  * @example
  * const agent: WorkerAgent = 'hitl';
  */
-export type WorkerAgent = 'crash' | 'hitl';
+export type WorkerAgent = 'crash' | 'hitl' | 'transactional';
 
 /**
  * Everything a worker needs. `sessions` run concurrently in one process.
@@ -94,6 +113,8 @@ export interface WorkerConfig {
   messageHookDelayMs?: number;
   /** Every tool sleeps this long after recording its execution (widens the window of a rolling-deploy drill). */
   toolDelayMs?: number;
+  /** Start mode, transactional agent: stop this tool call at this point of its transaction (see {@link PausePoint}). */
+  pauseAt?: { point: PausePoint; toolCallId: string };
 }
 
 /**
@@ -107,6 +128,7 @@ export type WorkerEvent =
   | { event: 'started'; sessionId: string; runId: string; workflowId: string }
   | { event: 'executor_constructed'; at: number }
   | { event: 'result'; sessionId: string; result: unknown; at?: number }
+  | { event: 'paused'; point: PausePoint; toolCallId: string }
   | { event: 'failed'; message: string };
 
 /**
