@@ -54,10 +54,32 @@ const slowOrder = defineTransactionalTool({
   },
 });
 
+const checkout = defineTransactionalTool({
+  name: 'checkout',
+  description: 'Pay for the basket; ends the run with the receipt',
+  parameters: z.object({ sku: z.string() }),
+  finishWith: true,
+  execute: async ({ sku }, context) => {
+    const { rows } = await context.client.query<{ id: number }>('INSERT INTO orders (call_id, sku, attempt) VALUES ($1, $2, 1) RETURNING id', [context.toolCallId, sku]);
+    return { receipt: rows[0]?.id, sku };
+  },
+});
+
+const pay = defineTransactionalTool({
+  name: 'pay',
+  description: 'Pay; expensive items need the user to approve',
+  parameters: z.object({ sku: z.string() }),
+  requireApproval: ({ sku }) => sku === 'gold',
+  execute: async ({ sku }, context) => {
+    const { rows } = await context.client.query<{ id: number }>('INSERT INTO orders (call_id, sku, attempt) VALUES ($1, $2, 1) RETURNING id', [context.toolCallId, sku]);
+    return { receipt: rows[0]?.id, sku };
+  },
+});
+
 const agent = defineAgent({
   name: 'shop_agent',
   systemPrompt: 'Place orders.',
-  tools: [placeOrder, slowOrder],
+  tools: [placeOrder, slowOrder, checkout, pay],
   stateSchema: z.object({ orders: z.array(z.string()).default([]) }),
   maxSteps: 3,
 });
@@ -148,6 +170,32 @@ describe('transactional tools', () => {
 
     expect(await ordersOf('tx-slow')).toEqual([]);
     expect(toolResults(llm.adapter.calls[1]!.messages)[0]).toMatchObject({ isError: true, content: expect.stringContaining('did not finish within 200 ms') });
+  });
+});
+
+describe('transactional tools with finishWith and requireApproval', () => {
+  it('a finishWith transactional tool ends the run with its committed result', async () => {
+    llm.use(callOnce('checkout', 'tx-finish', { sku: 'kiwi' }));
+    const result = await (await runtime.executor.execute(agent, 'check out', { sessionId: 'tx-finish' })).result();
+    const rows = await ordersOf('tx-finish');
+    expect(rows).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'completed', completionReason: 'finish_tool', output: { receipt: rows[0]!.id, sku: 'kiwi' } });
+  });
+
+  it('an approval-gated transactional tool writes nothing until approved, then exactly once', async () => {
+    llm.use(callOnce('pay', 'tx-gated', { sku: 'gold' }));
+    const handle = await runtime.executor.execute(agent, 'check out gold', { sessionId: 'tx-gated' });
+    const waiting = await handle.result();
+    expect(waiting).toMatchObject({ status: 'suspended_client_tool', suspended: { toolCallIds: ['tx-gated'] } });
+    expect(await ordersOf('tx-gated')).toEqual([]);
+
+    const submitted = await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: 'tx-gated', toolCallId: 'tx-gated', approvalId: 'tx-gated', approved: true });
+    expect(submitted.status).toBe('accepted');
+    const done = await (await runtime.executor.getHandle(agent, 'tx-gated'))!.result();
+    const rows = await ordersOf('tx-gated');
+    expect(rows).toHaveLength(1);
+    expect(done).toMatchObject({ status: 'completed', output: 'done' });
+    expect(toolResults(llm.adapter.calls[1]!.messages)[0]).toMatchObject({ toolCallId: 'tx-gated', content: { receipt: rows[0]!.id, sku: 'gold' } });
   });
 });
 
