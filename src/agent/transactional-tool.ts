@@ -42,7 +42,8 @@ export interface TransactionalToolDefinition<TSchema extends z.ZodType, TResult,
  * together, so after a crash at any point its writes exist once and a recovered run replays the recorded result
  * instead of running the tool again. A throw rolls the attempt's writes back (the executor's `toolRetryPolicy`
  * then retries in a new transaction; the final error is recorded like a result). State updates, custom events,
- * `requireApproval`, `finishWith` and `timeoutMs` work as for `defineTool` (a timed-out attempt is rolled back).
+ * `requireApproval`, `finishWith` and `timeoutMs` work as for `defineTool` (a timed-out attempt is rolled back; an
+ * approval predicate gets the plain context, without `client`). `abort()` does not cut a running call short.
  * Outside the transaction (HTTP calls, other databases) the tool is at-least-once, like any tool.
  *
  * @throws ConfigurationError `INVALID_TOOL_CONFIG` as `defineTool` does, or for `execute: 'client'`.

@@ -119,7 +119,9 @@ class AppDatabaseSource implements DataSourceTransactionHandler {
     if (config === undefined) throw notConfigured();
     let pool = config.pool;
     if (pool === undefined) {
-      await this.destroy();
+      const previous = this.owned; // a pool this source opened for an earlier binding or launch
+      this.owned = undefined;
+      await previous?.end();
       pool = new pg.Pool({ connectionString: config.connectionString, max: config.maxConnections ?? 10 });
       guardDataSourcePoolPG(pool, 'helix app database');
       this.owned = pool;

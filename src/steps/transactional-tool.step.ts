@@ -1,5 +1,4 @@
-import { runTransaction } from '@dbos-inc/dbos-sdk/datasource';
-import { DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/datasource';
+import { DBOSWorkflowConflictError, runTransaction } from '@dbos-inc/dbos-sdk/datasource';
 import type { ServerTool } from '../agent/index.js';
 import { APP_DATABASE_SOURCE_NAME, isAppDatabaseBound } from '../database/app-database.js';
 import { currentAppTransactionScope } from '../database/app-transaction-scope.js';
