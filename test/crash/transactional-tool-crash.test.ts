@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../src/types/message.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
 import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
+import { DRILL_TIMEOUTS, killAndRecover, replayInPlace, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
 import { chunkRowCount, stepRecordsOf, toolRunCounts, waitUntil } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import { APP_FACTS_TABLE, type PausePoint } from './worker/worker-config.js';
@@ -111,7 +111,16 @@ describe('crash drill: SIGKILL at every point of a transactional tool call', () 
     const fact = await recoverAndCheck(doomed, () => doomed.worker.pid);
     expect(fact.id).toBe(committed?.id);
     expect(await toolRunCounts(env.pool, 'tx-committed')).toEqual({ [CALL]: 1 });
-  }, 120_000);
+
+    // Replay: the completed workflow re-run in place answers every operation from its record.
+    const stepsBefore = await stepRecordsOf(env.pool, doomed.workflowId);
+    const { result } = await replayInPlace(env, 'tx-committed-replay', 'tx-committed', { agent: 'transactional' });
+    expect(result).toMatchObject({ status: 'completed', output: 'Fact a is recorded.', stepCount: 2 });
+    expect(await factsOf('tx-committed')).toEqual([fact]);
+    expect(await toolRunCounts(env.pool, 'tx-committed')).toEqual({ [CALL]: 1 });
+    expect(env.llm.countsByStep('tx-committed')).toEqual([1, 1]);
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(stepsBefore.map((step) => step.name));
+  }, 150_000);
 
   it('right after DBOS recorded the operation: the recovered run reads the recorded outcome and only asks the model again', async () => {
     env.llm.register('tx-recorded', DRILL_SCENARIOS.transactionalThenHang, { crash: true });

@@ -98,8 +98,13 @@ export async function killAndRecover(
  * @example
  * const { result } = await replayInPlace(env, 'crash-replay', 'replay-1');
  */
-export async function replayInPlace(env: DrillEnvironment, executorId: string, sessionId: string): Promise<{ worker: WorkerProcess; result: AgentResult }> {
-  const worker = env.workers.spawn(`replay worker ${executorId}`, executorId, env.workerConfig('replay', [sessionId]));
+export async function replayInPlace(
+  env: DrillEnvironment,
+  executorId: string,
+  sessionId: string,
+  extra: Pick<WorkerConfig, 'agent'> = {},
+): Promise<{ worker: WorkerProcess; result: AgentResult }> {
+  const worker = env.workers.spawn(`replay worker ${executorId}`, executorId, env.workerConfig('replay', [sessionId], extra));
   const { result } = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (event) => event.sessionId === sessionId);
   await expectCleanExit(worker);
   return { worker, result: result as AgentResult };

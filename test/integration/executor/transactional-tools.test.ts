@@ -94,7 +94,7 @@ beforeAll(async () => {
   app = new pg.Pool({ connectionString: appDatabase.url, max: 4 });
   await app.query('CREATE TABLE orders (id serial PRIMARY KEY, call_id text NOT NULL, sku text NOT NULL, attempt int NOT NULL)');
   runtime = await startTestRuntime('executor_txtools', llm.adapter, {
-    appDatabase: { connectionString: appDatabase.url },
+    appDatabase: { pool: app }, // the app's own pool: the executor and DBOS.shutdown() leave it open
     toolRetryPolicy: { maxAttempts: 2, initialIntervalSeconds: 0.01, maximumIntervalSeconds: 0.01 },
   });
 }, 60_000);
@@ -140,6 +140,28 @@ describe('transactional tools', () => {
     expect(steps?.map((step) => step.name)).not.toContain('ExecuteToolStep');
     const completions = await app.query('SELECT 1 FROM dbos.transaction_completion WHERE workflow_id = $1', [handle.workflowId]);
     expect(completions.rowCount).toBe(0);
+  });
+
+  it('parallel transactional calls of one step each commit in their own transaction', async () => {
+    llm.use((_input, callIndex) =>
+      callIndex === 0
+        ? { type: 'tool_calls', toolCalls: [{ id: 'tx-par-1', name: 'place_order', arguments: { sku: 'lime' } }, { id: 'tx-par-2', name: 'place_order', arguments: { sku: 'lemon' } }] }
+        : callIndex === 1
+          ? { type: 'text', text: 'done' }
+          : undefined,
+    );
+    const handle = await runtime.executor.execute(agent, 'order citrus', { sessionId: 'tx-par' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    const [lime, lemon] = [await ordersOf('tx-par-1'), await ordersOf('tx-par-2')];
+    expect(lime.map((row) => row.sku)).toEqual(['lime']);
+    expect(lemon.map((row) => row.sku)).toEqual(['lemon']);
+    expect(toolResults(llm.adapter.calls[1]!.messages).map((message) => message.content)).toEqual([
+      { orderId: lime[0]!.id, attempt: 1 },
+      { orderId: lemon[0]!.id, attempt: 1 },
+    ]);
+    expect((await runtime.stateStore.loadState('tx-par'))?.customState.orders).toEqual(expect.arrayContaining(['lime', 'lemon']));
+    const steps = await DBOS.listWorkflowSteps(handle.workflowId);
+    expect(steps?.filter((step) => step.name === 'TransactionalToolStep')).toHaveLength(2);
   });
 
   it('roll a failed attempt back: the retry writes the only row', async () => {
