@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { guardDataSourcePoolPG, migrateDataSourcePG, registerDataSource, type DataSourceTransactionHandler } from '@dbos-inc/dbos-sdk/datasource';
 import pg from 'pg';
 import { ConfigurationError } from '../errors/index.js';
-import { AppTransactionScope, withAppTransactionScope } from './app-transaction-scope.js';
+import { AppTransactionScope, ignoreConnectionError, withAppTransactionScope } from './app-transaction-scope.js';
 import { quoteIdentifier } from './sql-identifier.js';
 
 /**
@@ -66,6 +66,7 @@ class AppDatabaseSource implements DataSourceTransactionHandler {
   async deleteCheckpoints(workflowID: string, startStep: number, beforeCommit?: () => Promise<void>): Promise<void> {
     const pool = await this.poolReady();
     const client = await pool.connect();
+    client.on('error', ignoreConnectionError);
     let failed = false;
     try {
       await client.query('BEGIN');
@@ -77,6 +78,7 @@ class AppDatabaseSource implements DataSourceTransactionHandler {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      client.removeListener('error', ignoreConnectionError);
       client.release(failed ? true : undefined);
     }
   }
@@ -127,6 +129,7 @@ class AppDatabaseSource implements DataSourceTransactionHandler {
       this.owned = pool;
     }
     const client = await pool.connect();
+    client.on('error', ignoreConnectionError);
     try {
       await client.query('BEGIN');
       await migrateDataSourcePG(async (sql) => (await client.query(sql)).rows, this.schemaName());
@@ -135,6 +138,7 @@ class AppDatabaseSource implements DataSourceTransactionHandler {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      client.removeListener('error', ignoreConnectionError);
       client.release();
     }
     return pool;

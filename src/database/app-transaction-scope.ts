@@ -1,12 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  assertStillOwnsWorkflow,
-  DBOSStepAlreadyRecordedError,
-  isPGRetriableTransactionError,
-  replayRecordedStep,
-} from '@dbos-inc/dbos-sdk/datasource';
+import { assertStillOwnsWorkflow, DBOSStepAlreadyRecordedError, replayRecordedStep } from '@dbos-inc/dbos-sdk/datasource';
 import type pg from 'pg';
 import { quoteIdentifier } from './sql-identifier.js';
+import { transientPostgresCondition } from './transient-postgres-error.js';
+import { DEFAULT_TRANSIENT_RETRY, retryTransient, type RetrySettings } from './transient-retry.js';
 
 /**
  * The part of a node-postgres client a transactional tool gets: `query` inside the open transaction. It refuses
@@ -28,7 +25,22 @@ interface CompletionKey {
   stepId: number;
 }
 
-const SERIALIZATION_RETRY_MS = { first: 1, max: 2_000, factor: 1.5 } as const;
+/** What the work itself threw: its caller's to handle (a tool's retry policy), never retried here. */
+class WorkFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super('The work of a transaction failed.');
+    this.name = 'WorkFailure';
+  }
+}
+
+/**
+ * Transient failures of the scope's own statements (connect, BEGIN, the completion row, COMMIT: restarts, dropped
+ * connections, serialization failures, deadlocks) are retried for 3 min.
+ */
+const TRANSIENT: RetrySettings = {
+  policy: DEFAULT_TRANSIENT_RETRY,
+  classify: (error) => (error instanceof WorkFailure ? undefined : transientPostgresCondition(error)),
+};
 
 /**
  * One durable operation's access to the app database, opened by the data source for `runTransaction`. `commit`
@@ -50,9 +62,11 @@ export class AppTransactionScope {
   /** The result an earlier execution of this operation committed, if any (replayed: a recorded error is thrown). */
   async recorded<T>(): Promise<{ value: T } | undefined> {
     if (this.key === undefined) return undefined;
-    const { rows } = await this.pool.query<{ output: string | null; error: string | null }>(
-      `SELECT output, error FROM ${this.table} WHERE workflow_id = $1 AND function_num = $2`,
-      [this.key.workflowId, this.key.stepId],
+    const { workflowId, stepId } = this.key;
+    const { rows } = await retryTransient(
+      'read a transactional tool record',
+      () => this.pool.query<{ output: string | null; error: string | null }>(`SELECT output, error FROM ${this.table} WHERE workflow_id = $1 AND function_num = $2`, [workflowId, stepId]),
+      TRANSIENT,
     );
     const row = rows[0];
     return row === undefined ? undefined : { value: replayRecordedStep<T>(row) };
@@ -61,23 +75,22 @@ export class AppTransactionScope {
   /**
    * Run `work` in one transaction with the completion row of this operation; returns its value. A work that throws
    * rolls back everything it wrote. When a concurrent execution of the same operation committed first, this one
-   * rolls back and returns that execution's recorded value. Serialization failures (40001) re-run the work.
+   * rolls back and returns that execution's recorded value. Transient failures of the scope's own statements (a
+   * dropped connection, also one that lost COMMIT's reply) re-run the work in a new transaction: if the lost COMMIT
+   * had landed, the completion row conflicts, the re-run rolls back and the committed value is returned. What the
+   * work throws is rethrown as is (a tool's failure is its retry policy's to handle).
+   *
+   * @throws StoreError (retryable) when transient failures outlast 3 minutes; whatever `work` throws.
    */
   async commit<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
-    let waitMs: number = SERIALIZATION_RETRY_MS.first;
-    for (;;) {
-      try {
-        return await this.once(work);
-      } catch (error) {
-        if (error instanceof DBOSStepAlreadyRecordedError) {
-          const recorded = await this.recorded<T>();
-          if (recorded === undefined) throw new Error('A concurrent execution recorded this tool call, but its record is gone.', { cause: error });
-          return recorded.value;
-        }
-        if (!isPGRetriableTransactionError(error)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-        waitMs = Math.min(waitMs * SERIALIZATION_RETRY_MS.factor, SERIALIZATION_RETRY_MS.max);
-      }
+    try {
+      return await retryTransient('commit a transactional tool call', () => this.once(work), TRANSIENT);
+    } catch (error) {
+      if (error instanceof WorkFailure) throw error.failure;
+      if (!(error instanceof DBOSStepAlreadyRecordedError)) throw error;
+      const recorded = await this.recorded<T>();
+      if (recorded === undefined) throw new Error('A concurrent execution recorded this tool call, but its record is gone.', { cause: error });
+      return recorded.value;
     }
   }
 
@@ -85,11 +98,13 @@ export class AppTransactionScope {
     const connection = await this.pool.connect();
     const guard = new GuardedClient(connection);
     let destroy = false;
+    // A connection lost mid-transaction also emits 'error'; the failed query reports it, so the event is not fatal.
+    connection.on('error', ignoreConnectionError);
     try {
       await connection.query('BEGIN');
-      const value = await work(guard);
+      const value = await work(guard).catch((error: unknown) => Promise.reject(new WorkFailure(error)));
       guard.close();
-      await guard.settled();
+      await guard.settled().catch((error: unknown) => Promise.reject(new WorkFailure(error)));
       assertStillInTransaction(connection);
       await this.insertCompletion(connection, value);
       await connection.query('COMMIT');
@@ -101,6 +116,7 @@ export class AppTransactionScope {
       else await connection.query('ROLLBACK').catch(() => (destroy = true));
       throw error;
     } finally {
+      connection.removeListener('error', ignoreConnectionError);
       connection.release(destroy ? true : undefined);
     }
   }
@@ -118,6 +134,14 @@ export class AppTransactionScope {
     await assertStillOwnsWorkflow(workflowId);
   }
 }
+
+/**
+ * Listener for 'error' on a checked-out connection (a dropped connection rejects its queries anyway).
+ *
+ * @example
+ * connection.on('error', ignoreConnectionError);
+ */
+export function ignoreConnectionError(): void {}
 
 /**
  * The recorded form of a JSON value: the envelope `replayRecordedStep` reads (`{"json": value}`, SuperJSON's

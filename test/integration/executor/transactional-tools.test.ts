@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { defineAgent, defineTransactionalTool } from '../../../src/agent/index.js';
 import { AppTransactionScope } from '../../../src/database/app-transaction-scope.js';
 import type { MockLLMScript } from '../../../src/llm/mock/mock-llm-response.js';
+import { FaultProxy, postgresReplyComplete } from '../../support/fault-proxy.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 import { collectChunks, scriptedLLM, toolResults } from './executor-test-kit.js';
@@ -250,6 +251,30 @@ describe('the app transaction scope (DBOSStepAlreadyRecordedError path)', () => 
     expect(await new AppTransactionScope(app, 'dbos', key).recorded()).toEqual({ value: { winner: 'fast' } });
     const later = await new AppTransactionScope(app, 'dbos', key).commit(async () => ({ winner: 'late' }));
     expect(later).toEqual({ winner: 'fast' });
+  });
+
+  it('a COMMIT whose reply is lost is not applied twice: the re-run conflicts on the completion row and returns the committed value', async () => {
+    const proxy = await FaultProxy.start(Number(new URL(appDatabase.url).port));
+    const viaProxy = new URL(appDatabase.url);
+    viaProxy.port = String(proxy.port);
+    const flaky = new pg.Pool({ connectionString: viaProxy.toString(), max: 2 });
+    flaky.on('error', () => undefined);
+    try {
+      let runs = 0;
+      proxy.dropReplyTo('COMMIT', postgresReplyComplete);
+      const value = await new AppTransactionScope(flaky, 'dbos', { workflowId: 'wf-lost-commit', stepId: 4 }).commit(async (client) => {
+        runs += 1;
+        await client.query("INSERT INTO orders (call_id, sku, attempt) VALUES ('lost', 'x', $1)", [runs]);
+        return { run: runs };
+      });
+      expect(proxy.dropped).toBe(1);
+      expect(runs).toBe(2);
+      expect(value).toEqual({ run: 1 });
+      expect((await ordersOf('lost')).map((row) => row.attempt)).toEqual([1]);
+    } finally {
+      await flaky.end();
+      await proxy.close();
+    }
   });
 
   it('refuses a query after the transaction ended and a tool that commits by itself', async () => {
