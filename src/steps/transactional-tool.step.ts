@@ -120,7 +120,8 @@ async function runAttempts(
         return { outcome: outcomeOf(input, { success: true, result }, Date.now() - startedAt), patches };
       });
     } catch (error) {
-      if (error instanceof DBOSWorkflowConflictError || (error as { name?: unknown }).name === 'DBOSWorkflowConflictError') throw error;
+      // Another execution owns the workflow now: rethrow as is, never record it as the call's outcome.
+      if (error instanceof DBOSWorkflowConflictError || (error instanceof Error && error.name === 'DBOSWorkflowConflictError')) throw error;
       failure = `Tool "${input.call.toolName}" failed: ${describeError(error)}`;
       if (attempt < attempts) {
         dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: input.call.toolCallId, attempt });
