@@ -165,6 +165,15 @@ describe('transactional tools', () => {
     expect(steps?.filter((step) => step.name === 'TransactionalToolStep')).toHaveLength(2);
   });
 
+  it('work in a persistent session turn too', async () => {
+    llm.use(callOnce('place_order', 'tx-persistent', { sku: 'date' }));
+    const turn = await runtime.executor.execute(agent, 'order a date', { sessionId: 'tx-persistent', mode: 'persistent' });
+    expect(await turn.result()).toMatchObject({ status: 'completed', output: 'done' });
+    const rows = await ordersOf('tx-persistent');
+    expect(rows.map((row) => row.sku)).toEqual(['date']);
+    expect(toolResults(llm.adapter.calls[1]!.messages)[0]).toMatchObject({ content: { orderId: rows[0]!.id, attempt: 1 } });
+  });
+
   it('roll a failed attempt back: the retry writes the only row', async () => {
     llm.use(callOnce('place_order', 'tx-retry', { sku: 'pear', failAttempts: 1 }));
     const handle = await runtime.executor.execute(agent, 'order a pear', { sessionId: 'tx-retry' });
