@@ -3,7 +3,7 @@ import { defineAgent } from '../../../src/agent/index.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
-import type { Message } from '../../../src/types/message.js';
+import type { StoredMessage } from '../../../src/types/message.js';
 import { lastUserText } from '../persistent/persistent-kit.js';
 
 /** Blocking companion: answers `re: <message>`; a message containing "fail" makes its model call fail. */
@@ -58,7 +58,7 @@ export function calls(...entries: Array<[string, string, Record<string, unknown>
 /** The tool result message of a call in a session's history (parsed content). */
 export async function toolResultOf(stateStore: SessionStateStore, sessionId: string, toolCallId: string): Promise<{ content: unknown; isError: boolean }> {
   const { messages } = await stateStore.getMessages(sessionId);
-  const found = messages.find((message): message is Extract<Message, { role: 'tool' }> => message.role === 'tool' && message.toolCallId === toolCallId);
+  const found = messages.find((message): message is Extract<StoredMessage, { role: 'tool' }> => message.role === 'tool' && message.toolCallId === toolCallId);
   if (found === undefined) throw new Error(`no tool result for ${toolCallId}`);
   const raw = found.content;
   let content: unknown = raw;
