@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAgent } from '../../../src/agent/index.js';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
@@ -70,4 +70,20 @@ export async function toolResultOf(stateStore: SessionStateStore, sessionId: str
     }
   }
   return { content, isError: (found as { isError?: boolean }).isError === true };
+}
+
+/** A client-executed tool: a human confirms. */
+export const confirm = defineTool({ name: 'confirm', description: 'Ask a human to confirm', parameters: z.object({ what: z.string() }), execute: 'client' });
+
+/** A blocking companion that asks a human before it answers. */
+export const clerk = defineAgent({ name: 'clerk', systemPrompt: 'Ask first.', tools: [confirm], outputSchema: z.object({ confirmed: z.unknown() }), maxSteps: 3 });
+
+/** A parent whose only companion is the clerk. */
+export const desk = defineAgent({ name: 'desk', systemPrompt: 'Delegate to the clerk.', maxSteps: 4, persistentAgents: [{ agent: clerk, mode: 'blocking' }] });
+
+/** The clerk's answers: ask for confirmation, then finish with the human's answer. */
+export function clerkReply(input: LLMGenerateInput): MockLLMResponse {
+  const last = input.messages.at(-1);
+  if (last?.role === 'tool') return { type: 'structured_output', output: { confirmed: last.content } };
+  return { type: 'tool_calls', toolCalls: [{ id: `confirm-${input.sessionId ?? ''}`, name: 'confirm', arguments: { what: lastUserText(input) } }] };
 }
