@@ -151,6 +151,8 @@ export async function spawnCompanion(
  */
 export async function messageCompanion(stateStore: SessionStateStore, caller: CompanionCaller, childSessionId: string, text: string): Promise<CompanionDelivery> {
   const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: { id: `${caller.runId}:0:0`, role: 'user', content: text } };
+  // Before routing: a live child may run and end the turn before this step returns (its end then wins).
+  await stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, { status: 'running', completionDelivered: false });
   const routed = await routePersistentMessage(stateStore, childSessionId, message, {
     transport: STEP_TRANSPORT,
     restartInput: (state, marker, carried) => {
@@ -159,7 +161,6 @@ export async function messageCompanion(stateStore: SessionStateStore, caller: Co
       return { ...marker.start, workflowId, generation: marker.generation + 1, initialMessages: carried };
     },
   });
-  await stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, { status: 'running', completionDelivered: false });
   return {
     workflowId: routed.workflowId,
     ...(routed.start === undefined ? {} : { start: routed.start }),
@@ -194,12 +195,14 @@ export function outcomeOfRun(run: RunRecord | null): CompanionTurnOutcome {
   return turnOutcomeOf({ status: run.status, ...(run.error === undefined ? {} : { error: run.error }), ...(output === undefined ? {} : { output }) });
 }
 
-/** The ref fields a companion turn's end writes. */
+/**
+ * The ref fields a companion turn's end writes. `completionDelivered` is left alone: the turn's start reset it, and a
+ * parent that already read the ended run may have set it.
+ */
 export function refPatchOf(run: RunRecord): Partial<SubSessionRef> {
   const outcome = outcomeOfRun(run);
   return {
     status: companionRefStatus(run.status),
-    completionDelivered: false,
     ...(outcome.kind === 'completed' ? { output: outcome.output } : {}),
     ...(outcome.kind === 'failed' ? { error: outcome.error } : {}),
   };

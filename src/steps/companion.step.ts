@@ -139,15 +139,18 @@ export class CompanionStep {
       (ref) => ref.mode === 'persistent' && ref.completionDelivered !== true && DELIVERABLE_REF_STATUSES.includes(ref.status),
     );
     const messages: UserMessage[] = [];
+    const delivered: string[] = [];
     for (const ref of refs) {
       const run = await stateStore.getCurrentRun(ref.subSessionId);
       const outcome: CompanionTurnOutcome = run === null ? { kind: 'terminated' } : outcomeOfRun(run);
+      // A newer turn runs already (its own end will be delivered).
       if (outcome.kind === 'running') continue;
       const name = ref.name ?? ref.subSessionId;
       messages.push({ id: `companion:${ref.subSessionId}:${run?.runId ?? 'none'}`, role: 'user', content: deliveryText(name, ref.agentType, outcome), createdAt: Date.now() });
+      delivered.push(ref.subSessionId);
     }
     if (messages.length > 0) await stateStore.appendMessages(scope.sessionId, messages);
-    for (const ref of refs) await stateStore.updateSubSessionRef(scope.sessionId, ref.subSessionId, { completionDelivered: true });
+    for (const childSessionId of delivered) await stateStore.updateSubSessionRef(scope.sessionId, childSessionId, { completionDelivered: true });
     return messages.length;
   }
 }
