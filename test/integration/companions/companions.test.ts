@@ -9,6 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { eventually, markerOf, userTexts } from '../persistent/persistent-kit.js';
+import { companionTurnRunId } from '../../../src/orchestration/companions.js';
+import { messageCompanion } from '../../../src/steps/companion-children.js';
+import { startPersistentWorkflow } from '../../../src/workflows/persistent.workflow.js';
+import { persistentInbox } from '../../../src/workflows/workflow-messages.js';
 import { boss, call, calls, parentScript, toolResultOf } from './companion-kit.js';
 
 const llm = scriptedLLM();
@@ -167,5 +171,39 @@ describe('companion tools', () => {
     const { messages } = await runtime.stateStore.getMessages('cb-dup-agent-w');
     expect(messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['first', 'second', 'third']);
     expect(await DBOS.getWorkflowStatus('cb-dup-agent-w-continue-d3')).toBeNull();
+  });
+
+  it('two concurrent callers message one parked completed child: one continuation wins, both messages run once', async () => {
+    llm.use(parentScript([call('x1', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'first' })]));
+    await runParent('cb-race', 'go');
+    await eventually('the child parked', async () => (await markerOf(runtime.stateStore, 'cb-race-agent-w'))?.phase === 'closed');
+    const callers = ['x2', 'x3'].map((toolCallId) => ({ parentSessionId: 'cb-race', rootSessionId: 'cb-race', toolCallId, runId: companionTurnRunId('run-race', toolCallId), hitlWarmWindowMs: 60_000 }));
+    // Both callers' CompanionStep routing at once (the real step code), then what each caller's workflow body does.
+    const deliveries = await Promise.all(callers.map((caller) => messageCompanion(runtime.stateStore, caller, 'cb-race-agent-w', `from ${caller.toolCallId}`)));
+    for (const delivery of deliveries) {
+      if (delivery.start !== undefined) await startPersistentWorkflow(delivery.start);
+      if (delivery.sendAfterStart !== undefined) await persistentInbox.send(delivery.workflowId, undefined, delivery.sendAfterStart, delivery.sendAfterStart.runId);
+    }
+    await eventually('three child turns', async () => {
+      const { runs } = await runtime.stateStore.listRuns('cb-race-agent-w');
+      return runs.length === 3 && runs.every((run) => run.status === 'completed');
+    });
+    const continuations = await Promise.all(['x2', 'x3'].map((id) => DBOS.getWorkflowStatus(`cb-race-agent-w-continue-${id}`)));
+    expect(continuations.filter((status) => status !== null)).toHaveLength(1);
+    const { messages } = await runtime.stateStore.getMessages('cb-race-agent-w');
+    expect(messages.filter((message) => message.role === 'user').map((message) => message.content).sort()).toEqual(['first', 'from x2', 'from x3']);
+  });
+
+  it('a persistent-mode parent: a blocking spawn answers inline; a non-blocking outcome reaches its next turn once', async () => {
+    llm.use(parentScript([calls(['pp1', 'spawnAgent', { agentType: 'researcher', name: 'r', message: 'inline' }], ['pp2', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'later' }]), { type: 'text', text: 'turn one' }]));
+    const first = await runtime.executor.execute(boss, 'go', { sessionId: 'cb-pp', mode: 'persistent' });
+    expect(await first.result()).toMatchObject({ status: 'completed', output: 'turn one' });
+    expect((await toolResultOf(runtime.stateStore, 'cb-pp', 'pp1')).content).toEqual({ name: 'r', status: 'completed', output: { answer: 're: inline' } });
+    await eventually('the watcher completed', async () => (await runtime.stateStore.getSubSessionRefs('cb-pp')).find((ref) => ref.name === 'w')?.status === 'completed');
+    llm.use(parentScript([{ type: 'text', text: 'turn two' }]));
+    const second = await runtime.executor.execute(boss, 'next', { sessionId: 'cb-pp', mode: 'persistent' });
+    expect(await second.result()).toMatchObject({ status: 'completed', output: 'turn two' });
+    const { messages } = await runtime.stateStore.getMessages('cb-pp');
+    expect(messages.filter((message) => message.id?.startsWith('companion:')).map((message) => message.content)).toEqual([expect.stringContaining('[companion w (watcher) finished]')]);
   });
 });
