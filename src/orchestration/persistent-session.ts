@@ -180,6 +180,17 @@ export function withPersistentMarker(metadata: Record<string, string> | undefine
 }
 
 /**
+ * True when a parked session's idle timeout has passed at `now`: its end reason is then `idle_timeout`, decided
+ * lazily (a parked session has no workflow that could notice the deadline). Pure.
+ *
+ * @example
+ * parkedPastIdleTimeout({ workflowId: 'w', phase: 'closed', generation: 0, endReason: 'parked', idleDeadlineAt: 1_000 }, 2_000); // true
+ */
+export function parkedPastIdleTimeout(marker: PersistentMarker | undefined, now: number): boolean {
+  return marker?.phase === 'closed' && marker.endReason === 'parked' && marker.idleDeadlineAt !== undefined && now >= marker.idleDeadlineAt;
+}
+
+/**
  * Workflow id of a persistent session's restart (generation `generation` ≥ 1): `${agentType}__${sessionId}__persistent__restart-${generation}`.
  *
  * @example
