@@ -1,4 +1,4 @@
-import { companionResult } from '../orchestration/companions.js';
+import { companionResult, type CompanionTurnOutcome } from '../orchestration/companions.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { SubSessionRef } from '../types/session.js';
 import { outcomeOfRun } from './companion-children.js';
@@ -27,4 +27,16 @@ export async function companionStatus(stateStore: SessionStateStore, ref: SubSes
   if (ref.status === 'terminated') return { name, agentType: ref.agentType, status: 'terminated', ...(ref.error === undefined ? {} : { error: ref.error }) };
   const outcome = outcomeOfRun(await stateStore.getCurrentRun(ref.subSessionId));
   return { agentType: ref.agentType, ...companionResult(name, outcome) };
+}
+
+/**
+ * The outcome of a companion's current turn for `waitForResult`: `running` while its ref says so (a queued turn may
+ * not have its run record yet), then the current run's outcome; a session aborted from outside counts as terminated.
+ */
+export async function currentTurnOutcome(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string): Promise<CompanionTurnOutcome> {
+  const ref = (await stateStore.getSubSessionRefs(parentSessionId)).find((candidate) => candidate.subSessionId === childSessionId);
+  const state = await stateStore.loadState(childSessionId);
+  if (ref?.status === 'terminated' || state?.failureReason === 'aborted') return { kind: 'terminated' };
+  if (ref?.status === 'running') return { kind: 'running' };
+  return outcomeOfRun(await stateStore.getCurrentRun(childSessionId));
 }

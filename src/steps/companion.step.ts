@@ -2,11 +2,13 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import {
   autoCompanionName,
   companionResult,
+  companionTopic,
   companionTurnRunId,
   decideCompanionTarget,
   DELIVERABLE_REF_STATUSES,
   deliveryText,
   findPersistentAgent,
+  type CompanionDoneMessage,
   type CompanionTurnOutcome,
 } from '../orchestration/companions.js';
 import { persistentChildSessionId } from '../orchestration/ids.js';
@@ -14,7 +16,7 @@ import type { PlannedCompanionCall } from '../orchestration/index.js';
 import type { CompanionParentLink } from '../orchestration/persistent-session.js';
 import type { UserMessage } from '../types/message.js';
 import { childView, messageCompanion, outcomeOfRun, previousDelivery, refPatchOf, spawnCompanion, terminateCompanion, type CompanionCaller, type CompanionDelivery } from './companion-children.js';
-import { companionStatus, listCompanions, namedRef } from './companion-queries.js';
+import { companionStatus, currentTurnOutcome, listCompanions, namedRef } from './companion-queries.js';
 import { registerAgent, runtimeDependencies } from './runtime-registry.js';
 import { describeError, stepEnvironment, type RunScope, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
@@ -42,8 +44,8 @@ export interface CompanionStepInput extends RunScope {
  */
 export type CompanionPreparation =
   | { kind: 'answered'; result?: unknown; error?: string }
-  | { kind: 'sent'; name: string; childSessionId: string; runId: string; delivery: CompanionDelivery; result?: unknown; timeoutMs?: number }
-  | { kind: 'wait'; name: string; childSessionId: string; runId: string; timeoutMs?: number };
+  | { kind: 'sent'; name: string; childSessionId: string; turnRunId: string; delivery: CompanionDelivery; result?: unknown; timeoutMs?: number }
+  | { kind: 'wait'; name: string; childSessionId: string; turnRunId?: string; timeoutMs?: number };
 
 /** Input of `CompanionStep.outcome`. */
 export interface CompanionOutcomeInput extends RunScope {
@@ -51,7 +53,8 @@ export interface CompanionOutcomeInput extends RunScope {
   call: PlannedCompanionCall;
   name: string;
   childSessionId: string;
-  runId: string;
+  /** The child's turn to wait for; absent: its current turn (`waitForResult`), ended once its ref is no longer `running`. */
+  turnRunId?: string;
   /** The wait's deadline passed: answer with the current status. */
   timedOut: boolean;
 }
@@ -93,14 +96,17 @@ export class CompanionStep {
     return prepared;
   }
 
-  /** The child's turn `runId`: its outcome when it ended (or the deadline passed), marked delivered; else `running`. */
+  /** The child's turn `turnRunId`: its outcome when it ended (or the deadline passed), marked delivered; else `running`. */
   @DBOS.step({ name: 'CompanionStep.outcome' })
   static async outcome(input: CompanionOutcomeInput): Promise<{ outcome: CompanionTurnOutcome; result?: unknown }> {
     const environment = await stepEnvironment(input, input.step);
     const { stateStore } = environment.dependencies;
-    const outcome = outcomeOfRun(await stateStore.getRun(input.childSessionId, input.runId));
-    if (outcome.kind === 'running' && !input.timedOut) return { outcome };
-    const result = { ...companionResult(input.name, outcome), ...(outcome.kind === 'running' ? { timedOut: true } : {}) };
+    const outcome =
+      input.turnRunId === undefined ? await currentTurnOutcome(stateStore, input.sessionId, input.childSessionId) : outcomeOfRun(await stateStore.getRun(input.childSessionId, input.turnRunId));
+    // An interrupted parent stops waiting (its next step ends the run); the cascade normally ends the child first.
+    const interrupted = outcome.kind === 'running' && !input.timedOut && (await stateStore.isInterruptRequested(input.sessionId));
+    if (outcome.kind === 'running' && !input.timedOut && !interrupted) return { outcome };
+    const result = { ...companionResult(input.name, outcome), ...(outcome.kind !== 'running' ? {} : interrupted ? { waitInterrupted: true } : { timedOut: true }) };
     if (outcome.kind !== 'running') await markDelivered(environment, input.sessionId, input.childSessionId);
     await emitEnd(environment, input, result, outcome.kind === 'failed' ? `Companion ${input.name} failed: ${outcome.error}` : undefined);
     await environment.emitter.flush();
@@ -109,7 +115,7 @@ export class CompanionStep {
 
   @DBOS.step({ name: 'CompanionStep.reportTurn' })
   static async reportTurn(input: CompanionReportInput): Promise<void> {
-    const { stateStore } = await runtimeDependencies();
+    const { stateStore, logger } = await runtimeDependencies();
     const refs = await stateStore.getSubSessionRefs(input.parent.sessionId);
     if (!refs.some((ref) => ref.subSessionId === input.childSessionId)) return;
     if (input.phase === 'started') {
@@ -122,8 +128,13 @@ export class CompanionStep {
     // Wake the parent's current run if it waits for this child (the message is keyed: a re-run sends it once).
     const parentRun = await stateStore.getCurrentRun(input.parent.sessionId);
     if (parentRun?.workflowId !== undefined && parentRun.status === 'running') {
-      const message = { kind: 'companion_done', childSessionId: input.childSessionId, runId: input.runId };
-      await DBOS.send(parentRun.workflowId, message, `companion:${input.childSessionId}`, `${input.childSessionId}:${input.runId}`).catch(() => undefined);
+      const message: CompanionDoneMessage = { kind: 'companion_done', childSessionId: input.childSessionId, runId: input.runId };
+      try {
+        await DBOS.send(parentRun.workflowId, message, companionTopic(input.childSessionId), `${input.childSessionId}:${input.runId}`);
+      } catch {
+        // The parent re-reads the child's run on its own within a minute; the ref above is already written.
+        logger.warn('companion.wake_failed', { sessionId: input.parent.sessionId, childSessionId: input.childSessionId });
+      }
     }
   }
 
@@ -186,9 +197,7 @@ async function prepareCall(environment: StepEnvironment, input: CompanionStepInp
     case 'waitForResult': {
       const ref = namedRef(refs, args.name);
       if (ref === undefined) return unknownChild(args.name);
-      const run = await stateStore.getCurrentRun(ref.subSessionId);
-      if (run === null) return { kind: 'answered', error: `Companion ${ref.name ?? ''} has no turn to wait for.` };
-      return { kind: 'wait', name: ref.name ?? ref.subSessionId, childSessionId: ref.subSessionId, runId: run.runId, ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) };
+      return { kind: 'wait', name: ref.name ?? ref.subSessionId, childSessionId: ref.subSessionId, ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) };
     }
     case 'spawnAgent':
     case 'sendMessage':
@@ -219,7 +228,7 @@ async function messageCall(
     kind: 'sent',
     name,
     childSessionId,
-    runId: caller.runId,
+    turnRunId: caller.runId,
     delivery,
     ...(entry?.mode === 'blocking' ? {} : { result: { name, sessionId: childSessionId, status: 'running' } }),
   });

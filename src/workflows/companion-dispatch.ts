@@ -43,7 +43,15 @@ async function waitForTurn(context: TurnContext, step: number, call: PlannedComp
   for (;;) {
     const now = await DBOS.now();
     const timedOut = deadline !== undefined && now >= deadline;
-    const read = await CompanionStep.outcome({ ...scope, step, call, name: prepared.name, childSessionId: prepared.childSessionId, runId: prepared.runId, timedOut });
+    const read = await CompanionStep.outcome({
+      ...scope,
+      step,
+      call,
+      name: prepared.name,
+      childSessionId: prepared.childSessionId,
+      ...(prepared.turnRunId === undefined ? {} : { turnRunId: prepared.turnRunId }),
+      timedOut,
+    });
     if (read.result !== undefined) {
       return read.outcome.kind === 'failed' ? errorMessage(call, `Companion ${prepared.name} failed: ${read.outcome.error}`) : resultFor(call, read.result);
     }

@@ -6,8 +6,8 @@
  * `ask <name> <text>` (sendMessage); anything else is answered in text.
  * - start: execute() each parent message in turn, print `started`, await its result (and the companions' turns);
  * - recover: never execute; DBOS recovers the workflows at launch; await the given parent runs.
- * Fault injection (start mode only): `hangOn` blocks a model call; `hangAfterContinueCas` blocks the real store's
- * ref update that follows a continuation's marker CAS (the store itself is the real PostgresStateStore).
+ * Fault injection (start mode only): `hangOn` blocks a model call; `hangAfterContinueCas` blocks right after the real
+ * store committed a continuation's marker CAS (the store itself is the real PostgresStateStore).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
@@ -104,15 +104,15 @@ async function main(): Promise<void> {
   await Promise.allSettled([realStore.close(), streamManager.close(), pool.end()]);
 }
 
-/** The real store, except that the ref update following a continuation's marker CAS never returns. */
+/** The real store, except that the version-checked write of a continuation's marker (the CAS) never returns once committed. */
 function hangingAfterContinueCas(store: PostgresStateStore): SessionStateStore {
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property === 'updateSubSessionRef') {
-        return async (...args: Parameters<SessionStateStore['updateSubSessionRef']>) => {
-          const marker = readPersistentMarker((await target.loadState(args[1]))?.metadata);
-          if (args[2].status === 'running' && marker?.workflowId.includes('-continue-') === true) await never();
-          return target.updateSubSessionRef(...args);
+      if (property === 'saveState') {
+        return async (...args: Parameters<SessionStateStore['saveState']>) => {
+          const written = await target.saveState(...args);
+          if (args[1].metadata?.dbosWorkflowId?.includes('-continue-') === true) await never();
+          return written;
         };
       }
       const value: unknown = Reflect.get(target, property, receiver);

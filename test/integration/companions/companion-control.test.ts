@@ -19,6 +19,15 @@ afterAll(async () => {
   await runtime?.shutdown();
 });
 
+/**
+ * The companion's turn runs (an interrupt or abort sent before its turn opened would be cleared by it, as for any
+ * persistent session) and the parent waits for it (its first `CompanionStep.outcome` is recorded).
+ */
+async function waitingFor(parentWorkflowId: string, childSessionId: string): Promise<void> {
+  await eventually("the companion's turn runs", async () => (await runtime.stateStore.getCurrentRun(childSessionId))?.status === 'running');
+  await eventually('the parent waits', async () => ((await DBOS.listWorkflowSteps(parentWorkflowId)) ?? []).some((step) => step.name === 'CompanionStep.outcome'));
+}
+
 describe('companions under run control and human-in-the-loop', () => {
   it("a companion's human call is submitted against the root and continues the companion; the blocked parent gets its result", async () => {
     llm.use((input) => {
@@ -39,7 +48,7 @@ describe('companions under run control and human-in-the-loop', () => {
   it('abort of the parent terminates its running companions', async () => {
     llm.use(parentScript([call('a1', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'stall' }), call('a2', 'waitForResult', { name: 'w' })]));
     const handle = await runtime.executor.execute(boss, 'go', { sessionId: 'cc-abort' });
-    await eventually('the parent waits for the companion', async () => llm.adapter.calls.filter((input) => input.agentType === 'boss').length === 2);
+    await waitingFor(handle.workflowId, 'cc-abort-agent-w');
     await handle.abort('stop everything');
     expect(await handle.result()).toMatchObject({ status: 'aborted' });
     const [ref] = await runtime.stateStore.getSubSessionRefs('cc-abort');
@@ -52,7 +61,7 @@ describe('companions under run control and human-in-the-loop', () => {
   it('interrupt of the parent interrupts a running companion; the blocked parent hears of it and ends interrupted', async () => {
     llm.use(parentScript([call('i1', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'stall' }), call('i2', 'waitForResult', { name: 'w' })]));
     const handle = await runtime.executor.execute(boss, 'go', { sessionId: 'cc-int' });
-    await eventually('the parent waits for the companion', async () => llm.adapter.calls.filter((input) => input.agentType === 'boss').length === 2);
+    await waitingFor(handle.workflowId, 'cc-int-agent-w');
     await handle.interrupt('pause');
     expect(await handle.result()).toMatchObject({ status: 'interrupted' });
     expect((await runtime.stateStore.getCurrentRun('cc-int-agent-w'))?.status).toBe('interrupted');
