@@ -15,6 +15,7 @@ import { persistentChildSessionId } from '../orchestration/ids.js';
 import type { PlannedCompanionCall } from '../orchestration/index.js';
 import type { CompanionParentLink } from '../orchestration/persistent-session.js';
 import type { UserMessage } from '../types/message.js';
+import type { SubSessionRef } from '../types/session.js';
 import { childView, messageCompanion, outcomeOfRun, previousDelivery, refPatchOf, spawnCompanion, terminateCompanion, type CompanionCaller, type CompanionDelivery } from './companion-children.js';
 import { companionStatus, currentTurnOutcome, listCompanions, namedRef } from './companion-queries.js';
 import { registerAgent, runtimeDependencies } from './runtime-registry.js';
@@ -209,7 +210,7 @@ async function messageCall(
   environment: StepEnvironment,
   input: CompanionStepInput,
   caller: CompanionCaller,
-  refs: Awaited<ReturnType<StepEnvironment['dependencies']['stateStore']['getSubSessionRefs']>>,
+  refs: readonly SubSessionRef[],
   args: { agentType?: string; name?: string; message?: string },
 ): Promise<CompanionPreparation> {
   const { stateStore } = environment.dependencies;
