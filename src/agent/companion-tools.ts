@@ -62,8 +62,11 @@ export function createCompanionTools(persistentAgents: readonly ResolvedPersiste
     tools.push(
       companionTool(
         'waitForResult',
-        'Wait until a blocking persistent child finishes and return its output.',
-        z.object({ name: childName() }),
+        'Wait until a persistent child\'s current turn finishes and return its output (or its status when timeoutMs passes first).',
+        z.object({
+          name: childName(),
+          timeoutMs: z.number().int().positive().max(86_400_000).optional().describe('Give up waiting after this many milliseconds.'),
+        }),
       ),
     );
   }

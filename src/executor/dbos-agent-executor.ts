@@ -248,8 +248,7 @@ export class DBOSAgentExecutor {
     const state = await stateStore.loadState(sessionId);
     if (state !== null && isPersistentState(state)) {
       assertSessionAgent(state, agent.name);
-      const run = await stateStore.getCurrentRun(sessionId);
-      return run === null ? null : this.persistent.handleFor(agent as AnyAgentConfig, sessionId, run);
+      return this.persistent.currentHandle(agent as AnyAgentConfig, sessionId);
     }
     return observingRun(this.launcher, agent as AnyAgentConfig, sessionId, async () => {
       assertSessionAgent(await stateStore.loadState(sessionId), agent.name);

@@ -5,6 +5,7 @@ import type { Logger } from '../hooks/types.js';
 import { bindRuntimeDependencies } from '../steps/runtime-registry.js';
 import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import type { DBOSAgentExecutorConfig } from './types.js';
+import { DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS, DEFAULT_PERSISTENT_WARM_WINDOW_MS } from './persistent-sessions.js';
 import { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 
 /**
@@ -43,5 +44,9 @@ export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookMa
     logger,
     toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),
     toolArgumentLimits: resolveToolArgumentLimits(config.toolArgumentLimits),
+    persistentWindows: {
+      idleWarmWindowMs: config.persistentWarmWindowMs ?? DEFAULT_PERSISTENT_WARM_WINDOW_MS,
+      idleTimeoutMs: config.defaultPersistentIdleTimeoutMs ?? DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS,
+    },
   });
 }

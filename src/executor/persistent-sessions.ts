@@ -31,6 +31,7 @@ import type { RunRecord, SessionState } from '../types/session.js';
 import { startPersistentWorkflow } from '../workflows/persistent.workflow.js';
 import type { HandleCallbacks } from './agent-handle.js';
 import { PersistentTurnHandle } from './persistent-handle.js';
+import { settleIdleTimeout } from './persistent-idle.js';
 import { routePersistentMessage } from './persistent-router.js';
 import { abortSession } from './run-control.js';
 import { DEFAULT_HITL_WARM_WINDOW_MS } from './run-launcher.js';
@@ -160,6 +161,13 @@ export class PersistentSessions {
     if (marker.phase !== 'closed') await DBOS.cancelWorkflow(marker.workflowId, { cancelChildren: true });
     const abortedRun = await abortSession(stateStore, streamManager, sessionId, reason);
     if (!abortedRun) await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
+  }
+
+  /** getHandle() of a persistent session: its current turn's handle; a parked session past its idle timeout is recorded `idle_timeout` first. */
+  async currentHandle(agent: AnyAgentConfig, sessionId: string): Promise<AgentExecutionHandle<any> | null> {
+    await settleIdleTimeout(this.config.stateStore, sessionId);
+    const run = await this.config.stateStore.getCurrentRun(sessionId);
+    return run === null ? null : this.handleFor(agent, sessionId, run);
   }
 
   /** A handle for a recorded turn. */

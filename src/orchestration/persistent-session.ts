@@ -21,6 +21,14 @@ export interface PersistentTurnMessage {
   idleTimeoutMs?: number;
 }
 
+/**
+ * The DBOS topic of a persistent session's inbox.
+ *
+ * @example
+ * await DBOS.send(workflowId, message, PERSISTENT_INBOX_TOPIC, message.runId);
+ */
+export const PERSISTENT_INBOX_TOPIC = 'persistent-inbox';
+
 /** Anything a persistent session's inbox carries. */
 export type PersistentInboxMessage = PersistentTurnMessage;
 
@@ -47,6 +55,20 @@ export interface PersistentWorkflowInput {
   idleTimeoutMs: number;
   /** Turns to run first, in order (the message that started this generation, messages deferred by a park). */
   initialMessages: PersistentTurnMessage[];
+  /** Set for a companion (persistent sub-agent): each turn reports to this parent's ref and wakes its waiting run. */
+  parent?: CompanionParentLink;
+}
+
+/**
+ * The parent of a companion session: whose `SubSessionRef` (by the child's session id) a turn updates.
+ *
+ * @example
+ * const parent: CompanionParentLink = { sessionId: 's1', name: 'researcher-1' };
+ */
+export interface CompanionParentLink {
+  sessionId: string;
+  /** The companion's name in the parent. */
+  name: string;
 }
 
 /**
@@ -155,6 +177,17 @@ export function withPersistentMarker(metadata: Record<string, string> | undefine
     else next[key] = value;
   }
   return next;
+}
+
+/**
+ * True when a parked session's idle timeout has passed at `now`: its end reason is then `idle_timeout`, decided
+ * lazily (a parked session has no workflow that could notice the deadline). Pure.
+ *
+ * @example
+ * parkedPastIdleTimeout({ workflowId: 'w', phase: 'closed', generation: 0, endReason: 'parked', idleDeadlineAt: 1_000 }, 2_000); // true
+ */
+export function parkedPastIdleTimeout(marker: PersistentMarker | undefined, now: number): boolean {
+  return marker?.phase === 'closed' && marker.endReason === 'parked' && marker.idleDeadlineAt !== undefined && now >= marker.idleDeadlineAt;
 }
 
 /**

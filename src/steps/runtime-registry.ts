@@ -23,6 +23,8 @@ export interface RuntimeDependencies {
   toolRetryPolicy: Required<ToolRetryPolicy>;
   /** Bounds on the model's tool arguments (screened inside CallLLMStep). */
   toolArgumentLimits: ToolArgumentLimits;
+  /** Warm window and idle timeout of persistent sessions the runtime starts itself (companions). */
+  persistentWindows: { idleWarmWindowMs: number; idleTimeoutMs: number };
 }
 
 /** How long a step waits for the executor to be constructed (or an agent registered) before failing. */
@@ -123,6 +125,7 @@ function registerTree(agent: AnyAgentConfig, seen: Set<AnyAgentConfig>): void {
   for (const tool of agent.tools ?? []) {
     if (tool.kind === 'subagent') registerTree(tool.agent, seen);
   }
+  for (const entry of agent.persistentAgents ?? []) registerTree(entry.agent, seen);
 }
 
 function registerOne(agent: AnyAgentConfig): void {

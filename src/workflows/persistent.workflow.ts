@@ -1,6 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { persistentTurnKey, type PersistentEndReason, type PersistentTurnMessage, type PersistentWorkflowInput } from '../orchestration/persistent-session.js';
+import { CompanionStep } from '../steps/companion.step.js';
 import { PersistentStep } from '../steps/persistent.step.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import type { RunScope } from '../steps/step-scope.js';
@@ -128,6 +129,8 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
   };
   const opened = await PersistentStep.openTurn({ ...scope, message: { runId: message.runId, ...(message.resume === undefined ? {} : { resume: message.resume }), ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }) } });
   if (opened.alreadyRan === true) return undefined;
+  const companion = input.parent === undefined ? undefined : { childSessionId: input.sessionId, parent: input.parent, runId: message.runId };
+  if (companion !== undefined) await CompanionStep.reportTurn({ ...companion, phase: 'started' });
   const turnInput: AgentWorkflowInput = {
     ...scope,
     startSequence: opened.startSequence,
@@ -137,7 +140,10 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
     ...(message.initialState === undefined ? {} : { initialState: message.initialState }),
     ...(message.resume === undefined ? {} : { resume: message.resume }),
   };
-  return runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
+  const result = await runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
+  // A companion's turn ended: the parent's ref gets its outcome and a waiting parent run is woken.
+  if (companion !== undefined) await CompanionStep.reportTurn({ ...companion, phase: 'ended' });
+  return result;
 }
 
 /**

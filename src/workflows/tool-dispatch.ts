@@ -8,10 +8,9 @@ import { ApprovalGateStep } from '../steps/approval-gate.step.js';
 import type { RejectedToolCall } from '../steps/commit.step.js';
 import { executeServerTool } from './server-tool-call.js';
 import type { RunScope } from '../steps/step-scope.js';
+import { runCompanionCalls } from './companion-dispatch.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import type { TurnContext } from './turn-types.js';
-
-const UNSUPPORTED_YET = 'This tool cannot run in the current runtime version: companion tools are not enabled yet.';
 
 /** What phase 1 of a step produced: results so far, and the calls that wait for humans. */
 export interface PhaseOneResult {
@@ -29,7 +28,7 @@ export interface PhaseOneResult {
  * Phase 1 of a step: evaluate approval gates (a checkpointed step each), then run the regular server tools,
  * ungated calls and sub-agent children in parallel (each tool its own durable step, each child its own child
  * workflow). Client tools and gated calls are returned to wait for humans, unfinished children to be waited for;
- * companion calls are answered with an error until they are enabled.
+ * companion calls run after them, in call order (`runCompanionCalls`).
  */
 export async function runPhaseOne(context: TurnContext, step: number, plan: StepProcessingPlan): Promise<PhaseOneResult> {
   const { agent, scope } = context;
@@ -44,12 +43,13 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
   const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1 })));
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
   const outcomes = await tools;
+  const companions = await runCompanionCalls(context, step, plan.companionCalls);
   const finishedChildren = children.filter(({ outcome }) => isFinished(outcome));
   return {
     outcomes,
     results: [
       ...plan.toolErrors.map((failure) => ({ index: failure.index, message: failure.resultMessage })),
-      ...plan.companionCalls.map((call) => errorMessage(call, UNSUPPORTED_YET)),
+      ...companions,
       ...outcomes.map(outcomeMessage),
       ...finishedChildren.map(childMessage),
     ],
@@ -72,10 +72,7 @@ export async function runApproved(scope: RunScope, step: number, calls: PlannedT
 
 /** Calls answered without running, streamed as failed tool_end chunks by the commit. */
 export function rejectedCalls(plan: StepProcessingPlan): RejectedToolCall[] {
-  return [
-    ...plan.toolErrors.map(({ toolCallId, toolName, error }) => ({ toolCallId, toolName, error })),
-    ...plan.companionCalls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName, error: UNSUPPORTED_YET })),
-  ];
+  return plan.toolErrors.map(({ toolCallId, toolName, error }) => ({ toolCallId, toolName, error }));
 }
 
 function clientCall(agent: AnyAgentConfig, call: PlannedToolCall): HitlCall {

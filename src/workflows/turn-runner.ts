@@ -1,4 +1,5 @@
 import type { AnyAgentConfig } from '../agent/index.js';
+import { CompanionStep } from '../steps/companion.step.js';
 import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
@@ -28,6 +29,8 @@ export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, in
   });
   // Aborted between the run record and this begin: the run stays aborted and nothing runs.
   if (begun.aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+  // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
+  if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
   const progress = { step: 0 };
   let outcome: TurnOutcome;
   try {

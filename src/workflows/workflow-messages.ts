@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { PersistentInboxMessage } from '../orchestration/persistent-session.js';
+import { companionTopic, type CompanionDoneMessage } from '../orchestration/companions.js';
+import { PERSISTENT_INBOX_TOPIC, type PersistentInboxMessage } from '../orchestration/persistent-session.js';
 
 /** A client's answer to a pending call was stored: the owner workflow re-reads the store (the source of truth). */
 export interface SubmittedMessage {
@@ -86,4 +87,10 @@ export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defin
  * A persistent session's inbox (topic `persistent-inbox`): one message per turn, sent by `execute()`/`resume()`
  * with the turn's runId as idempotency key; received in send order by the session's workflow.
  */
-export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => 'persistent-inbox');
+export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => PERSISTENT_INBOX_TOPIC);
+
+/**
+ * A companion's turn ended (topic `companion:${childSessionId}`): sent to its parent's current run by the child's
+ * report step (idempotency key `${childSessionId}:${runId}`). It only wakes the parent, which reads the run record.
+ */
+export const companionDoneChannel: WorkflowChannel<string, CompanionDoneMessage> = defineChannel(companionTopic);

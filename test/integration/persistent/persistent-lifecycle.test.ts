@@ -42,6 +42,27 @@ describe('persistent session lifecycle', () => {
     ]);
   });
 
+  it('a parked session past its idle timeout is recorded idle_timeout on the next status read', async () => {
+    echo();
+    const first = await parking.execute(chat, 'a', { sessionId: 'park-idle', mode: 'persistent', idleTimeoutMs: 2_000 });
+    await first.result();
+    await workflowEnd('chat__park-idle__persistent');
+    const parked = await markerOf(runtime.stateStore, 'park-idle');
+    expect(parked).toMatchObject({ phase: 'closed', endReason: 'parked' });
+    // Before the deadline a status read changes nothing; nothing else decides it after the deadline.
+    expect(await parking.getHandle(chat, 'park-idle')).not.toBeNull();
+    const readBeforeDeadline = Date.now() < (parked?.idleDeadlineAt ?? 0);
+    await eventually('the idle deadline passed', async () => Date.now() > (parked?.idleDeadlineAt ?? Infinity));
+    if (readBeforeDeadline) expect(await markerOf(runtime.stateStore, 'park-idle')).toMatchObject({ endReason: 'parked' });
+    const handle = await parking.getHandle(chat, 'park-idle');
+    expect(handle?.runId).toBe(first.runId);
+    expect(await markerOf(runtime.stateStore, 'park-idle')).toMatchObject({ phase: 'closed', endReason: 'idle_timeout', idleDeadlineAt: parked?.idleDeadlineAt });
+    // The next message starts it again, with the whole history.
+    const again = await parking.execute(chat, 'b', { sessionId: 'park-idle', mode: 'persistent' });
+    expect(await again.result()).toMatchObject({ status: 'completed', output: 'echo: b' });
+    expect(userTexts(llm.adapter.calls.at(-1)!)).toEqual(['a', 'b']);
+  });
+
   it('parks after the warm window (the workflow ends) and the next message restarts it in place', async () => {
     echo();
     const first = await parking.execute(chat, 'a', { sessionId: 'park-1', mode: 'persistent' });

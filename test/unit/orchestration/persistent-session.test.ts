@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  parkedPastIdleTimeout,
   persistentMarkerPatch,
   persistentRestartWorkflowId,
   persistentTurnKey,
@@ -52,5 +53,20 @@ describe('persistent marker in session metadata', () => {
   it('derives deterministic ids', () => {
     expect(persistentRestartWorkflowId('chat', 's1', 3)).toBe('chat__s1__persistent__restart-3');
     expect(persistentTurnKey('run-7')).toBe('persistent-turn:run-7');
+  });
+});
+
+describe('parkedPastIdleTimeout', () => {
+  const parked = { workflowId: 'w', phase: 'closed' as const, generation: 0, endReason: 'parked' as const, idleDeadlineAt: 1_000 };
+  it.each([
+    ['parked, deadline passed', parked, 1_000, true],
+    ['parked, before the deadline', parked, 999, false],
+    ['parked without a deadline', { ...parked, idleDeadlineAt: undefined }, 5_000, false],
+    ['already idle_timeout', { ...parked, endReason: 'idle_timeout' as const }, 5_000, false],
+    ['suspended for a human', { ...parked, endReason: 'suspended' as const }, 5_000, false],
+    ['live', { ...parked, phase: 'live' as const }, 5_000, false],
+    ['no marker', undefined, 5_000, false],
+  ])('%s', (_label, marker, now, expected) => {
+    expect(parkedPastIdleTimeout(marker, now)).toBe(expected);
   });
 });

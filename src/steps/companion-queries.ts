@@ -1,0 +1,42 @@
+import { companionResult, type CompanionTurnOutcome } from '../orchestration/companions.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { SubSessionRef } from '../types/session.js';
+import { outcomeOfRun } from './companion-children.js';
+
+/** The persistent ref named `name` (companions only). */
+export function namedRef(refs: readonly SubSessionRef[], name: string | undefined): SubSessionRef | undefined {
+  return name === undefined ? undefined : refs.find((ref) => ref.mode === 'persistent' && ref.name === name);
+}
+
+/** `companion__listChildren`: every companion with its agent type and status, in spawn order. */
+export function listCompanions(refs: readonly SubSessionRef[]): { children: Array<{ name: string; agentType: string; status: SubSessionRef['status']; sessionId: string }> } {
+  return {
+    children: refs
+      .filter((ref) => ref.mode === 'persistent')
+      .map((ref) => ({ name: ref.name ?? ref.subSessionId, agentType: ref.agentType, status: ref.status, sessionId: ref.subSessionId })),
+  };
+}
+
+/**
+ * `companion__getChildStatus`: the ref's status, and for an ended turn its output or error (read from the child's
+ * current run, so a failure is reported as a failure).
+ */
+export async function companionStatus(stateStore: SessionStateStore, ref: SubSessionRef): Promise<Record<string, unknown>> {
+  const name = ref.name ?? ref.subSessionId;
+  if (ref.status === 'running') return { name, agentType: ref.agentType, status: 'running' };
+  if (ref.status === 'terminated') return { name, agentType: ref.agentType, status: 'terminated', ...(ref.error === undefined ? {} : { error: ref.error }) };
+  const outcome = outcomeOfRun(await stateStore.getCurrentRun(ref.subSessionId));
+  return { agentType: ref.agentType, ...companionResult(name, outcome) };
+}
+
+/**
+ * The outcome of a companion's current turn for `waitForResult`: `running` while its ref says so (a queued turn may
+ * not have its run record yet), then the current run's outcome; a session aborted from outside counts as terminated.
+ */
+export async function currentTurnOutcome(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string): Promise<CompanionTurnOutcome> {
+  const ref = (await stateStore.getSubSessionRefs(parentSessionId)).find((candidate) => candidate.subSessionId === childSessionId);
+  const state = await stateStore.loadState(childSessionId);
+  if (ref?.status === 'terminated' || state?.failureReason === 'aborted') return { kind: 'terminated' };
+  if (ref?.status === 'running') return { kind: 'running' };
+  return outcomeOfRun(await stateStore.getCurrentRun(childSessionId));
+}

@@ -1,0 +1,138 @@
+/**
+ * SIGKILL drills of companions (persistent sub-agents): killed during a blocking companion's turn, killed between a
+ * continuation's marker CAS and its workflow start, and killed during the parent turn that receives a non-blocking
+ * companion's outcome. After restart: no double start, the consult appended once, the parent gets one result.
+ */
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import type { StoredMessage } from '../../src/types/message.js';
+import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { WorkerProcesses } from './support/worker-process.js';
+import { COMPANION_DRILL_TABLES, type CompanionWorkerConfig } from './worker/companion-worker-config.js';
+
+const SCRIPT = fileURLToPath(new URL('./worker/companion-worker.ts', import.meta.url));
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let stateStore: PostgresStateStore;
+const workers = new WorkerProcesses();
+beforeAll(async () => {
+  database = await createTestDatabase('crash_companions');
+  pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  stateStore = new PostgresStateStore({ connectionString: database.url });
+  await stateStore.migrate();
+  await pool.query(COMPANION_DRILL_TABLES);
+}, 60_000);
+afterAll(async () => {
+  await workers.killAll();
+  await Promise.allSettled([pool?.end(), stateStore?.close()]);
+  await database?.drop();
+});
+
+const config = (extra: Omit<CompanionWorkerConfig, 'databaseUrl'>): CompanionWorkerConfig => ({ databaseUrl: database.url, ...extra });
+
+async function count(sql: string, parameters: unknown[]): Promise<number> {
+  return Number((await pool.query<{ count: string }>(sql, parameters)).rows[0]?.count ?? 0);
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function toolResults(sessionId: string, toolCallId: string): Promise<Array<Extract<StoredMessage, { role: 'tool' }>>> {
+  const { messages } = await stateStore.getMessages(sessionId);
+  return messages.filter((message): message is Extract<StoredMessage, { role: 'tool' }> => message.role === 'tool' && message.toolCallId === toolCallId);
+}
+
+async function userTexts(sessionId: string): Promise<unknown[]> {
+  return (await stateStore.getMessages(sessionId)).messages.filter((message) => message.role === 'user').map((message) => message.content);
+}
+
+async function workflows(pattern: string): Promise<string[]> {
+  const rows = await pool.query<{ workflow_uuid: string }>('SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 ORDER BY created_at', [pattern]);
+  return rows.rows.map((row) => row.workflow_uuid);
+}
+
+describe('crash drill: SIGKILL around companions', () => {
+  it('killed during a blocking companion turn: after recovery the child turn runs once and the parent gets one result', async () => {
+    const sessionId = 'cc-1';
+    const doomed = workers.spawn('doomed companion worker', 'cc-exec-1', config({ mode: 'start', sessionId, messages: ['spawn r q1'], hangOn: 'q1' }), SCRIPT);
+    const started = await doomed.waitForEvent('started', 30_000);
+    await until('the companion model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'researcher'", [])) === 1);
+    await doomed.kill();
+
+    const recoverer = workers.spawn('recover companion worker', 'cc-exec-1', config({ mode: 'recover', sessionId, messages: [], runIds: [started.runId] }), SCRIPT);
+    const result = await recoverer.waitForEvent('result', 45_000);
+    expect(result.result).toMatchObject({ status: 'completed', output: 'parent done' });
+    expect(await recoverer.waitForExit(15_000)).toBe(0);
+
+    const [answer, ...more] = await toolResults(sessionId, 'c-spawn_r_q1');
+    expect(more).toHaveLength(0);
+    expect(answer?.isError).not.toBe(true);
+    expect(answer?.content).toEqual({ name: 'r', status: 'completed', output: { answer: 're: q1' } });
+    expect(await workflows('cc-1-agent-r%')).toEqual(['cc-1-agent-r-spawn-c-spawn_r_q1']);
+    const { runs } = await stateStore.listRuns('cc-1-agent-r');
+    expect(runs.map((run) => run.status)).toEqual(['completed']);
+    expect(await userTexts('cc-1-agent-r')).toEqual(['q1']);
+    expect((await stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['r', 'completed', true]]);
+  }, 120_000);
+
+  it('killed between a continuation CAS and its workflow start: one continuation, the consult appended once, one result', async () => {
+    const sessionId = 'cc-2';
+    const child = 'cc-2-agent-r';
+    const first = workers.spawn('first turn worker', 'cc-exec-2', config({ mode: 'start', sessionId, messages: ['spawn r q1'], persistentWarmWindowMs: 200, waitParked: [child] }), SCRIPT);
+    expect(await first.waitForExit(45_000)).toBe(0);
+
+    const doomed = workers.spawn('doomed continuation worker', 'cc-exec-3', config({ mode: 'start', sessionId, messages: ['ask r q2'], hangAfterContinueCas: true, persistentWarmWindowMs: 200 }), SCRIPT);
+    const started = await doomed.waitForEvent('started', 30_000);
+    await until('the continuation CAS', async () => readPersistentMarker((await stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
+    // The worker now hangs inside the same step, before the body can start the continuation's workflow.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await workflows(`${child}-continue%`)).toEqual([]);
+    await doomed.kill();
+
+    const recoverer = workers.spawn('recover continuation worker', 'cc-exec-3', config({ mode: 'recover', sessionId, messages: [], runIds: [started.runId], persistentWarmWindowMs: 200, waitParked: [child] }), SCRIPT);
+    expect((await recoverer.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'parent done' });
+    expect(await recoverer.waitForExit(30_000)).toBe(0);
+
+    expect(await workflows(`${child}-continue%`)).toEqual([`${child}-continue-c-ask_r_q2`]);
+    expect(await userTexts(child)).toEqual(['q1', 'q2']);
+    const { runs } = await stateStore.listRuns(child);
+    expect(runs.map((run) => [run.status, run.workflowId])).toEqual([
+      ['completed', `${child}-spawn-c-spawn_r_q1`],
+      ['completed', `${child}-continue-c-ask_r_q2`],
+    ]);
+    const results = await toolResults(sessionId, 'c-ask_r_q2');
+    expect(results.map((message) => message.content)).toEqual([{ name: 'r', status: 'completed', output: { answer: 're: q2' } }]);
+    expect(await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'researcher' AND user_text = 'q2'", [])).toBe(1);
+  }, 120_000);
+
+  it("killed in the parent turn that receives a non-blocking companion's outcome: delivered exactly once", async () => {
+    const sessionId = 'cc-3';
+    const doomed = workers.spawn('doomed delivery worker', 'cc-exec-4', config({ mode: 'start', sessionId, messages: ['bg w hello', 'turn two'], hangOn: 'turn two' }), SCRIPT);
+    const first = await doomed.waitForEvent('started', 30_000);
+    const second = await doomed.waitForEvent('started', 30_000, (event) => event.runId !== first.runId);
+    await until('the second parent turn model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId])) === 1);
+    await doomed.kill();
+
+    const recoverer = workers.spawn('recover delivery worker', 'cc-exec-4', config({ mode: 'recover', sessionId, messages: [], runIds: [second.runId] }), SCRIPT);
+    expect((await recoverer.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'echo: turn two' });
+    expect(await recoverer.waitForExit(30_000)).toBe(0);
+
+    const { messages } = await stateStore.getMessages(sessionId);
+    const delivered = messages.filter((message) => message.id?.startsWith('companion:'));
+    expect(delivered).toHaveLength(1);
+    expect(String(delivered[0]?.content)).toContain('"seen":"hello"');
+    // Both model calls of the second turn (the killed one and the recovered one) saw it once.
+    const seen = await pool.query<{ delivered: number }>("SELECT delivered FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId]);
+    expect(seen.rows.map((row) => row.delivered)).toEqual([1, 1]);
+    expect((await stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['w', 'completed', true]]);
+  }, 120_000);
+});
