@@ -39,6 +39,7 @@ export type {
   FinishTool,
   ServerTool,
   SubAgentTool,
+  RemoteSubAgentTool,
   ToolBase,
   ToolContext,
   ToolExecuteFunction,
