@@ -8,6 +8,7 @@ import { ApprovalGateStep } from '../steps/approval-gate.step.js';
 import type { RejectedToolCall } from '../steps/commit.step.js';
 import { ExecuteToolStep } from '../steps/execute-tool.step.js';
 import type { RunScope } from '../steps/step-scope.js';
+import { remoteMessage, runRemoteCalls } from './remote-dispatch.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import type { TurnContext } from './turn-types.js';
 
@@ -43,6 +44,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
   // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
   const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => ExecuteToolStep.execute({ ...scope, step, call, phase: 1 })));
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
+  const remote = await runRemoteCalls(context, step, plan.remoteCalls);
   const outcomes = await tools;
   const finishedChildren = children.filter(({ outcome }) => isFinished(outcome));
   return {
@@ -52,6 +54,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
       ...plan.companionCalls.map((call) => errorMessage(call, UNSUPPORTED_YET)),
       ...outcomes.map(outcomeMessage),
       ...finishedChildren.map(childMessage),
+      ...remote.map(remoteMessage),
     ],
     hitlCalls: [...plan.clientToolCalls.map((call) => clientCall(agent, call)), ...gated],
     waitingChildren: children.filter(({ outcome }) => !isFinished(outcome)),

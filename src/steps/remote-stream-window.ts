@@ -1,0 +1,107 @@
+import { remoteChunkKey } from '../orchestration/remote-sub-agents.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
+import type { RemoteAgentTransport } from '../types/remote.js';
+
+/** How often a window looks at the parent's interrupt flag and its ref (abort), in ms. */
+const WATCH_EVERY_MS = 200;
+/** Progress (flushed proxied chunks → ref.remote.lastSequence) is recorded at most this often while streaming. */
+const RECORD_EVERY_TICKS = 5;
+
+/**
+ * What one stream window did: the last remote sequence proxied (and recorded), whether it stopped for a
+ * suspension chunk, whether the stream failed (server unreachable), and whether the parent asked to interrupt
+ * or abort (both already forwarded to the remote server).
+ */
+export interface WindowProgress {
+  lastSequence: number;
+  suspended: boolean;
+  streamFailed: boolean;
+  interruptSent: boolean;
+  abortSent: boolean;
+}
+
+/** What a stream window works with. */
+export interface WindowInput {
+  transport: RemoteAgentTransport;
+  remoteSessionId: string;
+  fromSequence: number;
+  windowMs: number;
+  streamManager: StreamManager;
+  stateStore: SessionStateStore;
+  /** The parent's stream, session and the ref's status reader. */
+  streamId: string;
+  parentSessionId: string;
+  refTerminated(): Promise<boolean>;
+  /** Records the last proxied sequence (after its chunks are flushed). */
+  record(lastSequence: number): Promise<void>;
+}
+
+/**
+ * Read the remote stream from `fromSequence` for at most `windowMs` and proxy every chunk into the parent's stream
+ * under the key `remote:${remoteSessionId}:${sequence}` (a re-run window stores nothing twice), keeping each
+ * chunk's own agent identity. Meanwhile it forwards the parent's interrupt flag (`transport.interrupt`) and an
+ * abort of the parent (its ref turned `terminated`: `transport.abort`), and records progress every second.
+ */
+export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
+  const progress: WindowProgress = { lastSequence: input.fromSequence, suspended: false, streamFailed: false, interruptSent: false, abortSent: false };
+  const writers = new Map<string, Promise<StreamWriter>>();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), input.windowMs);
+  let written = input.fromSequence;
+  let recorded = input.fromSequence;
+  const flushAndRecord = async (): Promise<void> => {
+    const upTo = written;
+    await Promise.all([...writers.values()].map(async (writer) => (await writer).flush()));
+    if (upTo > recorded) {
+      await input.record(upTo);
+      recorded = upTo;
+    }
+  };
+  let watching = true;
+  const watch = (async () => {
+    for (let tick = 1; watching; tick += 1) {
+      await new Promise<void>((resolve) => setTimeout(resolve, WATCH_EVERY_MS).unref());
+      if (!watching) return;
+      if (!progress.abortSent && (await input.refTerminated().catch(() => false))) {
+        progress.abortSent = true;
+        await input.transport.abort(input.remoteSessionId, 'The parent run was aborted.').catch(() => undefined);
+        controller.abort();
+        return;
+      }
+      if (!progress.interruptSent && (await input.stateStore.isInterruptRequested(input.parentSessionId).catch(() => false))) {
+        progress.interruptSent = true;
+        await input.transport.interrupt(input.remoteSessionId, 'The parent run was interrupted.').catch(() => undefined);
+      }
+      if (tick % RECORD_EVERY_TICKS === 0) await flushAndRecord().catch(() => undefined);
+    }
+  })();
+  try {
+    for await (const chunk of input.transport.stream(input.remoteSessionId, { fromSequence: input.fromSequence, signal: controller.signal })) {
+      if (chunk.sequence <= written) continue;
+      const { sequence, ...body } = chunk;
+      let writer = writers.get(body.agentId);
+      if (writer === undefined) {
+        writer = input.streamManager.createWriter(input.streamId, body.agentId, body.agentType);
+        writers.set(body.agentId, writer);
+      }
+      await (await writer).write(body, { key: remoteChunkKey(input.remoteSessionId, sequence) });
+      written = sequence;
+      progress.lastSequence = sequence;
+      if (chunk.type === 'run_suspended') {
+        progress.suspended = true;
+        break;
+      }
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) progress.streamFailed = true;
+    if ((error as { code?: unknown }).code !== 'REMOTE_TRANSPORT_ERROR' && !controller.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    watching = false;
+    await watch;
+  }
+  await flushAndRecord();
+  await Promise.all([...writers.values()].map(async (writer) => (await writer).close().catch(() => undefined)));
+  return progress;
+}
