@@ -78,8 +78,7 @@ export class HttpRemoteAgentTransport implements RemoteAgentTransport {
   /** GET /status. */
   async getStatus(sessionId: string): Promise<RemoteAgentStatus> {
     const response = await this.request('status', `/status?sessionId=${encodeURIComponent(sessionId)}`, { method: 'GET' });
-    const status = await this.parse('status', response, statusResponseSchema);
-    return status as RemoteAgentStatus;
+    return this.parse('status', response, statusResponseSchema);
   }
 
   /** POST /interrupt (a session with no running run answers 409, which is not an error here). */
