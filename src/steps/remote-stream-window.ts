@@ -32,6 +32,8 @@ export interface WindowInput {
   /** The parent's stream, session and the ref's status reader. */
   streamId: string;
   parentSessionId: string;
+  /** The parent's step that called the remote agent: every proxied chunk carries it. */
+  parentStep: number;
   refTerminated(): Promise<boolean>;
   /** Records the last proxied sequence (after its chunks are flushed). */
   record(lastSequence: number): Promise<void>;
@@ -40,7 +42,7 @@ export interface WindowInput {
 /**
  * Read the remote stream from `fromSequence` for at most `windowMs` and proxy every chunk into the parent's stream
  * under the key `remote:${remoteSessionId}:${sequence}` (a re-run window stores nothing twice), keeping each
- * chunk's own agent identity. Meanwhile it forwards the parent's interrupt flag (`transport.interrupt`) and an
+ * chunk's own agent identity and stamping it with the parent's step. Meanwhile it forwards the parent's interrupt flag (`transport.interrupt`) and an
  * abort of the parent (its ref turned `terminated`: `transport.abort`), and records progress every second.
  */
 export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
@@ -79,7 +81,15 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   try {
     for await (const chunk of input.transport.stream(input.remoteSessionId, { fromSequence: input.fromSequence, signal: controller.signal })) {
       if (chunk.sequence <= written) continue;
-      const { sequence, ...body } = chunk;
+      const { sequence, ...remoteBody } = chunk;
+      // Stamped with the parent's step: a recovered parent's LLM step cleans up its stream by step number, and must
+      // keep what this step proxied. A remote step_reset would name a remote step number, so it is not proxied.
+      const body = { ...remoteBody, step: input.parentStep };
+      if (body.type === 'step_reset') {
+        written = sequence;
+        progress.lastSequence = sequence;
+        continue;
+      }
       let writer = writers.get(body.agentId);
       if (writer === undefined) {
         writer = input.streamManager.createWriter(input.streamId, body.agentId, body.agentType);

@@ -61,6 +61,7 @@ export async function windowOnce(environment: StepEnvironment, input: WindowScop
     stateStore,
     streamId: input.streamId,
     parentSessionId: input.sessionId,
+    parentStep: input.step,
     refTerminated: async () => (await remoteRefOf(stateStore, input.sessionId, remote))?.status === 'terminated',
     record: (lastSequence) => stateStore.updateSubSessionRef(input.sessionId, remote, { remote: { streamId, lastSequence } }),
   });

@@ -66,7 +66,7 @@ describe('remote sub-agents over HTTP', () => {
       { type: 'subagent_start', agentId: 'rs-e2e', subSessionId: ref.subSessionId, subAgentType: 'assistant' },
       { type: 'subagent_end', agentId: 'rs-e2e', subSessionId: ref.subSessionId, result: LONG_ANSWER },
     ]);
-  });
+  }, 90_000);
 
   it('propagates a parent interrupt to the remote run', async () => {
     await startCoordinator('rs-interrupt', 'delegate: slow3000: work');
@@ -76,7 +76,7 @@ describe('remote sub-agents over HTTP', () => {
     await waitForStatus(() => parentStatus('rs-interrupt'), 'interrupted', 'the parent');
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'interrupted', run: { status: 'interrupted' } });
     expect((await kit.runtime.stateStore.getSubSessionRefs('rs-interrupt'))[0]).toMatchObject({ status: 'interrupted' });
-  });
+  }, 90_000);
 
   it('fails fast with client-tool-unsupported when the remote agent calls a client tool, and aborts the remote run', async () => {
     await startCoordinator('rs-client', 'delegate: client: which city?');
@@ -88,7 +88,7 @@ describe('remote sub-agents over HTTP', () => {
     expect(ref).toMatchObject({ status: 'failed' });
     expect(ref.error).toContain('client-executed tool');
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'failed', failureReason: 'aborted', awaitingClientTool: false });
-  });
+  }, 90_000);
 
   it('a remote server killed mid-run makes the call a tool error once it stays unreachable (bounded wait)', async () => {
     await startCoordinator('rs-down', 'fragile: slow4000: work');
@@ -102,7 +102,7 @@ describe('remote sub-agents over HTTP', () => {
     } finally {
       await remote.restart();
     }
-  });
+  }, 90_000);
 
   it('a remote server killed mid-run and brought back: the parent re-attaches and gets the output, chunks once', async () => {
     await startCoordinator('rs-back', 'delegate: slow3000: work');
@@ -114,5 +114,5 @@ describe('remote sub-agents over HTTP', () => {
     expect(done.output).toBe(`${DELEGATED_PREFIX}${CLOSING_TEXT}`);
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'completed', run: { turn: 1 } });
     await expectProxiedOnce(kit.runtime.streamManager, 'rs-back', remote.url, ref.subSessionId);
-  });
+  }, 90_000);
 });

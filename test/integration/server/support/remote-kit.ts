@@ -68,13 +68,16 @@ export async function chunksOf(streamManager: StreamManager, streamId: string): 
 
 /**
  * Assert the remote session's chunks (read over its server's /sse from 0) appear in the parent's stream exactly
- * once each, in order, unchanged but for their sequence. Returns how many there were.
+ * once each, in order, unchanged but for their sequence and step (proxied chunks carry the parent's step; remote
+ * `step_reset` chunks are not proxied). Returns how many there were.
  */
 export async function expectProxiedOnce(parentStream: StreamManager, parentStreamId: string, remoteUrl: string, remoteSessionId: string): Promise<number> {
-  const remote = (await readSse(await fetch(`${remoteUrl}/sse?sessionId=${remoteSessionId}&fromSequence=0`, { headers: { authorization: 'Bearer token-alice' } }))).map((event) => event.data as StreamChunk);
+  const remote = (await readSse(await fetch(`${remoteUrl}/sse?sessionId=${remoteSessionId}&fromSequence=0`, { headers: { authorization: 'Bearer token-alice' } })))
+    .map((event) => event.data as StreamChunk)
+    .filter((chunk) => chunk.type !== 'step_reset');
   const remoteIds = new Set(remote.map((chunk) => chunk.agentId));
   const proxied = (await chunksOf(parentStream, parentStreamId)).filter((chunk) => remoteIds.has(chunk.agentId));
-  const strip = ({ sequence: _sequence, ...rest }: StreamChunk): Omit<StreamChunk, 'sequence'> => rest;
+  const strip = ({ sequence: _sequence, step: _step, ...rest }: StreamChunk): Omit<StreamChunk, 'sequence' | 'step'> => rest;
   expect(remote.length).toBeGreaterThan(0);
   expect(proxied.map(strip)).toEqual(remote.map(strip));
   return remote.length;
