@@ -5,7 +5,12 @@ import { isZodSchema, toObjectJsonSchema } from '../agent/zod-schema.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { RemoteAgentTransport } from '../types/remote.js';
 
-/** Prefix of the default name of a remote sub-agent tool: `remote__${agentType}`. */
+/**
+ * Prefix of the default name of a remote sub-agent tool: `remote__${agentType}`.
+ *
+ * @example
+ * createRemoteSubAgentTool({ agentType: 'researcher', inputSchema, transport }).name === `${REMOTE_TOOL_PREFIX}researcher`; // true
+ */
 export const REMOTE_TOOL_PREFIX = 'remote__';
 
 /**

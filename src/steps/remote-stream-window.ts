@@ -5,8 +5,8 @@ import type { RemoteAgentTransport } from '../types/remote.js';
 
 /** How often a window looks at the parent's interrupt flag and its ref (abort), in ms. */
 const WATCH_EVERY_MS = 200;
-/** Progress (flushed proxied chunks → ref.remote.lastSequence) is recorded at most this often while streaming. */
-const RECORD_EVERY_TICKS = 5;
+/** Progress (flushed proxied chunks → ref.remote.lastSequence) is recorded at most this often while streaming, in ms. */
+const RECORD_EVERY_MS = 1_000;
 
 /**
  * What one stream window did: the last remote sequence proxied (and recorded), whether it stopped for a
@@ -43,7 +43,7 @@ export interface WindowInput {
  * Read the remote stream from `fromSequence` for at most `windowMs` and proxy every chunk into the parent's stream
  * under the key `remote:${remoteSessionId}:${sequence}` (a re-run window stores nothing twice), keeping each
  * chunk's own agent identity and stamping it with the parent's step. Meanwhile it forwards the parent's interrupt flag (`transport.interrupt`) and an
- * abort of the parent (its ref turned `terminated`: `transport.abort`), and records progress every second.
+ * abort of the parent (its ref turned `terminated`: `transport.abort`), and records progress (flushed, then `lastSequence`) at most every second.
  */
 export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
   const progress: WindowProgress = { lastSequence: input.fromSequence, suspended: false, streamFailed: false, interruptSent: false, abortSent: false };
@@ -52,6 +52,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   const timer = setTimeout(() => controller.abort(), input.windowMs);
   let written = input.fromSequence;
   let recorded = input.fromSequence;
+  let recordedAt = Date.now();
   const flushAndRecord = async (): Promise<void> => {
     const upTo = written;
     await Promise.all([...writers.values()].map(async (writer) => (await writer).flush()));
@@ -62,7 +63,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   };
   let watching = true;
   const watch = (async () => {
-    for (let tick = 1; watching; tick += 1) {
+    while (watching) {
       await new Promise<void>((resolve) => setTimeout(resolve, WATCH_EVERY_MS).unref());
       if (!watching) return;
       if (!progress.abortSent && (await input.refTerminated().catch(() => false))) {
@@ -75,7 +76,6 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
         progress.interruptSent = true;
         await input.transport.interrupt(input.remoteSessionId, 'The parent run was interrupted.').catch(() => undefined);
       }
-      if (tick % RECORD_EVERY_TICKS === 0) await flushAndRecord().catch(() => undefined);
     }
   })();
   try {
@@ -98,6 +98,11 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
       await (await writer).write(body, { key: remoteChunkKey(input.remoteSessionId, sequence) });
       written = sequence;
       progress.lastSequence = sequence;
+      // Writes and flushes stay on this one path (a writer is not shared by concurrent callers).
+      if (Date.now() - recordedAt >= RECORD_EVERY_MS) {
+        recordedAt = Date.now();
+        await flushAndRecord();
+      }
       if (chunk.type === 'run_suspended') {
         progress.suspended = true;
         break;

@@ -78,6 +78,17 @@ describe('remote sub-agents over HTTP', () => {
     expect((await kit.runtime.stateStore.getSubSessionRefs('rs-interrupt'))[0]).toMatchObject({ status: 'interrupted' });
   }, 90_000);
 
+  it('propagates a parent abort to the remote run', async () => {
+    await startCoordinator('rs-abort', 'delegate: slow3000: work');
+    const ref = await remoteRef('rs-abort');
+    await waitFor(async () => (await remoteStatus(ref.subSessionId)).run?.status === 'running', 20_000, 'the remote run');
+    expect((await callAs(kit.baseUrl, '/abort', { sessionId: 'rs-abort', reason: 'stop' })).http).toBe(200);
+    expect(await parentStatus('rs-abort')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
+    await waitFor(async () => (await remoteStatus(ref.subSessionId)).failureReason === 'aborted', 15_000, 'the remote run aborted');
+    expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'failed', run: { status: 'aborted' } });
+    expect((await kit.runtime.stateStore.getSubSessionRefs('rs-abort'))[0]).toMatchObject({ status: 'terminated' });
+  }, 90_000);
+
   it('fails fast with client-tool-unsupported when the remote agent calls a client tool, and aborts the remote run', async () => {
     await startCoordinator('rs-client', 'delegate: client: which city?');
     const done = await waitForStatus(() => parentStatus('rs-client'), 'completed', 'the parent');
