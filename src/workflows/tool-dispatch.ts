@@ -29,7 +29,7 @@ export interface PhaseOneResult {
 /**
  * Phase 1 of a step: evaluate approval gates (a checkpointed step each), then run the regular server tools,
  * ungated calls and sub-agent children in parallel (each tool its own durable step, each child its own child
- * workflow). Client tools and gated calls are returned to wait for humans, unfinished children to be waited for;
+ * workflow), then the remote sub-agent calls (`runRemoteCalls`). Client tools and gated calls are returned to wait for humans, unfinished children to be waited for;
  * companion calls are answered with an error until they are enabled.
  */
 export async function runPhaseOne(context: TurnContext, step: number, plan: StepProcessingPlan): Promise<PhaseOneResult> {

@@ -3,7 +3,8 @@
  * database; the remote server is a child process with another database. Every call goes over loopback HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/free-port.js';
+import { HttpRemoteAgentTransport } from '../../../src/remote/http-remote-agent-transport.js';
+import { freePort, waitFor } from '../../support/free-port.js';
 import { callAs, chunksOf, expectProxiedOnce, startRemoteServer, type RemoteServer } from './support/remote-kit.js';
 import { coordinatorAgent } from './support/remote-agents.js';
 import { assistant, CLOSING_TEXT, DELEGATED_PREFIX, LONG_ANSWER } from './support/server-agents.js';
@@ -125,5 +126,21 @@ describe('remote sub-agents over HTTP', () => {
     expect(done.output).toBe(`${DELEGATED_PREFIX}${CLOSING_TEXT}`);
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'completed', run: { turn: 1 } });
     await expectProxiedOnce(kit.runtime.streamManager, 'rs-back', remote.url, ref.subSessionId);
+  }, 90_000);
+
+  it('HttpRemoteAgentTransport: failures are typed, carry the status and remote code, and never echo credentials', async () => {
+    const intruder = new HttpRemoteAgentTransport({ url: remote.url, headers: { authorization: 'Bearer secret-token-x' } });
+    const unauthorized = await intruder.getStatus('rs-e2e').catch((error: unknown) => error as any);
+    expect(unauthorized).toMatchObject({ code: 'REMOTE_TRANSPORT_ERROR', status: 401, retryable: false, data: { operation: 'status', remoteCode: 'UNAUTHENTICATED' } });
+    expect(JSON.stringify({ message: unauthorized.message, data: unauthorized.data })).not.toContain('secret');
+
+    const alice = new HttpRemoteAgentTransport({ url: remote.url, headers: async () => ({ authorization: 'Bearer token-alice' }) });
+    await expect(alice.start({ agentType: 'nobody', sessionId: 'rs-none', input: 'x' })).rejects.toMatchObject({ status: 404, data: { remoteCode: 'AGENT_NOT_FOUND' } });
+    const ref = (await kit.runtime.stateStore.getSubSessionRefs('rs-e2e'))[0]!;
+    await expect(alice.interrupt(ref.subSessionId)).resolves.toBeUndefined(); // nothing runs there: 409, not an error
+    expect(await alice.start({ agentType: 'assistant', sessionId: ref.subSessionId, input: 'again' })).toMatchObject({ sessionId: ref.subSessionId, created: false });
+
+    const nowhere = new HttpRemoteAgentTransport({ url: `http://127.0.0.1:${await freePort()}`, requestTimeoutMs: 2_000 });
+    await expect(nowhere.getStatus('x')).rejects.toMatchObject({ code: 'REMOTE_TRANSPORT_ERROR', retryable: true });
   }, 90_000);
 });
