@@ -32,13 +32,14 @@ export async function interruptSession(stateStore: SessionStateStore, sessionId:
   // All flags, then all wake-ups (a woken run must find its flag), each batch at once: the latency of a deep
   // or wide tree must not grow with a round trip per session.
   await Promise.all(sessions.map((id) => stateStore.setInterruptFlag(id, reason)));
-  await forwardToRemoteSubAgents(stateStore, sessions, 'interrupt', reason);
-  await Promise.all(
-    sessions.map(async (id) => {
+  // Remote sub-agents are told alongside the wake-ups (no extra round trip before them).
+  await Promise.all([
+    forwardToRemoteSubAgents(stateStore, sessions, 'interrupt', reason),
+    ...sessions.map(async (id) => {
       const run = await stateStore.getCurrentRun(id);
       if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
     }),
-  );
+  ]);
 }
 
 /**

@@ -85,7 +85,9 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
       // Stamped with the parent's step: a recovered parent's LLM step cleans up its stream by step number, and must
       // keep what this step proxied. A remote step_reset would name a remote step number, so it is not proxied.
       const body = { ...remoteBody, step: input.parentStep };
-      if (body.type === 'step_reset') {
+      // Only the remote session's own chunks (and its sub-agents', `${remote}-sub-…`): a remote server cannot write
+      // under the parent's identity (e.g. a fake terminal chunk of the parent).
+      if (body.type === 'step_reset' || !ownedByRemote(body.agentId, input.remoteSessionId)) {
         written = sequence;
         progress.lastSequence = sequence;
         continue;
@@ -119,4 +121,9 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   await flushAndRecord();
   await Promise.all([...writers.values()].map(async (writer) => (await writer).close().catch(() => undefined)));
   return progress;
+}
+
+/** True for the remote session's own agent id and its sub-agents' (`${remote}-…`). */
+function ownedByRemote(agentId: unknown, remoteSessionId: string): boolean {
+  return typeof agentId === 'string' && (agentId === remoteSessionId || agentId.startsWith(`${remoteSessionId}-`));
 }

@@ -1,8 +1,9 @@
 /**
  * SIGKILL of a parent agent server while its remote sub-agent runs on another agent server (both real processes
  * with their own databases). The restarted parent (same DBOS executor id) recovers its run, which asks the remote
- * server for the status: a remote run that completed meanwhile gives its output without running again; one still
- * running is re-attached from the recorded sequence, and no chunk reaches the parent's stream twice.
+ * server for the status: a remote run that completed meanwhile gives its output without running again, one that
+ * failed becomes a tool error, one still running is re-attached from the recorded sequence; no chunk reaches the
+ * parent's stream twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
@@ -67,6 +68,19 @@ describe('SIGKILL of the parent while its remote sub-agent runs', () => {
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'completed', run: { turn: 1, status: 'completed' } });
     expect((await stateStore.getSubSessionRefs('crash-done'))[0]).toMatchObject({ status: 'completed', output: CLOSING_TEXT });
     await expectProxiedOnce(streamManager, 'crash-done', remote.url, ref.subSessionId);
+  }, 150_000);
+
+  it('a remote run that failed while the parent was down becomes a tool error', async () => {
+    const ref = await startAndReachRemote('crash-failed', 'delegate: loop: forever');
+    await parent!.kill();
+    parent = undefined;
+    await waitFor(async () => (await remoteStatus(ref.subSessionId)).status === 'failed', 30_000, 'the remote run to fail on its own');
+    await startParent();
+    const done = await parentCompleted('crash-failed');
+    expect(done.output).toMatch(new RegExp(`^${DELEGATED_PREFIX}The remote sub-agent failed: `));
+    expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'failed', run: { turn: 1 } });
+    expect((await stateStore.getSubSessionRefs('crash-failed'))[0]).toMatchObject({ status: 'failed' });
+    await expectProxiedOnce(streamManager, 'crash-failed', remote.url, ref.subSessionId);
   }, 150_000);
 
   it('a remote run still running: the recovered parent re-attaches from the recorded sequence, no chunk twice', async () => {

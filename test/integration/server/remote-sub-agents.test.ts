@@ -69,6 +69,16 @@ describe('remote sub-agents over HTTP', () => {
     ]);
   }, 90_000);
 
+  it('a remote run that fails becomes a tool error for the parent model', async () => {
+    await startCoordinator('rs-failed', 'delegate: loop: forever');
+    const done = await waitForStatus(() => parentStatus('rs-failed'), 'completed', 'the parent');
+    expect(done.output).toMatch(new RegExp(`^${DELEGATED_PREFIX}The remote sub-agent failed: .*5`));
+    expect(await toolResultOf('rs-failed')).toMatchObject({ isError: true });
+    const ref = await remoteRef('rs-failed');
+    expect(ref).toMatchObject({ status: 'failed' });
+    expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'failed', run: { turn: 1 } });
+  }, 90_000);
+
   it('propagates a parent interrupt to the remote run', async () => {
     await startCoordinator('rs-interrupt', 'delegate: slow3000: work');
     const ref = await remoteRef('rs-interrupt');

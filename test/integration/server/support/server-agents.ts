@@ -2,7 +2,7 @@
  * Agents and a scripted model shared by the agent-server tests and their second server process. The model
  * answers by the first user message's prefix: `client:` asks a client tool, `approve:` calls an
  * approval-gated tool, `slow:` (or `slow<ms>:`) runs a slow tool, `long:` streams a long text in two steps,
- * `delegate:` / `fragile:` call the coordinator's remote tools with the rest as task (a JSON `{"task"}` input
+ * `loop:` calls the slow tool until maxSteps fails the run, `delegate:` / `fragile:` call the coordinator's remote tools with the rest as task (a JSON `{"task"}` input
  * reads as its task); otherwise it echoes. Once a tool result is in the history it answers with a fixed closing
  * text (the coordinator: `Remote said: ` + the remote tool's result).
  */
@@ -97,6 +97,7 @@ function scriptedModel(): MockLLMAdapter {
       const content = result?.role === 'tool' ? result.content : '';
       return { type: 'text', text: `${DELEGATED_PREFIX}${typeof content === 'string' ? content : JSON.stringify(content)}` };
     }
+    if (text.startsWith('loop:')) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: 300 } }] }; // fails at maxSteps
     if (toolResults.length > 0) return { type: 'text', text: CLOSING_TEXT };
     if (text.startsWith('client:')) return { type: 'tool_calls', toolCalls: [{ name: 'ask_user', arguments: { question: 'Which city?' } }] };
     if (text.startsWith('approve:')) return { type: 'tool_calls', text: 'I will pay.', toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] };
