@@ -42,12 +42,15 @@ export interface WindowInput {
 /**
  * Read the remote stream from `fromSequence` for at most `windowMs` and proxy every chunk into the parent's stream
  * under the key `remote:${remoteSessionId}:${sequence}` (a re-run window stores nothing twice), keeping each
- * chunk's own agent identity and stamping it with the parent's step. Meanwhile it forwards the parent's interrupt flag (`transport.interrupt`) and an
- * abort of the parent (its ref turned `terminated`: `transport.abort`), and records progress (flushed, then `lastSequence`) at most every second.
+ * chunk's own agent identity and stamping it with the parent's step. Meanwhile it forwards the parent's interrupt
+ * flag (`transport.interrupt`) and an abort of the parent (its ref turned `terminated`: `transport.abort`), and
+ * records progress (flushed, then `lastSequence`) at most every second.
  */
 export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
   const progress: WindowProgress = { lastSequence: input.fromSequence, suspended: false, streamFailed: false, interruptSent: false, abortSent: false };
-  const writers = new Map<string, Promise<StreamWriter>>();
+  // One writer for every proxied chunk, whatever its agent (a chunk keeps its own agentId): the parent's stream
+  // gets them in the remote order.
+  let writer: Promise<StreamWriter> | undefined;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), input.windowMs);
   let written = input.fromSequence;
@@ -55,7 +58,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   let recordedAt = Date.now();
   const flushAndRecord = async (): Promise<void> => {
     const upTo = written;
-    await Promise.all([...writers.values()].map(async (writer) => (await writer).flush()));
+    if (writer !== undefined) await (await writer).flush();
     if (upTo > recorded) {
       await input.record(upTo);
       recorded = upTo;
@@ -92,11 +95,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
         progress.lastSequence = sequence;
         continue;
       }
-      let writer = writers.get(body.agentId);
-      if (writer === undefined) {
-        writer = input.streamManager.createWriter(input.streamId, body.agentId, body.agentType);
-        writers.set(body.agentId, writer);
-      }
+      writer ??= input.streamManager.createWriter(input.streamId, input.remoteSessionId, body.agentType);
       await (await writer).write(body, { key: remoteChunkKey(input.remoteSessionId, sequence) });
       written = sequence;
       progress.lastSequence = sequence;
@@ -119,7 +118,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
     await watch;
   }
   await flushAndRecord();
-  await Promise.all([...writers.values()].map(async (writer) => (await writer).close().catch(() => undefined)));
+  if (writer !== undefined) await (await writer).close().catch(() => undefined);
   return progress;
 }
 
