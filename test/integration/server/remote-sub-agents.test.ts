@@ -112,6 +112,15 @@ describe('remote sub-agents over HTTP', () => {
     expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'failed', failureReason: 'aborted', awaitingClientTool: false });
   }, 90_000);
 
+  it('a remote run past the tool timeoutMs is interrupted and the call becomes a tool error', async () => {
+    await startCoordinator('rs-timeout', 'hasty: slow6000: work');
+    const done = await waitForStatus(() => parentStatus('rs-timeout'), 'completed', 'the parent');
+    expect(done.output).toBe(`${DELEGATED_PREFIX}The remote sub-agent did not finish in time and was interrupted.`);
+    const ref = await remoteRef('rs-timeout');
+    expect(ref).toMatchObject({ status: 'failed' });
+    await waitForStatus(() => remoteStatus(ref.subSessionId), 'interrupted', 'the remote run');
+  }, 90_000);
+
   it('a remote server killed mid-run makes the call a tool error once it stays unreachable (bounded wait)', async () => {
     await startCoordinator('rs-down', 'fragile: slow4000: work');
     const ref = await remoteRef('rs-down');

@@ -1,7 +1,7 @@
 /**
  * The coordinator of the remote sub-agent tests: an agent whose tools delegate to `assistant` on another
  * agent server (over HttpRemoteAgentTransport, as alice). `remote__assistant` waits up to 60 s for an
- * unreachable server; `remote_fragile` gives up after 2 s. Stream windows are short (1.5 s), so a run spans
+ * unreachable server; `remote_fragile` gives up after 2 s; `remote_hasty` waits at most 2 s for the remote run. Stream windows are short (1.5 s), so a run spans
  * several durable windows.
  */
 import { z } from 'zod';
@@ -23,6 +23,7 @@ export function coordinatorAgent(remoteUrl: string) {
     tools: [
       createRemoteSubAgentTool({ agentType: 'assistant', inputSchema: task, transport, streamWindowMs: REMOTE_WINDOW_MS, unreachableTimeoutMs: 60_000, timeoutMs: 120_000 }),
       createRemoteSubAgentTool({ name: 'remote_fragile', agentType: 'assistant', inputSchema: task, transport, streamWindowMs: REMOTE_WINDOW_MS, unreachableTimeoutMs: 2_000 }),
+      createRemoteSubAgentTool({ name: 'remote_hasty', agentType: 'assistant', inputSchema: task, transport, streamWindowMs: REMOTE_WINDOW_MS, timeoutMs: 2_000 }),
     ],
   });
 }
