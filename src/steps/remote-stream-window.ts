@@ -9,14 +9,11 @@ const WATCH_EVERY_MS = 200;
 const RECORD_EVERY_MS = 1_000;
 
 /**
- * What one stream window did: the last remote sequence proxied (and recorded), whether it stopped for a
- * suspension chunk, whether the stream failed (server unreachable), and whether the parent asked to interrupt
- * or abort (both already forwarded to the remote server).
+ * What one stream window did: the last remote sequence proxied (and recorded), and whether the parent asked to
+ * interrupt or abort (both already forwarded to the remote server). The caller then asks `getStatus()`.
  */
 export interface WindowProgress {
   lastSequence: number;
-  suspended: boolean;
-  streamFailed: boolean;
   interruptSent: boolean;
   abortSent: boolean;
 }
@@ -47,7 +44,7 @@ export interface WindowInput {
  * records progress (flushed, then `lastSequence`) at most every second.
  */
 export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
-  const progress: WindowProgress = { lastSequence: input.fromSequence, suspended: false, streamFailed: false, interruptSent: false, abortSent: false };
+  const progress: WindowProgress = { lastSequence: input.fromSequence, interruptSent: false, abortSent: false };
   // One writer for every proxied chunk, whatever its agent (a chunk keeps its own agentId): the parent's stream
   // gets them in the remote order.
   let writer: Promise<StreamWriter> | undefined;
@@ -104,13 +101,11 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
         recordedAt = Date.now();
         await flushAndRecord();
       }
-      if (chunk.type === 'run_suspended') {
-        progress.suspended = true;
-        break;
-      }
+      // The remote run now waits for a human: stop here and let getStatus() decide (a client tool fails the call).
+      if (chunk.type === 'run_suspended') break;
     }
   } catch (error) {
-    if (!controller.signal.aborted) progress.streamFailed = true;
+    // An unreachable server ends the window; getStatus() then tells unreachable from finished.
     if ((error as { code?: unknown }).code !== 'REMOTE_TRANSPORT_ERROR' && !controller.signal.aborted) throw error;
   } finally {
     clearTimeout(timer);
