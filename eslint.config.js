@@ -40,6 +40,11 @@ export default tseslint.config(
             { target: './src/steps', from: ['./src/workflows', './src/executor'], message: 'steps/ never import workflows/ or executor/.' },
             { target: './src/workflows', from: ['./src/executor'], message: 'workflows/ never import executor/.' },
             {
+              target: './src/remote',
+              from: ['./src/server', './src/store', './src/stream', './src/usage', './src/llm'],
+              message: 'remote/ (transport + remote tool) talks HTTP only: no server, store, stream or model internals.',
+            },
+            {
               target: './src/orchestration',
               from: ['./src/steps', './src/workflows', './src/executor', './src/store', './src/stream', './src/usage', './src/llm'],
               message: 'orchestration/ is pure: it imports only agent/, types/, errors/ and itself.',
@@ -51,7 +56,7 @@ export default tseslint.config(
               message: 'stream/ and usage/ use the store only through its public index (shared SQL and JSON helpers live in src/database/).',
             },
             {
-              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database'],
+              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database', './src/remote'],
               from: ['./src/steps', './src/workflows', './src/executor'],
               message: 'Lower layers never import the runtime (steps/, workflows/, executor/).',
             },

@@ -73,6 +73,19 @@ export {
   type PersistentAgentMode,
 } from './agent/index.js';
 
+// Remote sub-agents
+export {
+  createRemoteSubAgentTool,
+  isRemoteSubAgentTool,
+  REMOTE_TOOL_PREFIX,
+  HttpRemoteAgentTransport,
+  type RemoteSubAgentToolOptions,
+  type HttpRemoteAgentTransportOptions,
+  type RemoteHeaders,
+} from './remote/index.js';
+export type { RemoteSubAgentTool } from './agent/index.js';
+export type { RemoteAgentTransport, RemoteAgentStartRequest, RemoteAgentStartResult, RemoteAgentStatus, RemoteAgentStreamOptions } from './types/remote.js';
+
 // Storage
 export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';
 export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
@@ -137,6 +150,8 @@ export {
   NotResumableError,
   SessionAgentMismatchError,
   DBOSStepContextError,
+  RemoteAgentTransportError,
+  RemoteSubAgentClientToolUnsupportedError,
   type HelixErrorCode,
   type ConfigurationErrorCode,
 } from './errors/index.js';

@@ -4,7 +4,7 @@ import type { AgentHooks } from '../hooks/types.js';
 import type { LLMConfig, StepResult } from '../types/llm.js';
 import type { SkillDefinition, SkillProvider } from '../types/skill.js';
 import type { PersistentAgentConfig, ResolvedPersistentAgent } from './persistent-agent.js';
-import type { UserTool, SubAgentTool } from './tool-types.js';
+import type { UserTool, SubAgentTool, RemoteSubAgentTool } from './tool-types.js';
 
 /**
  * What `stopWhen` sees after each step. It runs in the workflow body: keep it pure and synchronous.
@@ -43,7 +43,7 @@ export type SystemPrompt<TState = Record<string, unknown>> = string | ((state: T
  * @example
  * const tools: AgentToolInput[] = [weatherTool, createSubAgentTool(summarizer, z.object({ text: z.string() }))];
  */
-export type AgentToolInput = UserTool | SubAgentTool<any>;
+export type AgentToolInput = UserTool | SubAgentTool<any> | RemoteSubAgentTool<any>;
 
 /**
  * Options of `defineAgent`.

@@ -108,8 +108,8 @@ function validateTools(
   if (!Array.isArray(tools)) throw fail('tools must be an array.');
   tools.forEach((tool: unknown, index) => {
     const kind = typeof tool === 'object' && tool !== null ? (tool as { kind?: unknown }).kind : undefined;
-    if (kind !== 'server' && kind !== 'client' && kind !== 'subagent') {
-      throw fail(`tools[${index}] was not created by defineTool or createSubAgentTool; build tools with those functions.`);
+    if (kind !== 'server' && kind !== 'client' && kind !== 'subagent' && kind !== 'remote') {
+      throw fail(`tools[${index}] was not created by defineTool, createSubAgentTool or createRemoteSubAgentTool; build tools with those functions.`);
     }
     const toolName = (tool as { name?: unknown }).name;
     if (typeof toolName === 'string' && RESERVED_TOOL_NAMES.includes(toolName)) {

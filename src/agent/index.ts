@@ -47,6 +47,7 @@ export type {
   FinishTool,
   ServerTool,
   SubAgentTool,
+  RemoteSubAgentTool,
   ToolBase,
   ToolContext,
   ToolExecuteFunction,

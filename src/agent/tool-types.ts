@@ -2,6 +2,7 @@ import type { Draft } from 'immer';
 import type { z } from 'zod';
 
 import type { AnyAgentConfig } from './agent-types.js';
+import type { RemoteAgentTransport } from '../types/remote.js';
 import type { CompanionAction } from './companion-action.js';
 
 /**
@@ -58,7 +59,7 @@ export type ApprovalPredicate<TInput, TState = Record<string, unknown>> = (
  * @example
  * if (tool.kind === 'client') { /* wait for submitToolResult *\/ }
  */
-export type ToolKind = 'server' | 'client' | 'finish' | 'subagent' | 'companion';
+export type ToolKind = 'server' | 'client' | 'finish' | 'subagent' | 'remote' | 'companion';
 
 /**
  * Fields every tool carries.
@@ -134,6 +135,29 @@ export interface SubAgentTool<TSchema extends z.ZodType = z.ZodType> extends Too
 }
 
 /**
+ * A tool that delegates to an agent in another service through a `RemoteAgentTransport`
+ * (`createRemoteSubAgentTool`); the remote agent's output is the tool result.
+ *
+ * @example
+ * const tool: RemoteSubAgentTool = createRemoteSubAgentTool({ agentType: 'researcher', inputSchema: z.object({ topic: z.string() }), transport });
+ */
+export interface RemoteSubAgentTool<TSchema extends z.ZodType = z.ZodType> extends ToolBase<TSchema> {
+  readonly kind: 'remote';
+  readonly _isRemoteSubAgent: true;
+  /** The agent type the remote server runs. */
+  readonly agentType: string;
+  readonly transport: RemoteAgentTransport;
+  /** Validates the remote output when set (a mismatch is a tool error). */
+  readonly outputSchema?: z.ZodType;
+  /** Longest wait for the remote run, in ms, after which it is interrupted and the call fails. */
+  readonly timeoutMs: number;
+  /** Length of one durable stream window (one checkpointed step), in ms. */
+  readonly streamWindowMs: number;
+  /** How long the remote server may stay unreachable before the call fails, in ms. */
+  readonly unreachableTimeoutMs: number;
+}
+
+/**
  * An auto-injected `companion__*` tool managing persistent sub-agents.
  *
  * @example
@@ -159,4 +183,4 @@ export type UserTool = ServerTool<any, any, any> | ClientTool<any>;
  * @example
  * function describe(tool: AgentTool): string { return `${tool.kind}:${tool.name}`; }
  */
-export type AgentTool = UserTool | FinishTool<any> | SubAgentTool<any> | CompanionTool<any>;
+export type AgentTool = UserTool | FinishTool<any> | SubAgentTool<any> | RemoteSubAgentTool<any> | CompanionTool<any>;

@@ -23,3 +23,4 @@ export {
   SessionAgentMismatchError,
   DBOSStepContextError,
 } from './dbos-errors.js';
+export { RemoteAgentTransportError, RemoteSubAgentClientToolUnsupportedError } from './remote-errors.js';

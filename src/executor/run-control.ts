@@ -6,6 +6,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SubSessionRef } from '../types/session.js';
+import { forwardToRemoteSubAgents } from './remote-control.js';
 
 /**
  * Wake a run blocked in `DBOS.recv` on any of the session's pending calls, so it sees an interrupt or a
@@ -31,12 +32,14 @@ export async function interruptSession(stateStore: SessionStateStore, sessionId:
   // All flags, then all wake-ups (a woken run must find its flag), each batch at once: the latency of a deep
   // or wide tree must not grow with a round trip per session.
   await Promise.all(sessions.map((id) => stateStore.setInterruptFlag(id, reason)));
-  await Promise.all(
-    sessions.map(async (id) => {
+  // Remote sub-agents are told alongside the wake-ups (no extra round trip before them).
+  await Promise.all([
+    forwardToRemoteSubAgents(stateStore, sessions, 'interrupt', reason),
+    ...sessions.map(async (id) => {
       const run = await stateStore.getCurrentRun(id);
       if (run?.status === 'running' && run.workflowId !== undefined) await wakeWaitingRun(stateStore, id, run.workflowId);
     }),
-  );
+  ]);
 }
 
 /**
@@ -51,7 +54,8 @@ export async function descendantSessions(stateStore: SessionStateStore, sessionI
   const seen = new Set(queue);
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     for (const ref of await stateStore.getSubSessionRefs(next)) {
-      if (!statuses.includes(ref.status) || seen.has(ref.subSessionId)) continue;
+      // A remote sub-agent's session lives on another server (forwardToRemoteSubAgents reaches it).
+      if (ref.remote !== undefined || !statuses.includes(ref.status) || seen.has(ref.subSessionId)) continue;
       seen.add(ref.subSessionId);
       found.push(ref.subSessionId);
       queue.push(ref.subSessionId);
@@ -83,6 +87,7 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && !isParkedRunStatus(run.status))) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
   const descendants = await descendantSessions(stateStore, sessionId, ['running', 'paused_awaiting_client']);
+  await forwardToRemoteSubAgents(stateStore, [sessionId, ...descendants], 'abort', error);
   if (run.status === 'running') {
     // The flag ends a retry backoff inside a running step at once; cancellation stops the workflow (and its
     // sub-agent child workflows) after it.

@@ -29,6 +29,7 @@ export type {
   PlannedCompanionCall,
   PlannedFinishCall,
   PlannedSubAgentCall,
+  PlannedRemoteCall,
   PlannedToolCall,
   PlannedToolError,
   StepPlanningContext,

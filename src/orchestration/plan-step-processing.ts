@@ -7,6 +7,7 @@ import { buildEffectiveTools } from './build-effective-tools.js';
 import { synthesizeFinishToolResult } from './finish-history.js';
 import { ephemeralChildSessionId, messageId } from './ids.js';
 import { createAssistantMessage, createToolResultMessage } from './message-builder.js';
+import { plannedRemoteCall } from './remote-sub-agents.js';
 import { formatSchemaIssues } from './schema-issues.js';
 import type { PlannedToolCall, PlannedToolError, StepPlanningContext, StepProcessingPlan, ToolErrorReason } from './step-plan-types.js';
 
@@ -36,6 +37,7 @@ export function planStepProcessing(stepResult: StepResult, agent: AnyAgentConfig
     approvalCalls: [],
     clientToolCalls: [],
     subAgentCalls: [],
+    remoteCalls: [],
     companionCalls: [],
     toolErrors: [],
     isTextResponse: stepResult.toolCalls.length === 0,
@@ -123,6 +125,9 @@ function routeCall(plan: StepProcessingPlan, tool: AgentTool, planned: PlannedTo
         childSessionId: ephemeralChildSessionId(context.sessionId, planned.toolCallId),
         childMessage: JSON.stringify(planned.input),
       });
+      return;
+    case 'remote':
+      plan.remoteCalls.push(plannedRemoteCall(planned, tool.agentType, context.sessionId));
       return;
     case 'companion':
       plan.companionCalls.push({ ...planned, action: tool.companionAction });

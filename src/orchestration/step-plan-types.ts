@@ -61,6 +61,21 @@ export interface PlannedSubAgentCall extends PlannedToolCall {
 }
 
 /**
+ * A call of a `createRemoteSubAgentTool` tool.
+ *
+ * @example
+ * const remote = plan.remoteCalls[0]?.remoteSessionId; // 's1-remote-c1'
+ */
+export interface PlannedRemoteCall extends PlannedToolCall {
+  /** The remote agent type. */
+  agentType: string;
+  /** `${sessionId}-remote-${toolCallId}`. */
+  remoteSessionId: string;
+  /** The remote agent's input message: the validated input as JSON text. */
+  childMessage: string;
+}
+
+/**
  * A call of a `companion__*` tool.
  *
  * @example
@@ -128,6 +143,8 @@ export interface StepProcessingPlan {
   approvalCalls: PlannedApprovalCall[];
   clientToolCalls: PlannedToolCall[];
   subAgentCalls: PlannedSubAgentCall[];
+  /** Remote sub-agent calls (phase 1, after the local children). */
+  remoteCalls: PlannedRemoteCall[];
   companionCalls: PlannedCompanionCall[];
   toolErrors: PlannedToolError[];
   /** The model called no tools. */

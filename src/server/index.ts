@@ -24,3 +24,5 @@ export {
   chatMessageSchema,
   chatRequestSchema,
 } from './wire-schemas.js';
+// The responses a remote parent reads (its HttpRemoteAgentTransport validates them with these).
+export { startResponseSchema, statusResponseSchema } from '../remote/remote-wire.js';

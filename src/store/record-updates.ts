@@ -41,6 +41,7 @@ export function applyRunPatch(run: RunRecord, status: RunStatus, patch: RunPatch
  * const next = applySubSessionRefPatch(ref, { status: 'completed', completionDelivered: true }, Date.now());
  */
 export function applySubSessionRefPatch(ref: SubSessionRef, patch: SubSessionRefPatch, now: number): SubSessionRef {
+  if (patch.remote !== undefined) assertRemote(patch.remote);
   const terminal = patch.status !== undefined && patch.status !== 'running' && patch.status !== 'paused_awaiting_client';
   const next: SubSessionRef = { ...ref, ...(terminal ? { completedAt: now } : {}) };
   for (const [key, value] of Object.entries(patch)) {
@@ -77,5 +78,14 @@ export function prepareSubSessionRef(ref: SubSessionRef): SubSessionRef {
   if (ref.mode !== 'ephemeral' && ref.mode !== 'persistent') {
     throw new InvalidArgumentError('mode must be ephemeral or persistent.', { field: 'mode' });
   }
+  if (ref.remote !== undefined) assertRemote(ref.remote);
   return cloneJson(ref, 'subSessionRef');
+}
+
+/** `remote` of a sub-session ref: a stream id (1–1,024 characters) and a non-negative integer sequence. */
+function assertRemote(remote: unknown): void {
+  const { streamId, lastSequence } = (typeof remote === 'object' && remote !== null ? remote : {}) as { streamId?: unknown; lastSequence?: unknown };
+  if (typeof streamId !== 'string' || streamId.length === 0 || streamId.length > 1_024 || !Number.isSafeInteger(lastSequence) || (lastSequence as number) < 0) {
+    throw new InvalidArgumentError('remote must be { streamId: a string of 1–1,024 characters, lastSequence: a non-negative integer }.', { field: 'remote' });
+  }
 }

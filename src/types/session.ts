@@ -239,6 +239,12 @@ export interface SubSessionRef {
   startedAt: number;
   /** When the child reached a terminal status (set by a patch to completed/failed/interrupted/terminated). */
   completedAt?: number;
+  /**
+   * Remote sub-agents only (`createRemoteSubAgentTool`): the remote session's stream and the last of its chunk
+   * sequences proxied into the parent's stream, to re-attach after a crash. The transport is not stored: it
+   * comes from the tool definition.
+   */
+  remote?: { streamId: string; lastSequence: number };
 }
 
 /** One tool's staged state writes for a step, promoted atomically at the step boundary. */

@@ -9,6 +9,7 @@ import type { RejectedToolCall } from '../steps/commit.step.js';
 import { executeServerTool } from './server-tool-call.js';
 import type { RunScope } from '../steps/step-scope.js';
 import { runCompanionCalls } from './companion-dispatch.js';
+import { remoteMessage, runRemoteCalls } from './remote-dispatch.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import type { TurnContext } from './turn-types.js';
 
@@ -27,8 +28,8 @@ export interface PhaseOneResult {
 /**
  * Phase 1 of a step: evaluate approval gates (a checkpointed step each), then run the regular server tools,
  * ungated calls and sub-agent children in parallel (each tool its own durable step, each child its own child
- * workflow). Client tools and gated calls are returned to wait for humans, unfinished children to be waited for;
- * companion calls run after them, in call order (`runCompanionCalls`).
+ * workflow), then the remote sub-agent calls (`runRemoteCalls`). Client tools and gated calls are returned to wait
+ * for humans, unfinished children to be waited for; companion calls run after them, in call order (`runCompanionCalls`).
  */
 export async function runPhaseOne(context: TurnContext, step: number, plan: StepProcessingPlan): Promise<PhaseOneResult> {
   const { agent, scope } = context;
@@ -42,6 +43,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
   // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
   const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1 })));
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
+  const remote = await runRemoteCalls(context, step, plan.remoteCalls);
   const outcomes = await tools;
   const companions = await runCompanionCalls(context, step, plan.companionCalls);
   const finishedChildren = children.filter(({ outcome }) => isFinished(outcome));
@@ -52,6 +54,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
       ...companions,
       ...outcomes.map(outcomeMessage),
       ...finishedChildren.map(childMessage),
+      ...remote.map(remoteMessage),
     ],
     hitlCalls: [...plan.clientToolCalls.map((call) => clientCall(agent, call)), ...gated],
     waitingChildren: children.filter(({ outcome }) => !isFinished(outcome)),

@@ -19,11 +19,14 @@ interface SubSessionRefRow {
   error: string | null;
   created_at: string | number;
   updated_at: string | number | null;
+  remote_stream_id: string | null;
+  remote_last_sequence: string | number | null;
 }
 
-const COLUMNS = 'sub_session_id, agent_type, parent_tool_call_id, mode, name, status, completion_delivered, output, error, created_at, updated_at';
+const COLUMNS =
+  'sub_session_id, agent_type, parent_tool_call_id, mode, name, status, completion_delivered, output, error, created_at, updated_at, remote_stream_id, remote_last_sequence';
 const RECORD_TYPE = `sub_session_id text, agent_type text, parent_tool_call_id text, mode text, name text, status text,
-  completion_delivered boolean, output jsonb, error text, created_at bigint, updated_at bigint`;
+  completion_delivered boolean, output jsonb, error text, created_at bigint, updated_at bigint, remote_stream_id text, remote_last_sequence bigint`;
 
 function refFromRow(row: SubSessionRefRow): SubSessionRef {
   const ref: SubSessionRef = {
@@ -39,6 +42,7 @@ function refFromRow(row: SubSessionRefRow): SubSessionRef {
   if (row.output !== null) ref.output = row.output;
   if (row.error !== null) ref.error = row.error;
   if (row.updated_at !== null) ref.completedAt = toNumber(row.updated_at);
+  if (row.remote_stream_id !== null) ref.remote = { streamId: row.remote_stream_id, lastSequence: toNumber(row.remote_last_sequence) ?? 0 };
   return ref;
 }
 
@@ -55,6 +59,8 @@ function refToRecord(ref: SubSessionRef): Record<string, unknown> {
     error: ref.error ?? null,
     created_at: ref.startedAt,
     updated_at: ref.completedAt ?? null,
+    remote_stream_id: ref.remote?.streamId ?? null,
+    remote_last_sequence: ref.remote === undefined ? null : ref.remote.lastSequence,
   };
 }
 

@@ -1,35 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitFor } from '../../support/free-port.js';
+import { waitFor } from '../../support/free-port.js';
 import { jsonOf, readSse, startServerKit, type ServerKit } from './support/server-kit.js';
-
-const SCRIPT = fileURLToPath(new URL('./support/server-process.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+import { spawnServerProcess, type ServerProcess } from './support/server-spawn.js';
 
 let kit: ServerKit; // instance A: this process
-let other: ChildProcess; // instance B: a second process on the same database
+let other: ServerProcess | undefined; // instance B: a second process on the same database
 let otherUrl: string;
-let otherOutput = '';
 
 beforeAll(async () => {
   kit = await startServerKit('server_two');
-  const port = await freePort();
-  otherUrl = `http://127.0.0.1:${port}`;
-  const environment: NodeJS.ProcessEnv = { ...process.env, HELIX_SERVER_PROCESS: JSON.stringify({ databaseUrl: kit.runtime.database.url, port }), DBOS__VMID: 'server-b' };
-  delete environment.NODE_OPTIONS;
-  other = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { cwd: ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  other.stdout?.setEncoding('utf8').on('data', (text: string) => (otherOutput += text));
-  other.stderr?.setEncoding('utf8').on('data', (text: string) => (otherOutput += text));
-  await waitFor(async () => otherOutput.includes('"event":"listening"'), 60_000, `the second server process\n${otherOutput}`);
+  other = await spawnServerProcess({ databaseUrl: kit.runtime.database.url }, 'server-b');
+  otherUrl = other.url;
 }, 90_000);
 afterAll(async () => {
-  if (other !== undefined && other.exitCode === null) {
-    const exited = new Promise((resolve) => other.once('exit', resolve));
-    other.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    if (other.exitCode === null) other.kill('SIGKILL');
-  }
+  await other?.stop();
   await kit?.close();
 });
 

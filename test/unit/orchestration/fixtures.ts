@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { createSubAgentTool, defineAgent, defineTool } from '../../../src/agent/index.js';
+import { createRemoteSubAgentTool } from '../../../src/remote/remote-sub-agent-tool.js';
 import type { StepResult } from '../../../src/types/llm.js';
 import type { ToolCall } from '../../../src/types/message.js';
 
@@ -23,13 +24,22 @@ export const refundTool = defineTool({
 export const submitTool = defineTool({ name: 'submit', description: 'Submit', parameters: z.object({ report: z.string() }), execute: async ({ report }) => ({ report }), finishWith: true });
 export const summarizer = defineAgent({ name: 'summarizer', systemPrompt: 'x', outputSchema: z.object({ summary: z.string() }) });
 export const summarizeTool = createSubAgentTool(summarizer, z.object({ text: z.string() }));
+/** Planning never calls the transport: it only routes the call. */
+const unusedTransport = {
+  start: () => Promise.reject(new Error('not called')),
+  stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('not called')) }) }),
+  getStatus: () => Promise.reject(new Error('not called')),
+  interrupt: () => Promise.reject(new Error('not called')),
+  abort: () => Promise.reject(new Error('not called')),
+};
+export const researchTool = createRemoteSubAgentTool({ agentType: 'researcher', inputSchema: z.object({ topic: z.string() }), transport: unusedTransport });
 
 export const outputSchema = z.object({ answer: z.string(), confidence: z.number().min(0).max(1) });
 
 export const fullAgent = defineAgent({
   name: 'full',
   systemPrompt: 'You help.',
-  tools: [searchTool, pickTool, payTool, refundTool, submitTool, summarizeTool],
+  tools: [searchTool, pickTool, payTool, refundTool, submitTool, summarizeTool, researchTool],
   outputSchema,
   persistentAgents: [{ agent: summarizer, mode: 'blocking' }],
 });

@@ -5,7 +5,7 @@ import { fullAgent, stepWith, textAgent } from './fixtures.js';
 
 const context = { sessionId: 's1', runId: 'run-1', step: 2 };
 
-type Bucket = 'serverToolCalls' | 'clientToolCalls' | 'approvalCalls' | 'finishWithCalls' | 'subAgentCalls' | 'companionCalls' | 'toolErrors';
+type Bucket = 'serverToolCalls' | 'clientToolCalls' | 'approvalCalls' | 'finishWithCalls' | 'subAgentCalls' | 'remoteCalls' | 'companionCalls' | 'toolErrors';
 
 describe('planStepProcessing routing', () => {
   const routes: Array<[string, string, Record<string, unknown>, Bucket, Record<string, unknown>]> = [
@@ -15,6 +15,7 @@ describe('planStepProcessing routing', () => {
     ['predicate-approval tool', 'refund', { amount: 50 }, 'approvalCalls', { approval: 'predicate' }],
     ['finishWith tool', 'submit', { report: 'r' }, 'finishWithCalls', { input: { report: 'r' } }],
     ['sub-agent tool', 'subagent__summarizer', { text: 't' }, 'subAgentCalls', { agentType: 'summarizer', childSessionId: 's1-sub-c0', childMessage: '{"text":"t"}' }],
+    ['remote sub-agent tool', 'remote__researcher', { topic: 't' }, 'remoteCalls', { agentType: 'researcher', remoteSessionId: 's1-remote-c0', childMessage: '{"topic":"t"}' }],
     ['companion tool', 'companion__waitForResult', { name: 'summarizer-1' }, 'companionCalls', { action: 'waitForResult' }],
     ['unknown tool', 'delete_everything', {}, 'toolErrors', { reason: 'unknown_tool' }],
     ['invalid arguments', 'search', { query: 1 }, 'toolErrors', { reason: 'invalid_arguments' }],
@@ -22,7 +23,7 @@ describe('planStepProcessing routing', () => {
 
   it.each(routes)('%s', (_label, name, args, bucket, expected) => {
     const plan = planStepProcessing(stepWith([{ name, arguments: args }]), fullAgent, context);
-    const buckets: Bucket[] = ['serverToolCalls', 'clientToolCalls', 'approvalCalls', 'finishWithCalls', 'subAgentCalls', 'companionCalls', 'toolErrors'];
+    const buckets: Bucket[] = ['serverToolCalls', 'clientToolCalls', 'approvalCalls', 'finishWithCalls', 'subAgentCalls', 'remoteCalls', 'companionCalls', 'toolErrors'];
     for (const other of buckets) expect(plan[other]).toHaveLength(other === bucket ? 1 : 0);
     expect(plan[bucket][0]).toMatchObject({ toolCallId: 'c0', toolName: name, index: 0, ...expected });
     expect(plan.finishCall).toBeUndefined();

@@ -88,7 +88,7 @@ describe('buildMessagesForLLM', () => {
 describe('buildEffectiveTools', () => {
   it('orders user tools, __finish__, then companions', () => {
     expect(buildEffectiveTools(fullAgent).map((tool) => tool.name)).toEqual([
-      'search', 'pick', 'pay', 'refund', 'submit', 'subagent__summarizer', '__finish__',
+      'search', 'pick', 'pay', 'refund', 'submit', 'subagent__summarizer', 'remote__researcher', '__finish__',
       'companion__spawnAgent', 'companion__sendMessage', 'companion__listChildren', 'companion__getChildStatus',
       'companion__terminateChild', 'companion__waitForResult',
     ]);

@@ -1,8 +1,10 @@
 /**
  * Agents and a scripted model shared by the agent-server tests and their second server process. The model
  * answers by the first user message's prefix: `client:` asks a client tool, `approve:` calls an
- * approval-gated tool, `slow:` runs a slow tool, `long:` streams a long text in two steps; otherwise it
- * echoes. Once a tool result is in the history it answers with a fixed closing text.
+ * approval-gated tool, `slow:` (or `slow<ms>:`) runs a slow tool, `long:` streams a long text in two steps,
+ * `loop:` calls the slow tool until maxSteps fails the run, `delegate:` / `fragile:` / `hasty:` call the coordinator's remote tools with the rest as task (a JSON `{"task"}` input
+ * reads as its task); otherwise it echoes. Once a tool result is in the history it answers with a fixed closing
+ * text (the coordinator: `Remote said: ` + the remote tool's result).
  */
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../../src/agent/index.js';
@@ -15,6 +17,8 @@ import type { LLMGenerateInput } from '../../../../src/types/llm.js';
 export const LONG_ANSWER = Array.from({ length: 40 }, (_, index) => `word${index}`).join(' ');
 export const FIRST_STEP_TEXT = 'Let me look that up.';
 export const CLOSING_TEXT = 'All done.';
+/** The coordinator's closing text starts with this, followed by its remote tool's result. */
+export const DELEGATED_PREFIX = 'Remote said: ';
 
 const askUser = defineTool({ name: 'ask_user', description: 'Ask the user', parameters: z.object({ question: z.string() }), execute: 'client' });
 const pay = defineTool({
@@ -39,9 +43,17 @@ const slowTool = defineTool({
 
 export const assistant = defineAgent({ name: 'assistant', systemPrompt: 'Help.', tools: [askUser, pay, slowTool], maxSteps: 5 });
 
+/** The first user message; a remote sub-agent's JSON input `{"task": …}` reads as its task. */
 function firstUserText(input: LLMGenerateInput): string {
   const user = input.messages.find((message) => message.role === 'user');
-  return typeof user?.content === 'string' ? user.content : '';
+  const text = typeof user?.content === 'string' ? user.content : '';
+  if (!text.startsWith('{')) return text;
+  try {
+    const task = (JSON.parse(text) as { task?: unknown }).task;
+    return typeof task === 'string' ? task : text;
+  } catch {
+    return text;
+  }
 }
 
 export const FLAKY_PARTIAL = 'Half an ans';
@@ -77,10 +89,20 @@ function scriptedModel(): MockLLMAdapter {
       if (toolResults.length === 0) return { type: 'tool_calls', text: FIRST_STEP_TEXT, toolCalls: [{ name: 'slow_tool', arguments: { ms: 1_200 } }] };
       return { type: 'text', text: LONG_ANSWER, chunkDelayMs: 15 };
     }
+    const delegate = /^(delegate|fragile|hasty):\s*(.*)$/s.exec(text);
+    if (delegate !== null) {
+      const tool = delegate[1] === 'delegate' ? 'remote__assistant' : `remote_${delegate[1]}`;
+      if (toolResults.length === 0) return { type: 'tool_calls', toolCalls: [{ name: tool, arguments: { task: delegate[2] ?? '' } }] };
+      const result = toolResults[0];
+      const content = result?.role === 'tool' ? result.content : '';
+      return { type: 'text', text: `${DELEGATED_PREFIX}${typeof content === 'string' ? content : JSON.stringify(content)}` };
+    }
+    if (text.startsWith('loop:')) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: 300 } }] }; // fails at maxSteps
     if (toolResults.length > 0) return { type: 'text', text: CLOSING_TEXT };
     if (text.startsWith('client:')) return { type: 'tool_calls', toolCalls: [{ name: 'ask_user', arguments: { question: 'Which city?' } }] };
     if (text.startsWith('approve:')) return { type: 'tool_calls', text: 'I will pay.', toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] };
-    if (text.startsWith('slow:')) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: 2_000 } }] };
+    const slow = /^slow(\d*):/.exec(text);
+    if (slow !== null) return { type: 'tool_calls', toolCalls: [{ name: 'slow_tool', arguments: { ms: slow[1] === '' ? 2_000 : Number(slow[1]) } }] };
     return { type: 'text', text: `echo ${text}`, chunkDelayMs: 5 };
   });
 }

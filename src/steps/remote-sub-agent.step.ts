@@ -1,0 +1,102 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { RemoteSubAgentTool } from '../agent/index.js';
+import { findEffectiveTool, type PlannedRemoteCall } from '../orchestration/index.js';
+import type { RunScope } from '../orchestration/workflow-input.js';
+import type { RemoteOutcome } from '../orchestration/remote-sub-agents.js';
+import { SessionNotFoundError } from '../errors/index.js';
+import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
+import { chunkKey } from './stream-writers.js';
+import { finishRemoteCall, remoteRefOf, windowOnce } from './remote-window.js';
+
+/**
+ * Input of the remote sub-agent steps: the parent's scope, its step and the call.
+ *
+ * @example
+ * const input: RemoteCallStepInput = { ...scope, step: 1, call };
+ */
+export interface RemoteCallStepInput extends RunScope {
+  step: number;
+  call: PlannedRemoteCall;
+}
+
+/**
+ * Where a remote call stands between durable steps: `continue` (read on from `fromSequence`; `startedAt` and
+ * `unreachableSince` bound the wait) or `done` with the outcome for the model.
+ *
+ * @example
+ * if (progress.kind === 'continue') progress = await RemoteSubAgentStep.window({ ...input, ...progress });
+ */
+export type RemoteCallProgress =
+  | { kind: 'continue'; fromSequence: number; startedAt: number; unreachableSince?: number }
+  | { kind: 'done'; outcome: RemoteOutcome };
+
+/**
+ * Durable steps of a remote sub-agent call (`runExecuteRemoteSubAgent`): `start` asks the remote server to start
+ * the deterministic session `${parentSessionId}-remote-${toolCallId}` (idempotent there), records the parent's
+ * `SubSessionRef` with `remote: { streamId, lastSequence }` and writes `subagent_start`; each `window` proxies
+ * the remote stream for a bounded time from the recorded sequence, records progress, then asks `getStatus()` and
+ * decides (done or go on). A crash repeats at most one window, and its chunks are stored once.
+ *
+ * @example
+ * let progress = await RemoteSubAgentStep.start({ ...scope, step, call });
+ * while (progress.kind === 'continue') progress = await RemoteSubAgentStep.window({ ...scope, step, call, progress });
+ */
+export class RemoteSubAgentStep {
+  @DBOS.step({ name: 'RemoteSubAgentStep.start' })
+  static async start(input: RemoteCallStepInput): Promise<RemoteCallProgress> {
+    const environment = await stepEnvironment(input, input.step);
+    const { stateStore } = environment.dependencies;
+    const { call } = input;
+    const existing = await remoteRefOf(stateStore, input.sessionId, call.remoteSessionId);
+    try {
+      const tool = remoteToolOf(environment, call);
+      const started = await tool.transport.start({ agentType: call.agentType, sessionId: call.remoteSessionId, input: { message: call.childMessage } });
+      if (existing === undefined) {
+        await stateStore.addSubSessionRefs(input.sessionId, [
+          {
+            subSessionId: call.remoteSessionId,
+            agentType: call.agentType,
+            parentToolCallId: call.toolCallId,
+            mode: 'ephemeral',
+            status: 'running',
+            startedAt: Date.now(),
+            remote: { streamId: started.streamId, lastSequence: started.startSequence },
+          },
+        ]);
+      }
+      await environment.emitter.emit(
+        { type: 'subagent_start', subAgentType: call.agentType, subSessionId: call.remoteSessionId, callId: call.toolCallId },
+        { key: chunkKey(input, 'subagent_start', call.toolCallId) },
+      );
+      await environment.emitter.flush();
+      const ref = await remoteRefOf(stateStore, input.sessionId, call.remoteSessionId);
+      return { kind: 'continue', fromSequence: ref?.remote?.lastSequence ?? started.startSequence, startedAt: ref?.startedAt ?? Date.now() };
+    } catch (error) {
+      if (SessionNotFoundError.isInstance(error)) throw error;
+      // A re-run of a start that had succeeded: the windows find out what the remote server does now.
+      if (existing?.remote !== undefined) return { kind: 'continue', fromSequence: existing.remote.lastSequence, startedAt: existing.startedAt };
+      const reason = describeError(error);
+      environment.dependencies.logger.error('remote_subagent.start_failed', { sessionId: input.sessionId, runId: input.runId, agentType: call.agentType });
+      const text = `The remote sub-agent could not be started: ${reason}`;
+      await environment.emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, error: text }, { key: chunkKey(input, 'remote_start_failed', call.toolCallId) });
+      await environment.emitter.flush();
+      return { kind: 'done', outcome: { kind: 'error', error: text } };
+    }
+  }
+
+  @DBOS.step({ name: 'RemoteSubAgentStep.window' })
+  static async window(input: RemoteCallStepInput & { progress: Extract<RemoteCallProgress, { kind: 'continue' }> }): Promise<RemoteCallProgress> {
+    const environment = await stepEnvironment(input, input.step);
+    const tool = remoteToolOf(environment, input.call);
+    const decided = await windowOnce(environment, input, tool, input.progress);
+    if (decided.kind === 'done') await finishRemoteCall(environment, input, decided);
+    return decided.kind === 'done' ? { kind: 'done', outcome: decided.outcome } : decided;
+  }
+}
+
+/** The remote sub-agent tool a call names (its transport and limits come from the definition, never the store). */
+function remoteToolOf(environment: StepEnvironment, call: PlannedRemoteCall): RemoteSubAgentTool {
+  const tool = findEffectiveTool(environment.agent, call.toolName);
+  if (tool?.kind !== 'remote') throw new Error('This agent has no remote sub-agent tool of that name.');
+  return tool;
+}
