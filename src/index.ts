@@ -145,6 +145,7 @@ export type {
   DBOSAgentMode,
   PendingClientToolCall,
   SubSessionRef,
+  StepCommitReport,
 } from './types/session.js';
 export type { RunSuspendedChunk, StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
 export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';

@@ -17,6 +17,7 @@ import type {
   SessionStateWrite,
   SessionStatus,
   StagedChanges,
+  StepCommitReport,
   SubSessionRef,
 } from '../types/session.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
@@ -115,7 +116,7 @@ export interface SessionStateStore {
     appendMessages: Message[],
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
-  ): Promise<{ newVersion: number; checkpointId: string }>;
+  ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }>;
   incrementStepCount(sessionId: string): Promise<number>;
   incrementResumeCount(sessionId: string): Promise<number>;
   /** Merge keys into `metadata` (a `null` value deletes the key). */

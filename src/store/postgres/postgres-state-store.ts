@@ -23,6 +23,7 @@ import type {
   SessionStateWrite,
   SessionStatus,
   StagedChanges,
+  StepCommitReport,
   SubSessionRef,
 } from '../../types/session.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
@@ -186,7 +187,7 @@ export class PostgresStateStore implements SessionStateStore {
     appendMessages: Message[],
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
-  ): Promise<{ newVersion: number; checkpointId: string }> {
+  ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }> {
     return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
   }
   async incrementStepCount(sessionId: string): Promise<number> {
