@@ -11,6 +11,7 @@ import type { SessionState, StepCommitReport } from '../types/session.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
+import { runLeanStep } from './lean-step.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 
@@ -40,8 +41,12 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
  * emits `step_reset`.
  */
 export class CallLLMStep {
-  @DBOS.step({ name: 'CallLLMStep' })
-  static async call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+  /** The durable step (recorded as `CallLLMStep`, see `runLeanStep`). */
+  static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+    return runLeanStep('CallLLMStep', () => CallLLMStep.run(input));
+  }
+
+  private static async run(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;

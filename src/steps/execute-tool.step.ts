@@ -12,6 +12,7 @@ import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
+import { runLeanStep } from './lean-step.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -37,8 +38,12 @@ class ToolTimeoutError extends Error {
  * onMessage and afterTool fire later, from the commit step, in call order.
  */
 export class ExecuteToolStep {
-  @DBOS.step({ name: 'ExecuteToolStep' })
-  static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+  /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
+  static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+    return runLeanStep('ExecuteToolStep', () => ExecuteToolStep.run(input));
+  }
+
+  private static async run(input: ExecuteToolStepInput): Promise<ToolOutcome> {
     const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, usageStore } = dependencies;
     const { call } = input;
