@@ -90,11 +90,21 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       (value) => (settled = { value }),
       (error: unknown) => (settled = { error }),
     );
-    // A local run awaits its DBOS handle and this process's run signals; only a run elsewhere is polled.
+    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
+    // signal); only a run elsewhere is polled.
     const local = this.context.liveHandle !== undefined;
-    for (;;) {
-      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS) : new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+    for (let first = true; ; first = false) {
+      const stop = new AbortController();
+      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+      if (local && first) {
+        const waiting = await this.waitingResult();
+        if (waiting !== undefined && settled === undefined) {
+          stop.abort();
+          return waiting;
+        }
+      }
       await Promise.race([final.catch(() => undefined), wait]);
+      stop.abort();
       if (settled !== undefined) {
         if ('error' in settled) throw settled.error;
         return settled.value;

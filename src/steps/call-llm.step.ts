@@ -12,6 +12,7 @@ import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { runLeanStep } from './lean-step.js';
+import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 
@@ -53,12 +54,15 @@ export class CallLLMStep {
 
     // The previous step's commit reports the session, its new messages and the interrupt flag: no reads of them.
     const report = input.commit === undefined ? undefined : (await commitStepWith(environment, { ...input, ...input.commit, returnState: false })).report;
-    if (report?.interruptRequested !== false) {
+    // The commit's flag reading holds unless message hooks ran after it (an interrupt may have come meanwhile).
+    const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
+    if (report?.interruptRequested !== false || hooksRan) {
       const flag = await stateStore.checkInterruptFlag(input.sessionId);
       if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     }
     const state: SessionState | null = report?.state ?? (await stateStore.loadState(input.sessionId));
     if (state === null) throw new Error('The session of this run no longer exists.');
+    rememberStepStartState(stateStore, input, state.customState);
     const history = historyAfter(report, stateStore, input.sessionId) ?? (await loadHistory(stateStore, input.sessionId));
     warnUnusedAgentConfig(agent, dependencies.logger);
     // The skills catalog is read here, inside the step, so a provider's I/O is checkpointed with the call.

@@ -7,12 +7,12 @@ const waiters = new Map<string, Set<() => void>>();
 
 /**
  * Resolve when `signalRunChanged(key)` is called in this process for any of `keys` (a run id, or
- * {@link sessionSignal} of a root session), or after `timeoutMs`.
+ * {@link sessionSignal} of a root session), after `timeoutMs`, or when `stop` fires (the waiter is dropped).
  *
  * @example
  * await waitForRunChange(runId, 25);
  */
-export async function waitForRunChange(keys: string | readonly string[], timeoutMs: number): Promise<void> {
+export async function waitForRunChange(keys: string | readonly string[], timeoutMs: number, stop?: AbortSignal): Promise<void> {
   const all = typeof keys === 'string' ? [keys] : keys;
   await new Promise<void>((resolve) => {
     const done = (): void => {
@@ -25,6 +25,7 @@ export async function waitForRunChange(keys: string | readonly string[], timeout
       resolve();
     };
     const timer = setTimeout(done, timeoutMs);
+    stop?.addEventListener('abort', done, { once: true });
     for (const key of all) {
       const set = waiters.get(key) ?? new Set<() => void>();
       waiters.set(key, set);

@@ -115,8 +115,9 @@ describe('the cost of an agent step', () => {
       const before = reads;
       const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', stepCount: 2 });
-      // A poll every 100 ms would have read the run record ~15 times during the slow tool.
-      expect(reads - before).toBeLessThanOrEqual(2);
+      // A poll every 100 ms would have read the run record ~15 times during the slow tool; what remains is the
+      // handle's one look when result() is called and the run's own steps (BeginRunStep reads its run record).
+      expect(reads - before).toBeLessThan(5);
     } finally {
       toolDelayMs = 0;
       runtime.stateStore.getRun = getRun;
