@@ -75,8 +75,18 @@ describe('the cost of an agent step', () => {
   it('records two DBOS steps per agent step (the commit rides in the next LLM step or the finish) and commits every step', async () => {
     script = countingScript(3);
     llm.reset();
+    const loadState = runtime.stateStore.loadState.bind(runtime.stateStore);
+    let loads = 0;
+    runtime.stateStore.loadState = (...args) => {
+      loads += 1;
+      return loadState(...args);
+    };
     const handle = await runtime.executor.execute(counter, 'Count to three.', { sessionId: 'cost-1' });
-    const result = await handle.result();
+    const result = await handle.result().finally(() => (runtime.stateStore.loadState = loadState));
+    // Of the steps only the first LLM step reads the session (execute() and result() look once each): later LLM
+    // steps take it from the commit's report, the tools from their LLM step (was one read per LLM step and one per
+    // tool: 7 more).
+    expect(loads).toBeLessThanOrEqual(3);
     expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
     expect(await stepNames(handle.workflowId)).toEqual([
       'BeginRunStep',
