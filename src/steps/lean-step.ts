@@ -3,6 +3,7 @@ import { functionIDGetIncrement, getCurrentContextStore, runInStepContext } from
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSUnexpectedStepError, DBOSWorkflowCancelledError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
+import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
@@ -49,7 +50,8 @@ async function runRecorded<T>(
 ): Promise<T> {
   const database = executor.systemDatabase;
   const startedAt = Date.now();
-  const recorded = await readRecorded(database.pool, database.schemaName, workflowID, functionID);
+  // Retried through connection failures, as DBOS retries its own reads.
+  const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
   if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
   if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
 
