@@ -1,4 +1,5 @@
 import type { Message, StoredMessage } from '../types/message.js';
+import type { StepCommitReport } from '../types/step-commit-report.js';
 import type {
   Checkpoint,
   CheckpointMeta,
@@ -17,7 +18,6 @@ import type {
   SessionStateWrite,
   SessionStatus,
   StagedChanges,
-  StepCommitReport,
   SubSessionRef,
 } from '../types/session.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';

@@ -1,6 +1,7 @@
 import { StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
-import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite, StepCommitReport } from '../../types/session.js';
+import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
+import type { StepCommitReport } from '../../types/step-commit-report.js';
 import { withMessageIds } from '../message-append.js';
 import { buildStepCommit } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';

@@ -23,9 +23,9 @@ import type {
   SessionStateWrite,
   SessionStatus,
   StagedChanges,
-  StepCommitReport,
   SubSessionRef,
 } from '../../types/session.js';
+import type { StepCommitReport } from '../../types/step-commit-report.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
