@@ -169,6 +169,7 @@ export type {
   PendingClientToolCall,
   SubSessionRef,
 } from './types/session.js';
+export type { StepCommitReport } from './types/step-commit-report.js';
 export type { RunSuspendedChunk, StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
 export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';
 export type { AgentResult, SuspensionInfo } from './types/result.js';

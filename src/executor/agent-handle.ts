@@ -6,6 +6,7 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
+import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
@@ -15,6 +16,11 @@ import type { UsageStore } from '../usage/usage-store.js';
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 /** Poll interval for results of workflows running elsewhere, and for "is the run waiting for a human?". */
 const RESULT_POLL_MS = 100;
+/**
+ * A run this process started: the store is read when a step of this process signals the run (or its root session)
+ * changed, and otherwise only this often, for what another process may record (an abort while a tool ignores it).
+ */
+const LOCAL_SAFETY_CHECK_MS = 5_000;
 
 /** Executor operations a handle delegates to (injected, so a handle holds no executor reference). */
 export interface HandleCallbacks {
@@ -84,8 +90,21 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       (value) => (settled = { value }),
       (error: unknown) => (settled = { error }),
     );
-    for (;;) {
-      await Promise.race([final.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS))]);
+    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
+    // signal); only a run elsewhere is polled.
+    const local = this.context.liveHandle !== undefined;
+    for (let first = true; ; first = false) {
+      const stop = new AbortController();
+      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+      if (local && first) {
+        const waiting = await this.waitingResult();
+        if (waiting !== undefined && settled === undefined) {
+          stop.abort();
+          return waiting;
+        }
+      }
+      await Promise.race([final.catch(() => undefined), wait]);
+      stop.abort();
       if (settled !== undefined) {
         if ('error' in settled) throw settled.error;
         return settled.value;

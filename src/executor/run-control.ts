@@ -1,6 +1,7 @@
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { HelixError, StoreError } from '../errors/index.js';
+import { signalRunChanged } from '../steps/run-signals.js';
 import { wakeCallWaiter } from '../workflows/workflow-messages.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
@@ -104,6 +105,7 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
     settledBelow.push(...(await settleOpenCalls(stateStore, child, now, [])));
   }
   await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
+  signalRunChanged(run.runId);
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
   await settleOpenCalls(stateStore, sessionId, now, settledBelow);
   const state = await stateStore.loadState(sessionId);

@@ -7,8 +7,13 @@ import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { StepResult, ToolSchema } from '../types/llm.js';
-import { loadHistory } from './history-cache.js';
+import type { SessionState } from '../types/session.js';
+import type { StepCommitReport } from '../types/step-commit-report.js';
+import { commitStepWith, type PendingStepCommit } from './commit.step.js';
+import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
+import { runLeanStep } from './lean-step.js';
+import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 
@@ -17,6 +22,8 @@ export interface CallLLMStepInput extends RunScope {
   step: number;
   /** Stream sequence at which the run started: a reset only removes this run's chunks. */
   startSequence: number;
+  /** The previous step's commit, done first (idempotent by checkpoint id): no step of its own. */
+  commit?: PendingStepCommit;
 }
 
 /** Output of `CallLLMStep.call`: the compact LLM result, or an observed interrupt request. */
@@ -36,18 +43,28 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
  * emits `step_reset`.
  */
 export class CallLLMStep {
-  @DBOS.step({ name: 'CallLLMStep' })
-  static async call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+  /** The durable step (recorded as `CallLLMStep`, see `runLeanStep`). */
+  static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+    return runLeanStep('CallLLMStep', () => CallLLMStep.run(input));
+  }
+
+  private static async run(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
 
-    const flag = await stateStore.checkInterruptFlag(input.sessionId);
-    if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
-
-    const state = await stateStore.loadState(input.sessionId);
+    // The previous step's commit reports the session, its new messages and the interrupt flag: no reads of them.
+    const report = input.commit === undefined ? undefined : (await commitStepWith(environment, { ...input, ...input.commit, returnState: false })).report;
+    // The commit's flag reading holds unless message hooks ran after it (an interrupt may have come meanwhile).
+    const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
+    if (report?.interruptRequested !== false || hooksRan) {
+      const flag = await stateStore.checkInterruptFlag(input.sessionId);
+      if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
+    }
+    const state: SessionState | null = report?.state ?? (await stateStore.loadState(input.sessionId));
     if (state === null) throw new Error('The session of this run no longer exists.');
-    const history = await loadHistory(stateStore, input.sessionId);
+    rememberStepStartState(stateStore, input, state.customState);
+    const history = historyAfter(report, stateStore, input.sessionId) ?? (await loadHistory(stateStore, input.sessionId));
     warnUnusedAgentConfig(agent, dependencies.logger);
     // The skills catalog is read here, inside the step, so a provider's I/O is checkpointed with the call.
     const skillsFragment = await resolveSkillsPromptFragment(agent, dependencies.logger);
@@ -126,6 +143,11 @@ export class CallLLMStep {
       }
     }
   }
+}
+
+/** The cached history extended by the commit's appended messages, when it lines up with the commit's count. */
+function historyAfter(report: StepCommitReport | undefined, stateStore: Parameters<typeof loadHistory>[0], sessionId: string) {
+  return report !== undefined && noteCommittedMessages(stateStore, sessionId, report) ? cachedHistory(stateStore, sessionId) : undefined;
 }
 
 function toolSchemasOf(agent: AnyAgentConfig): ToolSchema[] {

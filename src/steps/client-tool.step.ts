@@ -13,7 +13,7 @@ import { fireMessageHooks } from './message-hooks.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
-import { signalRunChanged } from './run-signals.js';
+import { sessionSignal, signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 
@@ -106,6 +106,7 @@ export class ClientToolStep {
     await emitter.flush();
     if (open.length === 0) return { createdAt };
     signalRunChanged(input.runId);
+    signalRunChanged(sessionSignal(input.rootSessionId ?? input.sessionId));
     dependencies.logger.info('client_tool.suspended', { sessionId: input.sessionId, runId: input.runId, count: open.length });
     await hooks.fire('onAgentSuspended', { ...hookIdentity(input), reason: 'client_tool', toolCallIds: open.map(({ call }) => call.toolCallId) });
     return { createdAt };

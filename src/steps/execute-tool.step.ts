@@ -12,6 +12,8 @@ import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
+import { runLeanStep } from './lean-step.js';
+import { stepStartState } from './step-start-state.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -19,6 +21,8 @@ export interface ExecuteToolStepInput extends RunScope {
   call: PlannedToolCall;
   /** 1: parallel regular tools, seeded from the committed state; 2: finishWith tools, seeing phase 1's writes. */
   phase: 1 | 2;
+  /** Issued right after the step's LLM call: seed from the state that call saw, when this process remembers it. */
+  atStepStart?: boolean;
 }
 
 
@@ -37,8 +41,12 @@ class ToolTimeoutError extends Error {
  * onMessage and afterTool fire later, from the commit step, in call order.
  */
 export class ExecuteToolStep {
-  @DBOS.step({ name: 'ExecuteToolStep' })
-  static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+  /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
+  static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+    return runLeanStep('ExecuteToolStep', () => ExecuteToolStep.run(input));
+  }
+
+  private static async run(input: ExecuteToolStepInput): Promise<ToolOutcome> {
     const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, usageStore } = dependencies;
     const { call } = input;
@@ -110,6 +118,8 @@ async function seedState(
   input: ExecuteToolStepInput,
   stepId: string,
 ): Promise<Record<string, unknown>> {
+  const remembered = input.phase === 1 && input.atStepStart === true ? stepStartState(stateStore, input) : undefined;
+  if (remembered !== undefined) return remembered;
   const state = await stateStore.loadState(input.sessionId);
   if (state === null) throw new Error('The session of this run no longer exists.');
   if (input.phase === 1) return state.customState;

@@ -28,6 +28,39 @@ export async function loadHistory(store: SessionStateStore, sessionId: string): 
   return messages;
 }
 
+/**
+ * Extend a session's cached history by the messages a step commit just appended (its report), so the next read
+ * needs no query. Forgets the session instead when the cache does not line up with the commit's message count
+ * (another writer appended, or the cache is older), so the next `loadHistory` reads.
+ *
+ * @example
+ * if (report !== undefined) noteCommittedMessages(stateStore, sessionId, report);
+ */
+export function noteCommittedMessages(store: SessionStateStore, sessionId: string, report: { messageCount: number; appended: readonly StoredMessage[] }): boolean {
+  const cached = cache.get(sessionId);
+  if (cached === undefined || cached.store !== store) return false;
+  const known = cached.messages.length;
+  const lined = known + report.appended.length === report.messageCount && report.appended.every((message, index) => message.sequence === known + index + 1);
+  if (!lined) {
+    cache.delete(sessionId);
+    return false;
+  }
+  if (report.appended.length > 0) remember(sessionId, store, [...cached.messages, ...report.appended]);
+  return true;
+}
+
+/**
+ * The cached history of a session when it is known current (right after {@link noteCommittedMessages} returned
+ * true), without a query.
+ *
+ * @example
+ * const history = cachedHistory(stateStore, sessionId) ?? (await loadHistory(stateStore, sessionId));
+ */
+export function cachedHistory(store: SessionStateStore, sessionId: string): StoredMessage[] | undefined {
+  const cached = cache.get(sessionId);
+  return cached !== undefined && cached.store === store ? cached.messages : undefined;
+}
+
 /** Forget a session's cached history (after truncation by resume/retry/branch). */
 export function forgetHistory(sessionId: string): void {
   cache.delete(sessionId);

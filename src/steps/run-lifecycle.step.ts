@@ -11,7 +11,8 @@ import type { Message, ToolResultMessage, UserMessage } from '../types/message.j
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
-import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { commitStepWith, type PendingStepCommit } from './commit.step.js';
+import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -40,6 +41,8 @@ export interface FinishRunInput extends RunScope {
   stepCount: number;
   /** Set for a sub-agent run: report to the parent's ref and stream, never end the shared stream. */
   parent?: ParentLink;
+  /** The last step's commit when no later step did it: done first (idempotent by checkpoint id). */
+  commit?: PendingStepCommit;
 }
 
 /**
@@ -93,13 +96,15 @@ export class RunLifecycleStep {
 
   @DBOS.step({ name: 'FinishRunStep' })
   static async finish(input: FinishRunInput): Promise<AgentResult> {
-    const { dependencies, hooks, emitter } = await stepEnvironment(input, input.stepCount);
+    const environment = await stepEnvironment(input, input.stepCount);
+    const { dependencies, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
     const now = Date.now();
     // A replay of this step after a newer run started (crash after the status write) must not touch the
     // session or its stream: they belong to that run now.
     const current = await stateStore.getCurrentRun(input.sessionId);
     const superseded = current !== null && current.runId !== input.runId;
+    if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
     const error = input.error ?? 'Run failed';
     if (!superseded) {
       if (input.status === 'completed') {
@@ -158,6 +163,19 @@ export class RunLifecycleStep {
       ...(input.error === undefined ? {} : { error: input.error }),
       ...(usage === undefined ? {} : { usage }),
     };
+  }
+}
+
+/**
+ * The last step's commit, done by the finish step. A run that failed still records its outcome when the commit
+ * fails again (its error is logged); any other run's commit failure fails this step, as a CommitStep's would.
+ */
+async function commitLastStep(environment: StepEnvironment, input: FinishRunInput, commit: PendingStepCommit): Promise<void> {
+  try {
+    await commitStepWith(environment, { ...input, ...commit, returnState: false });
+  } catch (error) {
+    if (input.status !== 'failed') throw error;
+    environment.dependencies.logger.warn('commit.failed_at_finish', { sessionId: input.sessionId, runId: input.runId, step: commit.step, error: describeError(error) });
   }
 }
 

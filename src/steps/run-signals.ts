@@ -6,28 +6,47 @@
 const waiters = new Map<string, Set<() => void>>();
 
 /**
- * Resolve when `signalRunChanged(runId)` is called in this process, or after `timeoutMs`.
+ * Resolve when `signalRunChanged(key)` is called in this process for any of `keys` (a run id, or
+ * {@link sessionSignal} of a root session), after `timeoutMs`, or when `stop` fires (the waiter is dropped).
  *
  * @example
  * await waitForRunChange(runId, 25);
  */
-export async function waitForRunChange(runId: string, timeoutMs: number): Promise<void> {
+export async function waitForRunChange(keys: string | readonly string[], timeoutMs: number, stop?: AbortSignal): Promise<void> {
+  const all = typeof keys === 'string' ? [keys] : keys;
   await new Promise<void>((resolve) => {
-    const set = waiters.get(runId) ?? new Set<() => void>();
-    waiters.set(runId, set);
     const done = (): void => {
       clearTimeout(timer);
-      set.delete(done);
-      if (set.size === 0 && waiters.get(runId) === set) waiters.delete(runId);
+      for (const key of all) {
+        const set = waiters.get(key);
+        set?.delete(done);
+        if (set?.size === 0) waiters.delete(key);
+      }
       resolve();
     };
     const timer = setTimeout(done, timeoutMs);
-    set.add(done);
+    stop?.addEventListener('abort', done, { once: true });
+    for (const key of all) {
+      const set = waiters.get(key) ?? new Set<() => void>();
+      waiters.set(key, set);
+      set.add(done);
+    }
   });
 }
 
 /**
- * Wake every handle of this process waiting on `runId` (its status or record changed).
+ * The signal key of a root session: a descendant that starts waiting for a human signals it, so the root's
+ * handles in this process look at once.
+ *
+ * @example
+ * signalRunChanged(sessionSignal(rootSessionId));
+ */
+export function sessionSignal(sessionId: string): string {
+  return `session:${sessionId}`;
+}
+
+/**
+ * Wake every handle of this process waiting on `runId` (its status or record changed), or on a {@link sessionSignal} key.
  *
  * @example
  * signalRunChanged(input.runId);

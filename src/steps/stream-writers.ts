@@ -39,6 +39,11 @@ export class ChunkEmitter {
     await (await this.writer()).flush();
   }
 
+  /** The same writer, stamping another step's number (a later step committing an earlier one). */
+  forStep(step: number): ChunkEmitter {
+    return step === this.step ? this : new ChunkEmitter(this.streamManager, this.streamId, this.agentId, this.agentType, step);
+  }
+
   private async writer(): Promise<StreamWriter> {
     const key = writerKey(this.streamId, this.agentId);
     const cached = writers.get(key);

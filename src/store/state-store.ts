@@ -1,4 +1,5 @@
 import type { Message, StoredMessage } from '../types/message.js';
+import type { StepCommitReport } from '../types/step-commit-report.js';
 import type {
   Checkpoint,
   CheckpointMeta,
@@ -115,7 +116,7 @@ export interface SessionStateStore {
     appendMessages: Message[],
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
-  ): Promise<{ newVersion: number; checkpointId: string }>;
+  ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }>;
   incrementStepCount(sessionId: string): Promise<number>;
   incrementResumeCount(sessionId: string): Promise<number>;
   /** Merge keys into `metadata` (a `null` value deletes the key). */

@@ -41,7 +41,7 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
     else ungated.push(call);
   }
   // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
-  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1 })));
+  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1, atStepStart: true })));
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
   const remote = await runRemoteCalls(context, step, plan.remoteCalls);
   const outcomes = await tools;

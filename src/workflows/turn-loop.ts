@@ -3,15 +3,16 @@ import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import { orderMessages, outcomeMessage, type IndexedMessage } from '../orchestration/step-messages.js';
 import { CallLLMStep } from '../steps/call-llm.step.js';
-import { CommitStep } from '../steps/commit.step.js';
+import { CommitStep, type PendingStepCommit } from '../steps/commit.step.js';
 import { settleStep } from './hitl-settle.js';
 import { rejectedCalls, runPhaseOne, runPhaseTwo } from './tool-dispatch.js';
 import { finished, stopAfterStep, type TurnContext, type TurnOutcome } from './turn-types.js';
 
 /**
  * The loop of one turn, deterministic: settle a parked step first (resume), then per step CallLLMStep → pure
- * planning → phase 1 (tools, gates) → human-in-the-loop wait when needed → phase 2 (finishWith) → CommitStep →
- * the stop check. Returns how the turn ended; the caller records it (FinishRunStep).
+ * planning → phase 1 (tools, gates) → human-in-the-loop wait when needed → phase 2 (finishWith) → the step's
+ * commit → the stop check. The commit runs inside the next CallLLMStep (or FinishRunStep, see `progress.commit`),
+ * not as a step of its own, unless a `stopWhen` needs the committed state first. Returns how the turn ended; the caller records it (FinishRunStep).
  */
 export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
   const { agent, scope, input, progress } = context;
@@ -32,7 +33,8 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
   }
   for (;;) {
     const step = (progress.step += 1);
-    const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence });
+    const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence, ...(progress.commit === undefined ? {} : { commit: progress.commit }) });
+    delete progress.commit;
     if (llm.kind === 'interrupted') return finished('interrupted', 'interrupted', step - 1, llm.reason === undefined ? {} : { error: llm.reason });
     const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });
     const phaseOne = await runPhaseOne(context, step, plan);
@@ -53,8 +55,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     }
 
     const phaseTwo = await runPhaseTwo(scope, step, plan.finishWithCalls);
-    const committed = await CommitStep.commit({
-      ...scope,
+    const commit: PendingStepCommit = {
       step,
       messages: orderMessages(
         [plan.assistantMessage],
@@ -63,9 +64,12 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
       ),
       toolOutcomes: [...phaseOne.outcomes, ...phaseTwo],
       rejectedCalls: rejectedCalls(plan),
-      returnState: agent.stopWhen !== undefined,
-    });
-    const stop = stopAfterStep(agent, step, { stepResult: llm.result, customState: committed.customState, ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }), phaseTwo });
+    };
+    // A stopWhen reads the committed state, so the step commits now; otherwise the next step (or the finish) does.
+    let customState: Record<string, unknown> | undefined;
+    if (agent.stopWhen === undefined) progress.commit = commit;
+    else ({ customState } = await CommitStep.commit({ ...scope, ...commit, returnState: true }));
+    const stop = stopAfterStep(agent, step, { stepResult: llm.result, customState, ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }), phaseTwo });
     if (stop !== undefined) return stop;
   }
 }

@@ -5,7 +5,8 @@ import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { runTurn } from './turn-loop.js';
-import { finished, type AgentWorkflowInput, type TurnOutcome } from './turn-types.js';
+import type { PendingStepCommit } from '../steps/commit.step.js';
+import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome } from './turn-types.js';
 
 /** Options of {@link runRecordedTurn}. */
 export interface RecordedTurnOptions {
@@ -31,7 +32,7 @@ export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, in
   if (begun.aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
-  const progress = { step: 0 };
+  const progress: TurnContext['progress'] = { step: 0 };
   let outcome: TurnOutcome;
   try {
     outcome = await runTurn({ agent, scope, input, progress });
@@ -40,10 +41,10 @@ export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, in
     if (isDBOSControlError(error)) throw error;
     outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
   }
-  return recordOutcome(scope, input, outcome);
+  return recordOutcome(scope, input, outcome, progress.commit);
 }
 
-async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome): Promise<AgentResult> {
+async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome, commit: PendingStepCommit | undefined): Promise<AgentResult> {
   if (outcome.kind === 'parked') {
     return {
       sessionId: scope.sessionId,
@@ -55,5 +56,5 @@ async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome
     };
   }
   const { kind: _kind, ...result } = outcome;
-  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }) });
+  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }), ...(commit === undefined ? {} : { commit }) });
 }

@@ -1,6 +1,7 @@
 import type { AnyAgentConfig } from '../agent/index.js';
 import { shouldStopExecution } from '../orchestration/index.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
+import type { PendingStepCommit } from '../steps/commit.step.js';
 import type { StepResult } from '../types/llm.js';
 import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
 import type { CompletionReason } from '../types/session.js';
@@ -24,8 +25,11 @@ export interface TurnContext {
   agent: AnyAgentConfig;
   scope: RunScope;
   input: AgentWorkflowInput;
-  /** The step in progress (for the failure outcome when a step throws). */
-  progress: { step: number };
+  /**
+   * The step in progress (for the failure outcome when a step throws), and the last step's commit while no later
+   * step has done it: the next `CallLLMStep` commits it first, or `FinishRunStep` when the run stops.
+   */
+  progress: { step: number; commit?: PendingStepCommit };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
+import type { StepCommitReport } from '../../types/step-commit-report.js';
 import { withMessageIds } from '../message-append.js';
 import { buildStepCommit } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
@@ -16,7 +17,8 @@ import { selectStagedChanges } from './staging.js';
  * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
  * messages that already exist, compute the next state in JS, then update the session, delete the staged
  * rows, insert the checkpoint (a delta on the previous checkpoint or a snapshot, see `insertCheckpointRow`)
- * and insert the new messages. Any failure rolls all of it back. Retry-safe:
+ * and insert the new messages. Any failure rolls all of it back. The `report` (state after the commit, message
+ * count, appended messages, interrupt flag) lets the caller go on without reading the session again. Retry-safe:
  * an attempt whose COMMIT outcome is unknown is followed by one that finds the checkpoint id and returns.
  *
  * @example
@@ -29,16 +31,16 @@ export async function commitPostgresStep(
   appendMessages: Message[],
   meta: CheckpointMeta,
   options: SaveAndPromoteOptions = {},
-): Promise<{ newVersion: number; checkpointId: string }> {
+): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
   return database.transaction('commit a step', async (connection) => {
-    const { state, messageCount } = await lockSession(connection, tables, sessionId);
+    const { state, messageCount, interruptRequested } = await lockSession(connection, tables, sessionId);
     const { exists, base } = await findCommitCheckpoints(connection, tables, sessionId, meta.checkpointId, state.checkpointId);
     if (exists) {
-      return { newVersion: state.version, checkpointId: meta.checkpointId };
+      return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
     }
     if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
       throw new StaleStateError(sessionId, options.expectedVersion, state.version);
@@ -58,6 +60,6 @@ export async function commitPostgresStep(
     const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
     await insertCheckpointRow(connection, tables, commit.checkpoint, delta);
     await insertPostgresMessages(connection, tables, sessionId, messages);
-    return { newVersion: commit.state.version, checkpointId: meta.checkpointId };
+    return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
   });
 }

@@ -25,6 +25,7 @@ import type {
   StagedChanges,
   SubSessionRef,
 } from '../../types/session.js';
+import type { StepCommitReport } from '../../types/step-commit-report.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
@@ -186,7 +187,7 @@ export class PostgresStateStore implements SessionStateStore {
     appendMessages: Message[],
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
-  ): Promise<{ newVersion: number; checkpointId: string }> {
+  ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }> {
     return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
   }
   async incrementStepCount(sessionId: string): Promise<number> {

@@ -13,6 +13,8 @@ import type { StoreTables } from './tables.js';
 export interface LockedSession {
   state: SessionState;
   messageCount: number;
+  /** The interrupt flag (not part of SessionState). */
+  interruptRequested: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function lockSession(connection: SqlConnection, tables: StoreTables
   );
   const row = result.rows[0];
   if (row === undefined) throw new SessionNotFoundError(sessionId);
-  return { state: sessionFromRow(row), messageCount: row.message_count };
+  return { state: sessionFromRow(row), messageCount: row.message_count, interruptRequested: row.interrupt_requested === true };
 }
 
 /**

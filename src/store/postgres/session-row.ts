@@ -18,6 +18,8 @@ export interface SessionRow {
   step_count: number;
   resume_count: number;
   message_count: number;
+  /** Read by `lockSession` (written only by the interrupt-flag functions). */
+  interrupt_requested?: boolean;
   custom_state: unknown;
   state: Record<string, unknown>;
   error: string | null;

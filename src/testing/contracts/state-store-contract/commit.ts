@@ -24,9 +24,15 @@ export function defineCommitContract(context: ContractContext): void {
         { id: 'r1:1:1', role: 'tool', toolCallId: 'c1', toolName: 'tool', content: { ok: true } },
       ];
       const result = await context.store.saveStateAndPromoteStaging(id, { stepCount: 1, status: 'active' }, messages, meta('r1', 1), { expectedVersion: 1 });
-      expect(result).toEqual({ newVersion: 2, checkpointId: 'r1:1' });
+      expect(result).toMatchObject({ newVersion: 2, checkpointId: 'r1:1' });
       const state = await context.store.loadState(id);
       expect(state).toMatchObject({ stepCount: 1, version: 2, checkpointId: 'r1:1', customState: { items: ['base', 'a', 'b'], title: 'B' } });
+      // A store that reports the commit reports what a read returns afterwards.
+      if (result.report !== undefined) {
+        expect(result.report.state).toEqual(state);
+        expect(result.report).toMatchObject({ messageCount: 3, interruptRequested: false });
+        expect(result.report.appended).toEqual((await context.store.getMessages(id, { offset: 1 })).messages);
+      }
       expect((await context.store.getMessages(id)).messages.map((message) => [message.id, message.sequence])).toEqual([
         ['u1', 1],
         ['r1:1:0', 2],
@@ -51,7 +57,8 @@ export function defineCommitContract(context: ContractContext): void {
       const again = await context.store.saveStateAndPromoteStaging(id, { stepCount: 7 }, [...messages, { id: 'x', role: 'user', content: 'x' }], meta('r1', 1), {
         expectedVersion: 1,
       });
-      expect(again).toEqual({ newVersion: 3, checkpointId: 'r1:1' });
+      expect(again).toMatchObject({ newVersion: 3, checkpointId: 'r1:1' });
+      if (again.report !== undefined) expect(again.report).toMatchObject({ appended: [], messageCount: 1, state: { version: 3, stepCount: 1 } });
       expect(await context.snapshot(id)).toEqual(before);
     });
 

@@ -1,0 +1,94 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { functionIDGetIncrement, getCurrentContextStore, runInStepContext } from '@dbos-inc/dbos-sdk/internal/context';
+import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { DBOSUnexpectedStepError, DBOSWorkflowCancelledError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
+import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
+import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
+import type { PoolClient } from 'pg';
+
+/** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
+interface RecordedStep {
+  status: string | null;
+  output: string | null;
+  error: string | null;
+  function_name: string | null;
+  serialization: string | null;
+}
+
+/**
+ * Run `body` as a durable step of the calling workflow, recorded exactly as `@DBOS.step` records it (one
+ * `operation_outputs` row under the next function id, owner-checked, with its start and end times), in two round
+ * trips instead of four: one read of the recorded outcome together with the workflow's cancellation (DBOS reads
+ * the status twice and the outcome once, each on its own), and DBOS's own `recordOperationResult` transaction. A recorded step returns (or throws) its recorded outcome
+ * without running; a cancelled workflow throws `DBOSWorkflowCancelledError`. `body` runs in DBOS's step context
+ * (`DBOS.isInStep()`, `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps using this
+ * retry inside their bodies). Outside a workflow, or inside a step, `body` just runs.
+ *
+ * @example
+ * static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+ *   return runLeanStep('ExecuteToolStep', () => executeTool(input));
+ * }
+ */
+export function runLeanStep<T>(name: string, body: () => Promise<T>): Promise<T> {
+  if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body();
+  // Reserved before any await, as DBOS does: concurrent steps keep their call order.
+  const functionID = functionIDGetIncrement();
+  const context = getCurrentContextStore();
+  const workflowID = DBOS.workflowID;
+  const executor = DBOSExecutor.globalInstance;
+  if (context === undefined || workflowID === undefined || executor === undefined) throw new Error(`${name} ran outside a DBOS workflow context.`);
+  return runRecorded(executor, context, workflowID, functionID, name, body);
+}
+
+async function runRecorded<T>(
+  executor: DBOSExecutor,
+  context: NonNullable<ReturnType<typeof getCurrentContextStore>>,
+  workflowID: string,
+  functionID: number,
+  name: string,
+  body: () => Promise<T>,
+): Promise<T> {
+  const database = executor.systemDatabase;
+  const startedAt = Date.now();
+  // Retried through connection failures, as DBOS retries its own reads.
+  const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
+  if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
+  if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
+
+  const cancelWatch = database.watchForCancellation(workflowID);
+  let result: T;
+  try {
+    result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, body);
+  } catch (error) {
+    if (cancelWatch.cancelled) await database.checkIfCanceled(workflowID);
+    // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded.
+    if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
+    await database.recordOperationError(workflowID, functionID, name, startedAt, error);
+    throw error;
+  } finally {
+    cancelWatch.release();
+  }
+  const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer);
+  // One transaction: the ownership check and the insert, exactly as DBOS records a step's result.
+  await database.recordOperationResult(workflowID, functionID, name, true, startedAt, Date.now(), { output: serialized.stringified, serialization: serialized.sername });
+  return serialized.deserialized;
+}
+
+async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {
+  const { rows } = await pool.query<RecordedStep>(
+    `SELECT status.status, output.output, output.error, output.function_name, output.serialization
+     FROM (SELECT $1::text AS workflow_uuid) AS wanted
+     LEFT JOIN "${schema}".workflow_status AS status ON status.workflow_uuid = wanted.workflow_uuid
+     LEFT JOIN "${schema}".operation_outputs AS output ON output.workflow_uuid = wanted.workflow_uuid AND output.function_id = $2`,
+    [workflowID, functionID],
+  );
+  return rows[0] ?? { status: null, output: null, error: null, function_name: null, serialization: null };
+}
+
+async function replay<T>(executor: DBOSExecutor, recorded: RecordedStep, workflowID: string, functionID: number, name: string): Promise<T> {
+  if (recorded.function_name !== name) throw new DBOSUnexpectedStepError(workflowID, functionID, name, recorded.function_name ?? '?');
+  return DBOSExecutor.reviveResultOrError<T>(
+    { output: recorded.output, error: recorded.error, functionName: recorded.function_name, serialization: recorded.serialization },
+    executor.serializer,
+  );
+}
