@@ -3,6 +3,7 @@ import { functionIDGetIncrement, getCurrentContextStore, runInStepContext } from
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSUnexpectedStepError, DBOSWorkflowCancelledError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
+import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
 
@@ -31,6 +32,9 @@ interface RecordedStep {
  */
 export function runLeanStep<T>(name: string, body: () => Promise<T>): Promise<T> {
   if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body();
+  // The lean path reads DBOS internals verified against these releases only; any other DBOS gets its public
+  // step API, which records the same operation row (same function id and name), so replays stay compatible.
+  if (!leanStepsSupported(globalParams.dbosVersion)) return DBOS.runStep(body, { name });
   // Reserved before any await, as DBOS does: concurrent steps keep their call order.
   const functionID = functionIDGetIncrement();
   const context = getCurrentContextStore();
@@ -91,4 +95,18 @@ async function replay<T>(executor: DBOSExecutor, recorded: RecordedStep, workflo
     { output: recorded.output, error: recorded.error, functionName: recorded.function_name, serialization: recorded.serialization },
     executor.serializer,
   );
+}
+
+/** DBOS releases whose internals `runLeanStep` was verified against (its record and replay are tested on them). */
+const VERIFIED_DBOS_RELEASE = /^5\.3\.\d+$/;
+
+/**
+ * Whether `runLeanStep` may use its two-round-trip path with this DBOS version (else `DBOS.runStep`).
+ *
+ * @example
+ * leanStepsSupported('5.3.0'); // true
+ * leanStepsSupported('5.4.0'); // false: falls back to DBOS.runStep
+ */
+export function leanStepsSupported(dbosVersion: string): boolean {
+  return VERIFIED_DBOS_RELEASE.test(dbosVersion);
 }
