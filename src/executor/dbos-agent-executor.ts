@@ -20,7 +20,8 @@ import { createAndStart } from './session-creation.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 import { repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
-import { observingRun, startingRun } from './replay-safe.js';
+import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
+import { resumeParkedCompanions } from './companion-resume.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
@@ -152,9 +153,12 @@ export class DBOSAgentExecutor {
    * @example
    * await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result });
    * const handle = await executor.resume(agent, sessionId);
+   * Parked companions below the session whose calls are all answered are resumed on their own sessions too.
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
-    return startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+    if (dbosCallContext() === 'outside') await resumeParkedCompanions(this.config.stateStore, this.logger, sessionId, (any, id) => this.resume(any, id));
+    return handle;
   }
 
   private async resumeNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
