@@ -17,7 +17,7 @@ import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
-import { releaseRuntimeResources } from './runtime-resources.js';
+import { closeExecutor, type CloseOptions } from './executor-close.js';
 import { repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
 import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
@@ -261,13 +261,13 @@ export class DBOSAgentExecutor {
   }
 
   /**
-   * Release what the executor holds in this process (cached stream writers, per-run registrations). Call after
-   * `DBOS.shutdown()`, then close the stores you created (the app owns them); the process then exits by itself.
+   * Close: before `DBOS.shutdown()`, warm persistent sessions of this process end with `shutdown` (see `closeExecutor`);
+   * then release cached stream writers and per-run registrations. Close the stores you created afterwards.
    * @example
-   * await DBOS.shutdown(); await executor.close(); await Promise.all([stateStore.close(), streamManager.close()]);
+   * await executor.close(); await DBOS.shutdown(); await Promise.all([stateStore.close(), streamManager.close()]);
    */
-  async close(): Promise<void> {
-    await releaseRuntimeResources();
+  async close(options: CloseOptions = {}): Promise<void> {
+    await closeExecutor(this.logger, options);
   }
 
   /**
