@@ -57,9 +57,12 @@ export async function submitAndFollowUp(
     const followUp = await followUpSubmission(stateStore, response.sessionId);
     const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
     if (resume !== undefined && context === 'outside') {
-      // A parked companion whose calls are now answered continues on its own session (the root need not be parked).
+      // Parked companions whose calls are now answered continue on their own sessions (the root need not be parked);
+      // `resumed` when the answered call was one of theirs.
       const companions = await resumeParkedCompanions(stateStore, logger, response.sessionId, resume);
-      if (companions[0] !== undefined && !followUp.parked) return { ...response, next: 'resumed', runId: companions[0].runId };
+      const owner = (await stateStore.loadState(response.sessionId))?.clientToolCallOwnership?.[response.toolCallId];
+      const resumedOwner = companions.find((handle) => handle.sessionId === owner);
+      if (resumedOwner !== undefined && !followUp.parked) return { ...response, next: 'resumed', runId: resumedOwner.runId };
     }
     if (followUp.next === 'continues' || followUp.openCalls > 0 || resume === undefined || agent === undefined || context !== 'outside') {
       return { ...response, next: followUp.next };
