@@ -68,6 +68,8 @@ console.log(`Agent server on ${base} (Postgres: ${database.source})
 async function shutdown(): Promise<void> {
   http.closeAllConnections();
   http.close();
+  // Warm persistent sessions end with completion reason `shutdown` (their next message restarts them).
+  await executor.close({ timeoutMs: 10_000 });
   await DBOS.shutdown();
   await Promise.allSettled([stateStore.close(), streamManager.close()]);
   await database.stop();

@@ -3,7 +3,9 @@
 // Runtime
 export {
   DBOSAgentExecutor,
+  DEFAULT_CLOSE_TIMEOUT_MS,
   resolveOwnerWorkflowId,
+  type CloseOptions,
   type AgentExecutionHandle,
   type DBOSAgentExecutorConfig,
   type ExecuteOptions,

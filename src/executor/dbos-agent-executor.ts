@@ -17,10 +17,11 @@ import { abortSession, interruptSession } from './run-control.js';
 import { RunLauncher } from './run-launcher.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
-import { releaseRuntimeResources } from './runtime-resources.js';
+import { closeExecutor, type CloseOptions } from './executor-close.js';
 import { repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
-import { observingRun, startingRun } from './replay-safe.js';
+import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
+import { resumeParkedCompanions } from './companion-resume.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
@@ -152,9 +153,12 @@ export class DBOSAgentExecutor {
    * @example
    * await executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId, result });
    * const handle = await executor.resume(agent, sessionId);
+   * Parked companions below the session whose calls are all answered are resumed on their own sessions too.
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
-    return startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', () => this.resumeNow(agent, sessionId, options));
+    if (dbosCallContext() === 'outside') await resumeParkedCompanions(this.config.stateStore, this.logger, sessionId, (any, id) => this.resume(any, id));
+    return handle;
   }
 
   private async resumeNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
@@ -257,13 +261,13 @@ export class DBOSAgentExecutor {
   }
 
   /**
-   * Release what the executor holds in this process (cached stream writers, per-run registrations). Call after
-   * `DBOS.shutdown()`, then close the stores you created (the app owns them); the process then exits by itself.
+   * Close: before `DBOS.shutdown()`, warm persistent sessions of this process end with `shutdown` (see `closeExecutor`);
+   * then release cached stream writers and per-run registrations. Close the stores you created afterwards.
    * @example
-   * await DBOS.shutdown(); await executor.close(); await Promise.all([stateStore.close(), streamManager.close()]);
+   * await executor.close(); await DBOS.shutdown(); await Promise.all([stateStore.close(), streamManager.close()]);
    */
-  async close(): Promise<void> {
-    await releaseRuntimeResources();
+  async close(options: CloseOptions = {}): Promise<void> {
+    await closeExecutor(this.logger, options);
   }
 
   /**

@@ -8,6 +8,8 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SubSessionRef } from '../types/session.js';
 import { forwardToRemoteSubAgents } from './remote-control.js';
+import { readPersistentMarker } from '../orchestration/persistent-session.js';
+import { closeCompanionSession } from '../steps/companion-children.js';
 
 /**
  * Wake a run blocked in `DBOS.recv` on any of the session's pending calls, so it sees an interrupt or a
@@ -138,6 +140,13 @@ async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string,
 
 /** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */
 async function terminateDescendant(stateStore: SessionStateStore, sessionId: string, error: string): Promise<void> {
+  const state = await stateStore.loadState(sessionId);
+  // A companion's workflow may not be a DBOS child of the aborted run, and may be about to open a turn: its
+  // marker is closed first, so that turn records itself aborted (nothing is left running).
+  if (state?.parentSessionId !== undefined && readPersistentMarker(state.metadata) !== undefined) {
+    await closeCompanionSession(stateStore, state.parentSessionId, sessionId, error);
+    return;
+  }
   const run = await stateStore.getCurrentRun(sessionId);
   if (run !== null && (run.status === 'running' || isParkedRunStatus(run.status))) {
     if (run.workflowId !== undefined) await DBOS.cancelWorkflow(run.workflowId);

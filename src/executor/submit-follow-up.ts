@@ -1,7 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import type { Logger } from '../hooks/types.js';
-import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
+import { decideSessionOperation, isParkedRunStatus, sessionViewOf } from '../orchestration/session-transitions.js';
+import { resumeParkedCompanions } from './companion-resume.js';
 import { peekRegisteredAgent } from '../steps/runtime-registry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { openCallsOfDescendants } from './agent-handle.js';
@@ -15,6 +16,8 @@ export interface SubmissionFollowUp {
   /** Calls of the session (and of its sub-agents) still waiting for an answer. */
   openCalls: number;
   agentType: string | undefined;
+  /** The session's run is parked (it needs resume() once its own and its sub-agents' calls are answered). */
+  parked: boolean;
 }
 
 /**
@@ -30,7 +33,7 @@ export async function followUpSubmission(stateStore: SessionStateStore, sessionI
   const decision = decideSessionOperation('submit', sessionViewOf(state, run));
   const own = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined).length;
   const descendants = state === null ? 0 : (await openCallsOfDescendants(stateStore, state)).length;
-  return { next: decision.action === 'wake' ? 'continues' : 'needs_resume', openCalls: own + descendants, agentType: state?.agentType };
+  return { next: decision.action === 'wake' ? 'continues' : 'needs_resume', openCalls: own + descendants, agentType: state?.agentType, parked: isParkedRunStatus(run?.status) };
 }
 
 /**
@@ -53,6 +56,14 @@ export async function submitAndFollowUp(
     if (response.status !== 'accepted') return response;
     const followUp = await followUpSubmission(stateStore, response.sessionId);
     const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
+    if (resume !== undefined && context === 'outside') {
+      // Parked companions whose calls are now answered continue on their own sessions (the root need not be parked);
+      // `resumed` when the answered call was one of theirs.
+      const companions = await resumeParkedCompanions(stateStore, logger, response.sessionId, resume);
+      const owner = (await stateStore.loadState(response.sessionId))?.clientToolCallOwnership?.[response.toolCallId];
+      const resumedOwner = companions.find((handle) => handle.sessionId === owner);
+      if (resumedOwner !== undefined && !followUp.parked) return { ...response, next: 'resumed', runId: resumedOwner.runId };
+    }
     if (followUp.next === 'continues' || followUp.openCalls > 0 || resume === undefined || agent === undefined || context !== 'outside') {
       return { ...response, next: followUp.next };
     }

@@ -29,8 +29,19 @@ export interface PersistentTurnMessage {
  */
 export const PERSISTENT_INBOX_TOPIC = 'persistent-inbox';
 
+/**
+ * `executor.close()` asks a warm session's workflow to end: after the turn in progress (if any) it closes with end
+ * reason `shutdown`, keeping messages that arrive meanwhile for the restart.
+ *
+ * @example
+ * const message: PersistentShutdownMessage = { kind: 'shutdown' };
+ */
+export interface PersistentShutdownMessage {
+  kind: 'shutdown';
+}
+
 /** Anything a persistent session's inbox carries. */
-export type PersistentInboxMessage = PersistentTurnMessage;
+export type PersistentInboxMessage = PersistentTurnMessage | PersistentShutdownMessage;
 
 /**
  * Arguments of the persistent-session workflow (one workflow per generation of a session: the first, then one
@@ -83,12 +94,13 @@ export type PersistentPhase = 'live' | 'closing' | 'closed';
 /**
  * Why a persistent session's workflow ended: `parked` (idle past the warm window; nothing runs, the next
  * message restarts it), `idle_timeout`, `suspended` (a turn parked waiting for a human: resume()
- * continues it), `aborted`, `failed` (the workflow itself failed).
+ * continues it), `shutdown` (`executor.close()` in the process running it; the next message restarts it),
+ * `aborted`, `failed` (the workflow itself failed).
  *
  * @example
  * const reason: PersistentEndReason = 'idle_timeout';
  */
-export type PersistentEndReason = 'parked' | 'idle_timeout' | 'suspended' | 'aborted' | 'failed';
+export type PersistentEndReason = 'parked' | 'idle_timeout' | 'suspended' | 'shutdown' | 'aborted' | 'failed';
 
 /**
  * The durable routing record of a persistent session, kept in the session's metadata: which workflow owns the

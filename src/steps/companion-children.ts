@@ -173,7 +173,18 @@ export async function messageCompanion(stateStore: SessionStateStore, caller: Co
  * aborted, the session `failed` (`aborted`), the parent's ref `terminated`.
  */
 export async function terminateCompanion(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string, reason: string | undefined): Promise<void> {
-  const error = reason === undefined ? 'Terminated by the parent' : `Terminated by the parent: ${reason}`;
+  await closeCompanionSession(stateStore, parentSessionId, childSessionId, reason === undefined ? 'Terminated by the parent' : `Terminated by the parent: ${reason}`);
+}
+
+/**
+ * End a companion session for good (terminate, or the abort cascade of its parent): marker `closed`/`aborted` first
+ * (a turn that opens afterwards sees it and records itself aborted), its workflow cancelled, a running or parked
+ * turn recorded aborted, the session `failed` (`aborted`), the parent's ref `terminated`. Idempotent.
+ *
+ * @example
+ * await closeCompanionSession(stateStore, 'root', 'root-agent-w', 'Aborted');
+ */
+export async function closeCompanionSession(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string, error: string): Promise<void> {
   const state = await stateStore.loadState(childSessionId);
   const marker = readPersistentMarker(state?.metadata);
   if (marker !== undefined) {

@@ -73,6 +73,7 @@ export class PersistentStep {
       // This step ran before and crashed after recording the run: the same turn. A turn that already ended
       // (a generation restarted from its start input runs its initial messages again) is not run twice.
       const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
+      if (existing.status === 'running' && (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, healUnpaired: false, alreadyRan: true };
       return { startSequence: existing.startSequence, healUnpaired: recorded?.healUnpaired === true, ...(existing.status === 'running' ? {} : { alreadyRan: true }) };
     }
     const previous = await stateStore.getCurrentRun(input.sessionId);
@@ -108,6 +109,7 @@ export class PersistentStep {
       metadata: { persistent: true, healUnpaired },
     });
     signalRunChanged(input.runId);
+    if (await abortedMeanwhile(stateStore, input)) return { startSequence, healUnpaired, alreadyRan: true };
     return { startSequence, healUnpaired };
   }
 
@@ -165,6 +167,21 @@ export async function updateMarker<T>(
     return { write: decided.write === null ? null : { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) }, value: decided.value };
   });
   return { value };
+}
+
+/**
+ * The session was aborted (its marker closed `aborted`, e.g. by the abort cascade of a companion's parent) while this
+ * turn opened: the run just recorded is recorded aborted and the session failed, so nothing is left `running`. The
+ * marker is read after the run was written, so an abort either sees the run or is seen here.
+ */
+async function abortedMeanwhile(stateStore: SessionStateStore, input: OpenTurnInput): Promise<boolean> {
+  const marker = readPersistentMarker((await stateStore.loadState(input.sessionId))?.metadata);
+  if (marker?.phase !== 'closed' || marker.endReason !== 'aborted') return false;
+  const error = 'Aborted before the turn started';
+  await stateStore.updateRunStatus(input.sessionId, input.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now(), error });
+  await stateStore.updateStatus(input.sessionId, 'failed', { error, failureReason: 'aborted' });
+  signalRunChanged(input.runId);
+  return true;
 }
 
 function needsHeal(status: RunStatus | null | undefined): boolean {

@@ -3,6 +3,7 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { persistentTurnKey, type PersistentEndReason, type PersistentTurnMessage, type PersistentWorkflowInput } from '../orchestration/persistent-session.js';
 import { CompanionStep } from '../steps/companion.step.js';
 import { PersistentStep } from '../steps/persistent.step.js';
+import { localPersistentWorkflows } from '../steps/local-persistent-sessions.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import type { RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
@@ -23,8 +24,8 @@ export interface PersistentSessionResult {
   workflowId: string;
   /** `superseded`: the session had moved on to another workflow before this one started. */
   endReason: PersistentEndReason | 'superseded';
-  /** `idle_timeout`, `suspended` (parked: idle, or a turn waiting for a human), `aborted` or `failed`. */
-  completionReason: 'idle_timeout' | 'suspended' | 'aborted' | 'failed';
+  /** `idle_timeout`, `suspended` (parked: idle, or a turn waiting for a human), `shutdown` (`executor.close()`), `aborted` or `failed`. */
+  completionReason: 'idle_timeout' | 'suspended' | 'shutdown' | 'aborted' | 'failed';
   /** Turns this workflow ran. */
   turns: number;
 }
@@ -45,7 +46,7 @@ export class PersistentWorkflows {
       sessionId: input.sessionId,
       workflowId: input.workflowId,
       endReason,
-      completionReason: endReason === 'idle_timeout' || endReason === 'aborted' || endReason === 'failed' ? endReason : 'suspended',
+      completionReason: endReason === 'parked' || endReason === 'superseded' ? 'suspended' : endReason,
       turns,
     });
     if ((await PersistentStep.open(input)).superseded) return ended('superseded', 0);
@@ -54,6 +55,7 @@ export class PersistentWorkflows {
     let idleTimeoutMs = input.idleTimeoutMs;
     let lastActivity = await DBOS.now();
     let turns = 0;
+    localPersistentWorkflows.add(input.workflowId);
     try {
       for (;;) {
         let message: PersistentTurnMessage | undefined = queue.shift();
@@ -64,10 +66,15 @@ export class PersistentWorkflows {
           if (now < closeAt) {
             const received = await persistentInbox.receive(undefined, closeAt - now);
             if (received === null) continue;
+            if (received.kind === 'shutdown') {
+              await closeKeepingMessages(close, queue, 'shutdown');
+              return ended('shutdown', turns);
+            }
             message = received;
           } else {
             const reason: PersistentEndReason = now >= idleDeadline ? 'idle_timeout' : 'parked';
-            if (await closeWhenEmpty(close, reason, reason === 'parked' ? idleDeadline : undefined, queue)) return ended(reason, turns);
+            const closed = await closeWhenEmpty(close, reason, reason === 'parked' ? idleDeadline : undefined, queue);
+            if (closed !== undefined) return ended(closed, turns);
             continue;
           }
         }
@@ -75,7 +82,7 @@ export class PersistentWorkflows {
         const result = await runPersistentTurn(agent, input, message);
         if (result !== undefined) turns += 1;
         if (result?.status === 'suspended_client_tool') {
-          await closeForHumans(close, queue);
+          await closeKeepingMessages(close, queue, 'suspended');
           return ended('suspended', turns);
         }
         lastActivity = await DBOS.now();
@@ -85,36 +92,50 @@ export class PersistentWorkflows {
       if (isDBOSControlError(error)) throw error;
       await PersistentStep.endClose({ ...close, reason: 'failed', deferred: queue });
       return ended('failed', turns);
+    } finally {
+      localPersistentWorkflows.delete(input.workflowId);
     }
   }
 }
 
 /**
  * End the workflow unless a message arrived meanwhile: `closing` first, then one last look at the inbox (a
- * message found there reopens the session and is queued); else `closed`. True when the workflow may end.
+ * turn found there reopens the session and is queued; a shutdown request closes it with `shutdown`); else
+ * `closed`. Returns the reason the workflow ends with, or undefined when it goes on.
  */
-async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<boolean> {
-  if (!(await PersistentStep.beginClose(close)).ok) return true;
+async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<PersistentEndReason | undefined> {
+  if (!(await PersistentStep.beginClose(close)).ok) return reason;
   const late = await persistentInbox.receive(undefined, 0);
+  if (late?.kind === 'shutdown') {
+    await drainAndClose(close, queue, 'shutdown');
+    return 'shutdown';
+  }
   if (late !== null) {
     await PersistentStep.reopen(close);
     queue.push(late);
-    return false;
+    return undefined;
   }
   await PersistentStep.endClose({ ...close, reason, ...(idleDeadlineAt === undefined ? {} : { idleDeadlineAt }) });
-  return true;
+  return reason;
 }
 
-/** A turn parked waiting for a human: close, keeping every queued message as `deferred` for the resume. */
-async function closeForHumans(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[]): Promise<void> {
+/**
+ * A turn parked waiting for a human (`suspended`), or `executor.close()` asked the session to end (`shutdown`):
+ * close, keeping every queued message as `deferred` for the resume or restart.
+ */
+async function closeKeepingMessages(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[], reason: 'suspended' | 'shutdown'): Promise<void> {
   await PersistentStep.beginClose(close);
+  await drainAndClose(close, queue, reason);
+}
+
+async function drainAndClose(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[], reason: 'suspended' | 'shutdown'): Promise<void> {
   const deferred = [...queue];
   for (;;) {
     const late = await persistentInbox.receive(undefined, 0);
     if (late === null) break;
-    deferred.push(late);
+    if (late.kind === 'turn') deferred.push(late);
   }
-  await PersistentStep.endClose({ ...close, reason: 'suspended', deferred });
+  await PersistentStep.endClose({ ...close, reason, deferred });
 }
 
 /** One message → one recorded turn (undefined when its turn ran before: a restarted generation's initial message). */

@@ -96,4 +96,23 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
       ['drill_chat__pcrash-park__persistent__restart-1', 'crash-drill-2'],
     ]);
   }, 120_000);
+
+  it('close() that gives up on a turn in progress leaves it to recovery: the recovered workflow finishes the turn and ends with shutdown', async () => {
+    const sessionId = 'pcrash-close';
+    const doomed = workers.spawn('closing worker', 'pcrash-exec-4', config({ mode: 'start', sessionId, messages: ['lookup beta'], blockTools: true, closeTimeoutMs: 300 }), SCRIPT);
+    const started = await doomed.waitForEvent('started', 30_000, (event) => event.sessionId === sessionId);
+    await doomed.waitForEvent('result', 30_000, (event) => event.sessionId === 'close');
+    // close() returned at its deadline: the turn still runs, the workflow is still pending.
+    expect((await stateStore.getRun(sessionId, started.runId))?.status).toBe('running');
+    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'live' });
+    await doomed.kill();
+
+    const recoverer = workers.spawn('recover closing worker', 'pcrash-exec-4', config({ mode: 'recover', sessionId, messages: [], runIds: [started.runId], persistentWarmWindowMs: 60_000 }), SCRIPT);
+    expect((await recoverer.waitForEvent('result', 45_000, (event) => event.sessionId === started.runId)).result).toMatchObject({ status: 'completed', output: 'done: lookup beta' });
+    // The worker exits once the workflow closed; with a 60 s warm window only the durable shutdown request closes it.
+    expect(await recoverer.waitForExit(30_000)).toBe(0);
+    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'shutdown' });
+    const status = await pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', ['drill_chat__pcrash-close__persistent']);
+    expect(status.rows.map((row) => row.status)).toEqual(['SUCCESS']);
+  }, 120_000);
 });

@@ -13,6 +13,11 @@ export interface PersistentWorkerConfig {
   blockTools?: boolean;
   applicationVersion?: string;
   persistentWarmWindowMs?: number;
+  /**
+   * Start mode: once a tool call ran (blocked by `blockTools`), call `executor.close({ timeoutMs: closeTimeoutMs })`,
+   * print a `result` event with sessionId `close` when it returned, then wait to be killed.
+   */
+  closeTimeoutMs?: number;
 }
 
 /** Side tables of the drill (created by the parent). */

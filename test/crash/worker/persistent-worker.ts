@@ -3,7 +3,8 @@
  * `HELIX_CRASH_WORKER_CONFIG`, DBOS executor id in `DBOS__VMID`). The model is a MockLLMAdapter whose answers
  * derive from the transcript (so every process answers alike) and which records each call in a side table;
  * the `lookup` tool records each execution and, in a `start` worker with `blockTools`, never returns.
- * - start: execute() each message (one persistent session, in order), print `started` per message, await results;
+ * - start: execute() each message (one persistent session, in order), print `started` per message, await results
+ *   (with `closeTimeoutMs`: call executor.close() while a tool blocks the turn, then wait to be killed);
  * - recover: never execute; DBOS recovers the session's workflow at launch; await the given runs;
  * - send: execute() each message and await its result (a later process, possibly another applicationVersion).
  */
@@ -70,6 +71,14 @@ async function main(): Promise<void> {
     const handle = await executor.execute(agent, message, { sessionId: config.sessionId, mode: 'persistent' });
     emit({ event: 'started', sessionId: config.sessionId, runId: handle.runId, workflowId: handle.workflowId });
     runIds.push(handle.runId);
+  }
+  if (config.mode === 'start' && config.closeTimeoutMs !== undefined) {
+    while (Number((await pool.query<{ count: string }>('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [config.sessionId])).rows[0]?.count ?? 0) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await executor.close({ timeoutMs: config.closeTimeoutMs });
+    emit({ event: 'result', sessionId: 'close', result: { returned: true } });
+    await new Promise(() => undefined);
   }
   for (const runId of runIds) {
     for (;;) {

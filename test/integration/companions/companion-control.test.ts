@@ -7,7 +7,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
-import { eventually } from '../persistent/persistent-kit.js';
+import { eventually, markerOf } from '../persistent/persistent-kit.js';
 import { boss, call, clerkReply, desk, parentScript, toolResultOf } from './companion-kit.js';
 
 const llm = scriptedLLM();
@@ -56,6 +56,39 @@ describe('companions under run control and human-in-the-loop', () => {
     expect(await runtime.stateStore.loadState('cc-abort-agent-w')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
     expect((await runtime.stateStore.getCurrentRun('cc-abort-agent-w'))?.status).toBe('aborted');
     await eventually('the companion workflow is cancelled', async () => (await DBOS.getWorkflowStatus('cc-abort-agent-w-spawn-a1'))?.status === 'CANCELLED');
+  });
+
+  it("abort of the parent while a companion's turn is opening leaves nothing running: the turn records itself aborted", async () => {
+    llm.use(parentScript([call('o1', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'stall' }), call('o2', 'waitForResult', { name: 'w' })]));
+    // Hold the companion's turn inside PersistentStep.openTurn, just before its run record is written.
+    const { stateStore } = runtime;
+    const createRun = stateStore.createRun.bind(stateStore);
+    let reached = false;
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    stateStore.createRun = async (sessionId, run) => {
+      if (sessionId === 'cc-open-agent-w') {
+        reached = true;
+        await gate;
+      }
+      return createRun(sessionId, run);
+    };
+    try {
+      const handle = await runtime.executor.execute(boss, 'go', { sessionId: 'cc-open' });
+      await eventually("the companion's turn is opening", async () => reached);
+      await eventually('the parent waits', async () => ((await DBOS.listWorkflowSteps(handle.workflowId)) ?? []).some((step) => step.name === 'CompanionStep.outcome'));
+      await handle.abort('stop everything');
+      expect(await handle.result()).toMatchObject({ status: 'aborted' });
+      release();
+      await eventually('the companion workflow ends cancelled', async () => (await DBOS.getWorkflowStatus('cc-open-agent-w-spawn-o1'))?.status === 'CANCELLED');
+      await eventually('the opened turn is recorded aborted', async () => (await stateStore.getCurrentRun('cc-open-agent-w'))?.status === 'aborted');
+      expect(await stateStore.loadState('cc-open-agent-w')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
+      expect((await stateStore.getSubSessionRefs('cc-open'))[0]).toMatchObject({ name: 'w', status: 'terminated' });
+      expect(await markerOf(stateStore, 'cc-open-agent-w')).toMatchObject({ phase: 'closed', endReason: 'aborted' });
+    } finally {
+      release();
+      stateStore.createRun = createRun;
+    }
   });
 
   it('interrupt of the parent interrupts a running companion; the blocked parent hears of it and ends interrupted', async () => {

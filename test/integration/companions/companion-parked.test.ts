@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { eventually, markerOf } from '../persistent/persistent-kit.js';
-import { call, clerk, clerkReply, desk, toolResultOf } from './companion-kit.js';
+import { defineAgent } from '../../../src/agent/index.js';
+import { call, clerk, clerkReply, confirm, desk, toolResultOf } from './companion-kit.js';
+
+/** A parent that asks its own human too, with the clerk as a non-blocking companion. */
+const counter = defineAgent({ name: 'counter', systemPrompt: 'Ask, and delegate.', tools: [confirm], maxSteps: 5, persistentAgents: [{ agent: clerk, mode: 'non-blocking' }] });
 
 const llm = scriptedLLM();
 let runtime: TestRuntime;
@@ -49,5 +53,31 @@ describe('a parked companion', () => {
     const { messages } = await runtime.stateStore.getMessages('cc-park');
     const delivered = messages.filter((message) => message.id?.startsWith('companion:'));
     expect(delivered.map((message) => message.content)).toEqual(['[companion k (clerk) finished] {"name":"k","status":"completed","output":{"confirmed":{"yes":1}}}']);
+  });
+
+  it('resume() of a root parked for its own human continues its parked companion too (answers submitted against the root)', async () => {
+    let parentCalls = 0;
+    llm.use((input) => {
+      if (input.agentType === 'clerk') return clerkReply(input);
+      parentCalls += 1;
+      if (parentCalls === 1) return call('q1', 'spawnAgent', { agentType: 'clerk', name: 'k', message: 'ship it?' });
+      if (parentCalls === 2) return { type: 'tool_calls', toolCalls: [{ id: 'own-1', name: 'confirm', arguments: { what: 'really?' } }] };
+      return { type: 'text', text: `counter ${parentCalls}` };
+    });
+    const first = await runtime.executor.execute(counter, 'go', { sessionId: 'cp-own' });
+    expect(await first.result()).toMatchObject({ status: 'suspended_client_tool' });
+    await eventually('the companion parked', async () => (await markerOf(runtime.stateStore, 'cp-own-agent-k'))?.endReason === 'suspended');
+    await eventually('the root parked', async () => (await runtime.stateStore.getCurrentRun('cp-own'))?.status === 'suspended_client_tool');
+    for (const toolCallId of ['confirm-cp-own-agent-k', 'own-1']) {
+      const submitted = await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'cp-own', toolCallId, result: { ok: toolCallId } });
+      expect(submitted).toMatchObject({ status: 'accepted' });
+    }
+    expect((await runtime.stateStore.getCurrentRun('cp-own-agent-k'))?.status).toBe('suspended_client_tool');
+
+    const resumed = await runtime.executor.resume(counter, 'cp-own');
+    expect(await resumed.result()).toMatchObject({ status: 'completed', output: 'counter 3' });
+    await eventually("the companion's turn completed", async () => (await runtime.stateStore.getCurrentRun('cp-own-agent-k'))?.status === 'completed');
+    await eventually('the ref records the outcome', async () => (await runtime.stateStore.getSubSessionRefs('cp-own'))[0]?.status === 'completed');
+    expect((await runtime.stateStore.getSubSessionRefs('cp-own'))[0]).toMatchObject({ output: { confirmed: { ok: 'confirm-cp-own-agent-k' } } });
   });
 });
