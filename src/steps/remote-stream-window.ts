@@ -82,8 +82,8 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
     for await (const chunk of input.transport.stream(input.remoteSessionId, { fromSequence: input.fromSequence, signal: controller.signal })) {
       if (chunk.sequence <= written) continue;
       const { sequence, ...remoteBody } = chunk;
-      // Stamped with the parent's step: a recovered parent's LLM step cleans up its stream by step number, and must
-      // keep what this step proxied. A remote step_reset would name a remote step number, so it is not proxied.
+      // Stamped with the parent's step (readers group chunks by the parent's steps). A remote step_reset would name
+      // a remote step number, so it is not proxied.
       const body = { ...remoteBody, step: input.parentStep };
       // Only the remote session's own chunks (and its sub-agents', `${remote}-sub-…`): a remote server cannot write
       // under the parent's identity (e.g. a fake terminal chunk of the parent).
