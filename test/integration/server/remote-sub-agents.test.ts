@@ -69,6 +69,17 @@ describe('remote sub-agents over HTTP', () => {
     ]);
   }, 90_000);
 
+  it("a window cut by its time limit just before the remote run's last chunk: the parent reads it before finishing", async () => {
+    await startCoordinator('rs-cut', 'cut: slow500: work');
+    const done = await waitForStatus(() => parentStatus('rs-cut'), 'completed', 'the parent');
+    expect(done.output).toBe(`${DELEGATED_PREFIX}${CLOSING_TEXT}`);
+    const ref = await remoteRef('rs-cut');
+    expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'completed' });
+    await expectProxiedOnce(kit.runtime.streamManager, 'rs-cut', remote.url, ref.subSessionId);
+    const proxied = (await chunksOf(kit.runtime.streamManager, 'rs-cut')).filter((chunk) => chunk.agentId === ref.subSessionId);
+    expect(proxied.at(-1)).toMatchObject({ type: 'output' });
+  }, 90_000);
+
   it('a remote run that fails becomes a tool error for the parent model', async () => {
     await startCoordinator('rs-failed', 'delegate: loop: forever');
     const done = await waitForStatus(() => parentStatus('rs-failed'), 'completed', 'the parent');
