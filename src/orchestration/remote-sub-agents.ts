@@ -86,6 +86,20 @@ export function decideRemoteWait(input: { now: number; startedAt: number; timeou
   return 'continue';
 }
 
+/**
+ * Whether a finished remote run's chunks have all been proxied, so the call may end: the remote server ended the
+ * stream (after the run's last chunk), the proxied sequence reached the stream's `lastSequence` in the same status
+ * answer, or one whole window was already spent reading on after the run had finished (`draining`; the stream's
+ * tail can be sequences without a chunk). A window cut by its time limit just before the run's last chunks is
+ * otherwise followed by one more window that reads them.
+ *
+ * @example
+ * remoteStreamDrained({ streamEnded: false, proxiedSequence: 40, remoteLastSequence: 42, draining: false }); // false
+ */
+export function remoteStreamDrained(input: { streamEnded: boolean; proxiedSequence: number; remoteLastSequence: number; draining: boolean }): boolean {
+  return input.streamEnded || input.draining || input.proxiedSequence >= input.remoteLastSequence;
+}
+
 /** Error text of a remote call that waited longer than its `timeoutMs`. */
 export const REMOTE_TIMEOUT_MESSAGE = 'The remote sub-agent did not finish in time and was interrupted.';
 /** Error text of a remote server that stayed unreachable. */

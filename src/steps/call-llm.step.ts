@@ -77,9 +77,11 @@ export class CallLLMStep {
     let resetNeeded = needsStreamReset(turnKeyOf(input));
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
-        // A sub-agent writes into its root's stream: a physical cleanup there would drop other agents' chunks, so
-        // it relies on its own step_reset (readers drop that agent's earlier chunks of the step).
-        if (input.streamId === input.sessionId) await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence });
+        // Only the root cleans up physically, and only its own chunks: its stream also holds its sub-agents' chunks
+        // (numbered by their own steps). A sub-agent relies on its step_reset (readers drop its earlier chunks of the step).
+        if (input.streamId === input.sessionId) {
+          await streamManager.cleanupToStep(input.streamId, input.step - 1, { afterSequence: input.startSequence, agentId: input.sessionId });
+        }
         await emitter.emit({ type: 'step_reset', attempt });
       }
       const startedAt = Date.now();

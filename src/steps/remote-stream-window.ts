@@ -10,12 +10,14 @@ const RECORD_EVERY_MS = 1_000;
 
 /**
  * What one stream window did: the last remote sequence proxied (and recorded), and whether the parent asked to
- * interrupt or abort (both already forwarded to the remote server). The caller then asks `getStatus()`.
+ * interrupt or abort (both already forwarded to the remote server), and whether the remote server ended the
+ * stream itself (it ends it after the run's last chunk). The caller then asks `getStatus()`.
  */
 export interface WindowProgress {
   lastSequence: number;
   interruptSent: boolean;
   abortSent: boolean;
+  streamEnded: boolean;
 }
 
 /** What a stream window works with. */
@@ -44,7 +46,7 @@ export interface WindowInput {
  * records progress (flushed, then `lastSequence`) at most every second.
  */
 export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgress> {
-  const progress: WindowProgress = { lastSequence: input.fromSequence, interruptSent: false, abortSent: false };
+  const progress: WindowProgress = { lastSequence: input.fromSequence, interruptSent: false, abortSent: false, streamEnded: false };
   // One writer for every proxied chunk, whatever its agent (a chunk keeps its own agentId): the parent's stream
   // gets them in the remote order.
   let writer: Promise<StreamWriter> | undefined;
@@ -53,6 +55,7 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
   let written = input.fromSequence;
   let recorded = input.fromSequence;
   let recordedAt = Date.now();
+  let suspended = false;
   const flushAndRecord = async (): Promise<void> => {
     const upTo = written;
     if (writer !== undefined) await (await writer).flush();
@@ -82,8 +85,8 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
     for await (const chunk of input.transport.stream(input.remoteSessionId, { fromSequence: input.fromSequence, signal: controller.signal })) {
       if (chunk.sequence <= written) continue;
       const { sequence, ...remoteBody } = chunk;
-      // Stamped with the parent's step: a recovered parent's LLM step cleans up its stream by step number, and must
-      // keep what this step proxied. A remote step_reset would name a remote step number, so it is not proxied.
+      // Stamped with the parent's step (readers group chunks by the parent's steps). A remote step_reset would name
+      // a remote step number, so it is not proxied.
       const body = { ...remoteBody, step: input.parentStep };
       // Only the remote session's own chunks (and its sub-agents', `${remote}-sub-…`): a remote server cannot write
       // under the parent's identity (e.g. a fake terminal chunk of the parent).
@@ -102,8 +105,12 @@ export async function proxyStreamWindow(input: WindowInput): Promise<WindowProgr
         await flushAndRecord();
       }
       // The remote run now waits for a human: stop here and let getStatus() decide (a client tool fails the call).
-      if (chunk.type === 'run_suspended') break;
+      if (chunk.type === 'run_suspended') {
+        suspended = true;
+        break;
+      }
     }
+    progress.streamEnded = !suspended && !controller.signal.aborted;
   } catch (error) {
     // An unreachable server ends the window; getStatus() then tells unreachable from finished.
     if ((error as { code?: unknown }).code !== 'REMOTE_TRANSPORT_ERROR' && !controller.signal.aborted) throw error;

@@ -21,13 +21,14 @@ export interface RemoteCallStepInput extends RunScope {
 
 /**
  * Where a remote call stands between durable steps: `continue` (read on from `fromSequence`; `startedAt` and
- * `unreachableSince` bound the wait) or `done` with the outcome for the model.
+ * `unreachableSince` bound the wait; `draining`: the remote run has finished, this window reads its last chunks)
+ * or `done` with the outcome for the model.
  *
  * @example
  * if (progress.kind === 'continue') progress = await RemoteSubAgentStep.window({ ...input, ...progress });
  */
 export type RemoteCallProgress =
-  | { kind: 'continue'; fromSequence: number; startedAt: number; unreachableSince?: number }
+  | { kind: 'continue'; fromSequence: number; startedAt: number; unreachableSince?: number; draining?: boolean }
   | { kind: 'done'; outcome: RemoteOutcome };
 
 /**

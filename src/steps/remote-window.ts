@@ -6,6 +6,7 @@ import {
   REMOTE_TERMINATED_MESSAGE,
   REMOTE_TIMEOUT_MESSAGE,
   REMOTE_UNREACHABLE_MESSAGE,
+  remoteStreamDrained,
   type RemoteDecision,
   type RemoteOutcome,
 } from '../orchestration/remote-sub-agents.js';
@@ -23,7 +24,7 @@ import { chunkKey } from './stream-writers.js';
 const RETRY_PAUSE_MS = 500;
 
 type Done = Extract<RemoteDecision, { kind: 'done' }> & { lastSequence: number };
-type Continue = { kind: 'continue'; fromSequence: number; startedAt: number; unreachableSince?: number };
+type Continue = { kind: 'continue'; fromSequence: number; startedAt: number; unreachableSince?: number; draining?: boolean };
 
 /** What a window step is called with. */
 interface WindowScope extends RunScope {
@@ -80,6 +81,14 @@ export async function windowOnce(environment: StepEnvironment, input: WindowScop
     return { kind: 'continue', fromSequence: window.lastSequence, startedAt: progress.startedAt, unreachableSince };
   }
   const decision = decideRemoteStatus(status);
+  const drained = remoteStreamDrained({
+    streamEnded: window.streamEnded,
+    proxiedSequence: window.lastSequence,
+    remoteLastSequence: status.stream.lastSequence,
+    draining: progress.draining === true,
+  });
+  // The window may have been cut by its time limit just before the run's last chunks: read them first.
+  if (decision.kind === 'done' && !drained) return { kind: 'continue', fromSequence: window.lastSequence, startedAt: progress.startedAt, draining: true };
   if (decision.kind === 'done') {
     if (decision.abortRemote) await tool.transport.abort(remote, 'Client tools are not supported in remote sub-agents.').catch(() => undefined);
     return { ...validated(decision, tool, status), lastSequence: window.lastSequence };

@@ -2,13 +2,16 @@ import type { StreamChunk, StreamChunkInput, StreamInfo } from '../types/stream.
 
 /**
  * Options of `cleanupToStep`. `afterSequence` limits the cleanup to chunks written after that sequence —
- * the current run's chunks in a multi-run session stream, whose step numbers restart every run.
+ * the current run's chunks in a multi-run session stream, whose step numbers restart every run. `agentId`
+ * limits it to that agent's chunks: a root's stream also holds its sub-agents' chunks, numbered by their own
+ * steps, which a retried root step must keep.
  *
  * @example
- * await streams.cleanupToStep('s1', 2, { afterSequence: run.startSequence });
+ * await streams.cleanupToStep('s1', 2, { afterSequence: run.startSequence, agentId: 's1' });
  */
 export interface CleanupOptions {
   afterSequence?: number;
+  agentId?: string;
 }
 
 /**
@@ -102,7 +105,10 @@ export interface StreamManager {
   pruneChunks(streamId: string): Promise<number>;
   /** Status, last sequence, chunk count, output/error and times of a stream; `null` when it does not exist. */
   getInfo(streamId: string): Promise<StreamInfo | null>;
-  /** Delete chunks whose `step` is greater than `step` (partial output of a retried step). Sequences are never reused. */
+  /**
+   * Delete chunks whose `step` is greater than `step` (partial output of a retried step), of one agent when
+   * `options.agentId` is given. Sequences are never reused.
+   */
   cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void>;
   /** Flush and release writers and connections; open readers complete. Idempotent. */
   close(): Promise<void>;

@@ -154,13 +154,14 @@ export class InMemoryStreamManager implements StreamManager {
     };
   }
 
-  /** Delete the chunks whose `step` is greater than `step`; sequences are not reused. */
+  /** Delete the chunks (of `options.agentId` when given) whose `step` is greater than `step`; sequences are not reused. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
     assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return;
     const after = options?.afterSequence ?? 0;
-    stream.chunks = stream.chunks.filter((chunk) => chunk.step <= step || chunk.sequence <= after);
+    const agentId = options?.agentId;
+    stream.chunks = stream.chunks.filter((chunk) => chunk.step <= step || chunk.sequence <= after || (agentId !== undefined && chunk.agentId !== agentId));
     const kept = new Set(stream.chunks.map((chunk) => chunk.sequence));
     for (const [key, sequence] of stream.keys) if (!kept.has(sequence)) stream.keys.delete(key);
     stream.updatedAt = Date.now();

@@ -224,7 +224,7 @@ export class PostgresStreamManager implements StreamManager {
     assertStreamId(streamId);
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
-    await this.#query('clean up stream chunks', this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0]);
+    await this.#query('clean up stream chunks', this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0, options?.agentId ?? null]);
   }
 
   async pruneChunks(streamId: string): Promise<number> {

@@ -38,7 +38,7 @@ export interface PostgresStreamStatements {
   reactivate: string;
   /** $1 stream id → the stream row plus `chunk_count` and `has_output`. */
   info: string;
-  /** $1 stream id, $2 step, $3 after-sequence → deletes later-step chunks written after $3. */
+  /** $1 stream id, $2 step, $3 after-sequence, $4 agent id or null → deletes later-step chunks (of $4) written after $3. */
   cleanup: string;
   /** $1 stream id → deletes every chunk of the stream unless it is active. */
   prune: string;
@@ -139,7 +139,7 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
         (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
-    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2`,
+    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2 AND ($4::text IS NULL OR chunk->>'agentId' = $4::text)`,
     prune: `DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')`,
   };
 }

@@ -188,7 +188,7 @@ export class RedisStreamManager implements StreamManager {
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
-    await this.#run('clean up stream chunks', () => cleanupToStepScript.run(this.#client, [keys.chunks, keys.ids], [step, options?.afterSequence ?? 0]));
+    await this.#run('clean up stream chunks', () => cleanupToStepScript.run(this.#client, [keys.chunks, keys.ids], [step, options?.afterSequence ?? 0, options?.agentId ?? '']));
   }
 
   async pruneChunks(streamId: string): Promise<number> {

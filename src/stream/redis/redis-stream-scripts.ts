@@ -100,10 +100,10 @@ return 1
 `);
 
 /**
- * XDEL every chunk whose step exceeds ARGV[1] (written after sequence ARGV[2]), scanning the stream in
- * pages, and forget the caller keys of the deleted chunks; reply: chunks deleted. The stream's last id is
- * kept, so sequences are never reused.
- * KEYS: chunks, ids. ARGV: step, after-sequence.
+ * XDEL every chunk whose step exceeds ARGV[1] (written after sequence ARGV[2]; of agent ARGV[3] unless it is
+ * empty), scanning the stream in pages, and forget the caller keys of the deleted chunks; reply: chunks
+ * deleted. The stream's last id is kept, so sequences are never reused.
+ * KEYS: chunks, ids. ARGV: step, after-sequence, agent id ('' = every agent).
  *
  * @example
  * const removed = await cleanupToStepScript.run(client, [keys.chunks, keys.ids], [2, 0]);
@@ -111,6 +111,7 @@ return 1
 export const cleanupToStepScript = new RedisLuaScript(`
 local step = tonumber(ARGV[1])
 local after = tonumber(ARGV[2] or '0')
+local agent = ARGV[3] or ''
 local start = string.format('%d-0', after + 1)
 local removed = 0
 while true do
@@ -119,12 +120,14 @@ while true do
   local doomed, keys = {}, {}
   for _, entry in ipairs(entries) do
     local fields = entry[2]
-    local entryStep, entryKey
+    local entryStep, entryKey, entryChunk
     for i = 1, #fields, 2 do
       if fields[i] == 's' then entryStep = tonumber(fields[i + 1]) end
       if fields[i] == 'k' then entryKey = fields[i + 1] end
+      if fields[i] == 'c' then entryChunk = fields[i + 1] end
     end
-    if entryStep and entryStep > step then
+    local owned = agent == '' or (entryChunk ~= nil and cjson.decode(entryChunk).agentId == agent)
+    if entryStep and entryStep > step and owned then
       doomed[#doomed + 1] = entry[1]
       if entryKey then keys[#keys + 1] = entryKey end
     end

@@ -129,6 +129,14 @@ export const DRILL_SCENARIOS = {
     answer: byStep([{ type: 'tool_calls', toolCalls: [delegate('done'), lookup('b')] }, { type: 'text', text: 'Child and b are done.' }]),
     blockToolCalls: ['call_1_lookup_b'],
   },
+  /** Sub-agent drill, parent: delegate to the child, then stream the answer slowly on the killed attempt (step 2). */
+  delegateThenStream: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [delegate('stream')] },
+      (attempt, crash) => ({ type: 'text', text: STREAMED_ANSWER_DELTAS, ...(crash && attempt === 1 ? { chunkDelayMs: SLOW_CHUNK_DELAY_MS } : {}) }),
+    ]),
+    blockToolCalls: [],
+  },
   /** Sub-agent drill, child: look `x` up (blocks in the killed worker), then finish. */
   childLookup: {
     answer: byStep([
@@ -150,6 +158,6 @@ export function childOf(parentSessionId: string): string {
 }
 
 /** The parent's delegate call; its topic carries the child's session tag so the fake server attributes the child's requests. */
-function delegate(kind: 'tool' | 'done') {
+function delegate(kind: 'tool' | 'done' | 'stream') {
   return { id: 'call_1_delegate', name: 'subagent__crash_child', arguments: { topic: `topic ${kind} [session:${childOf(`sub-${kind}-drill`)}]` } };
 }

@@ -69,6 +69,17 @@ describe('remote sub-agents over HTTP', () => {
     ]);
   }, 90_000);
 
+  it("a window cut by its time limit just before the remote run's last chunk: the parent reads it before finishing", async () => {
+    await startCoordinator('rs-cut', 'cut: slow500: work');
+    const done = await waitForStatus(() => parentStatus('rs-cut'), 'completed', 'the parent');
+    expect(done.output).toBe(`${DELEGATED_PREFIX}${CLOSING_TEXT}`);
+    const ref = await remoteRef('rs-cut');
+    expect(await remoteStatus(ref.subSessionId)).toMatchObject({ status: 'completed' });
+    await expectProxiedOnce(kit.runtime.streamManager, 'rs-cut', remote.url, ref.subSessionId);
+    const proxied = (await chunksOf(kit.runtime.streamManager, 'rs-cut')).filter((chunk) => chunk.agentId === ref.subSessionId);
+    expect(proxied.at(-1)).toMatchObject({ type: 'output' });
+  }, 90_000);
+
   it('a remote run that fails becomes a tool error for the parent model', async () => {
     await startCoordinator('rs-failed', 'delegate: loop: forever');
     const done = await waitForStatus(() => parentStatus('rs-failed'), 'completed', 'the parent');
@@ -138,7 +149,10 @@ describe('remote sub-agents over HTTP', () => {
   it('a remote server killed mid-run and brought back: the parent re-attaches and gets the output, chunks once', async () => {
     await startCoordinator('rs-back', 'delegate: slow3000: work');
     const ref = await remoteRef('rs-back');
-    await waitFor(async () => (await remoteStatus(ref.subSessionId)).run?.status === 'running', 20_000, 'the remote run');
+    // Killed while the remote slow tool runs (its tool_start proxied), not during its LLM call: a recovered remote
+    // LLM step would clean up chunks the parent already proxied (see ARCHITECTURE.md, proxied remote chunks).
+    const toolStarted = async () => (await chunksOf(kit.runtime.streamManager, 'rs-back')).some((chunk) => chunk.agentId === ref.subSessionId && chunk.type === 'tool_start');
+    await waitFor(toolStarted, 20_000, "the remote slow tool's start proxied");
     await remote.process.kill();
     await remote.restart(); // DBOS in the new process recovers the remote run
     const done = await waitForStatus(() => parentStatus('rs-back'), 'completed', 'the parent', 60_000);

@@ -4,6 +4,7 @@ import {
   decideRemoteWait,
   remoteChunkKey,
   remoteSessionId,
+  remoteStreamDrained,
   REMOTE_CLIENT_TOOL_MESSAGE,
   REMOTE_INTERRUPTED_MESSAGE,
   REMOTE_TERMINATED_MESSAGE,
@@ -74,5 +75,18 @@ describe('decideRemoteWait', () => {
   ];
   it.each(table)('%s', (_label, input, expected) => {
     expect(decideRemoteWait({ ...base, ...input })).toBe(expected);
+  });
+});
+
+describe('remoteStreamDrained', () => {
+  const base = { streamEnded: false, proxiedSequence: 40, remoteLastSequence: 42, draining: false };
+  const table: Array<[string, Partial<typeof base>, boolean]> = [
+    ['a window cut before the last chunks: read on', {}, false],
+    ['the remote server ended the stream', { streamEnded: true }, true],
+    ["the proxied sequence reached the stream's last sequence", { proxiedSequence: 42 }, true],
+    ['one window was already spent reading on (a tail without chunks)', { draining: true }, true],
+  ];
+  it.each(table)('%s', (_label, input, expected) => {
+    expect(remoteStreamDrained({ ...base, ...input })).toBe(expected);
   });
 });

@@ -141,6 +141,32 @@ export function defineStreamLifecycleContract(create: () => Promise<StreamManage
     expect(chunks.map(deltaOf)).toEqual(['run1-step-1', 'run1-step-2', 'run1-step-3', 'run2-step-1']);
   });
 
+  it("cleanupToStep with agentId deletes only that agent's chunks and keys (a root keeps its sub-agents' chunks)", async () => {
+    const streams = await create();
+    const id = newStreamId();
+    const root = await streams.createWriter(id, 'agent-1', 'assistant');
+    const child = await streams.createWriter(id, 'agent-2', 'assistant');
+    await root.write(textChunk(1, 'root-1'));
+    await root.write(textChunk(2, 'root-2'), { key: 'root-2' });
+    await root.flush();
+    await child.write({ ...textChunk(2, 'child-2'), agentId: 'agent-2' }, { key: 'child-2' });
+    await child.write({ ...textChunk(3, 'child-3'), agentId: 'agent-2' });
+    await child.flush();
+    await streams.cleanupToStep(id, 1, { agentId: 'agent-1' });
+    // The cleaned-up key is forgotten (a retried step writes it again); the other agent's key still de-duplicates.
+    await root.write(textChunk(2, 'root-2'), { key: 'root-2' });
+    await child.write({ ...textChunk(2, 'child-2'), agentId: 'agent-2' }, { key: 'child-2' });
+    await Promise.all([root.close(), child.close()]);
+    await streams.endStream(id);
+    const chunks = await collect(await streams.createReader(id));
+    expect(chunks.map((chunk) => [chunk.sequence, chunk.agentId, deltaOf(chunk)])).toEqual([
+      [1, 'agent-1', 'root-1'],
+      [3, 'agent-2', 'child-2'],
+      [4, 'agent-2', 'child-3'],
+      [5, 'agent-1', 'root-2'],
+    ]);
+  });
+
   it('writing to an ended stream throws StreamError STREAM_CLOSED and stores nothing', async () => {
     const streams = await create();
     const id = newStreamId();

@@ -2,7 +2,7 @@
  * Agents and a scripted model shared by the agent-server tests and their second server process. The model
  * answers by the first user message's prefix: `client:` asks a client tool, `approve:` calls an
  * approval-gated tool, `slow:` (or `slow<ms>:`) runs a slow tool, `long:` streams a long text in two steps,
- * `loop:` calls the slow tool until maxSteps fails the run, `delegate:` / `fragile:` / `hasty:` call the coordinator's remote tools with the rest as task (a JSON `{"task"}` input
+ * `loop:` calls the slow tool until maxSteps fails the run, `delegate:` / `fragile:` / `hasty:` / `cut:` call the coordinator's remote tools with the rest as task (a JSON `{"task"}` input
  * reads as its task); otherwise it echoes. Once a tool result is in the history it answers with a fixed closing
  * text (the coordinator: `Remote said: ` + the remote tool's result).
  */
@@ -89,7 +89,7 @@ function scriptedModel(): MockLLMAdapter {
       if (toolResults.length === 0) return { type: 'tool_calls', text: FIRST_STEP_TEXT, toolCalls: [{ name: 'slow_tool', arguments: { ms: 1_200 } }] };
       return { type: 'text', text: LONG_ANSWER, chunkDelayMs: 15 };
     }
-    const delegate = /^(delegate|fragile|hasty):\s*(.*)$/s.exec(text);
+    const delegate = /^(delegate|fragile|hasty|cut):\s*(.*)$/s.exec(text);
     if (delegate !== null) {
       const tool = delegate[1] === 'delegate' ? 'remote__assistant' : `remote_${delegate[1]}`;
       if (toolResults.length === 0) return { type: 'tool_calls', toolCalls: [{ name: tool, arguments: { task: delegate[2] ?? '' } }] };
