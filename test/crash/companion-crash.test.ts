@@ -4,59 +4,30 @@
  * companion's outcome. After restart: no double start, the consult appended once, the parent gets one result.
  */
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
-import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import type { StoredMessage } from '../../src/types/message.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
-import { WorkerProcesses } from './support/worker-process.js';
+import { until, useDrillDatabase } from './support/drill-database.js';
 import { COMPANION_DRILL_TABLES, type CompanionWorkerConfig } from './worker/companion-worker-config.js';
 
 const SCRIPT = fileURLToPath(new URL('./worker/companion-worker.ts', import.meta.url));
 
-let database: TestDatabase;
-let pool: pg.Pool;
-let stateStore: PostgresStateStore;
-const workers = new WorkerProcesses();
-beforeAll(async () => {
-  database = await createTestDatabase('crash_companions');
-  pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  stateStore = new PostgresStateStore({ connectionString: database.url });
-  await stateStore.migrate();
-  await pool.query(COMPANION_DRILL_TABLES);
-}, 60_000);
-afterAll(async () => {
-  await workers.killAll();
-  await Promise.allSettled([pool?.end(), stateStore?.close()]);
-  await database?.drop();
-});
+const drill = useDrillDatabase('crash_companions', COMPANION_DRILL_TABLES);
+const { workers, count } = drill;
 
-const config = (extra: Omit<CompanionWorkerConfig, 'databaseUrl'>): CompanionWorkerConfig => ({ databaseUrl: database.url, ...extra });
-
-async function count(sql: string, parameters: unknown[]): Promise<number> {
-  return Number((await pool.query<{ count: string }>(sql, parameters)).rows[0]?.count ?? 0);
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const config = (extra: Omit<CompanionWorkerConfig, 'databaseUrl'>): CompanionWorkerConfig => ({ databaseUrl: drill.database.url, ...extra });
 
 async function toolResults(sessionId: string, toolCallId: string): Promise<Array<Extract<StoredMessage, { role: 'tool' }>>> {
-  const { messages } = await stateStore.getMessages(sessionId);
+  const { messages } = await drill.stateStore.getMessages(sessionId);
   return messages.filter((message): message is Extract<StoredMessage, { role: 'tool' }> => message.role === 'tool' && message.toolCallId === toolCallId);
 }
 
 async function userTexts(sessionId: string): Promise<unknown[]> {
-  return (await stateStore.getMessages(sessionId)).messages.filter((message) => message.role === 'user').map((message) => message.content);
+  return (await drill.stateStore.getMessages(sessionId)).messages.filter((message) => message.role === 'user').map((message) => message.content);
 }
 
 async function workflows(pattern: string): Promise<string[]> {
-  const rows = await pool.query<{ workflow_uuid: string }>('SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 ORDER BY created_at', [pattern]);
+  const rows = await drill.pool.query<{ workflow_uuid: string }>('SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 ORDER BY created_at', [pattern]);
   return rows.rows.map((row) => row.workflow_uuid);
 }
 
@@ -78,10 +49,10 @@ describe('crash drill: SIGKILL around companions', () => {
     expect(answer?.isError).not.toBe(true);
     expect(answer?.content).toEqual({ name: 'r', status: 'completed', output: { answer: 're: q1' } });
     expect(await workflows('cc-1-agent-r%')).toEqual(['cc-1-agent-r-spawn-c-spawn_r_q1']);
-    const { runs } = await stateStore.listRuns('cc-1-agent-r');
+    const { runs } = await drill.stateStore.listRuns('cc-1-agent-r');
     expect(runs.map((run) => run.status)).toEqual(['completed']);
     expect(await userTexts('cc-1-agent-r')).toEqual(['q1']);
-    expect((await stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['r', 'completed', true]]);
+    expect((await drill.stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['r', 'completed', true]]);
   }, 120_000);
 
   it('killed between a continuation CAS and its workflow start: one continuation, the consult appended once, one result', async () => {
@@ -92,7 +63,7 @@ describe('crash drill: SIGKILL around companions', () => {
 
     const doomed = workers.spawn('doomed continuation worker', 'cc-exec-3', config({ mode: 'start', sessionId, messages: ['ask r q2'], hangAfterContinueCas: true, persistentWarmWindowMs: 200 }), SCRIPT);
     const started = await doomed.waitForEvent('started', 30_000);
-    await until('the continuation CAS', async () => readPersistentMarker((await stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
+    await until('the continuation CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
     // The worker now hangs inside the same step, before the body can start the continuation's workflow.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await workflows(`${child}-continue%`)).toEqual([]);
@@ -104,7 +75,7 @@ describe('crash drill: SIGKILL around companions', () => {
 
     expect(await workflows(`${child}-continue%`)).toEqual([`${child}-continue-c-ask_r_q2`]);
     expect(await userTexts(child)).toEqual(['q1', 'q2']);
-    const { runs } = await stateStore.listRuns(child);
+    const { runs } = await drill.stateStore.listRuns(child);
     expect(runs.map((run) => [run.status, run.workflowId])).toEqual([
       ['completed', `${child}-spawn-c-spawn_r_q1`],
       ['completed', `${child}-continue-c-ask_r_q2`],
@@ -126,13 +97,13 @@ describe('crash drill: SIGKILL around companions', () => {
     expect((await recoverer.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'echo: turn two' });
     expect(await recoverer.waitForExit(30_000)).toBe(0);
 
-    const { messages } = await stateStore.getMessages(sessionId);
+    const { messages } = await drill.stateStore.getMessages(sessionId);
     const delivered = messages.filter((message) => message.id?.startsWith('companion:'));
     expect(delivered).toHaveLength(1);
     expect(String(delivered[0]?.content)).toContain('"seen":"hello"');
     // Both model calls of the second turn (the killed one and the recovered one) saw it once.
-    const seen = await pool.query<{ delivered: number }>("SELECT delivered FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId]);
+    const seen = await drill.pool.query<{ delivered: number }>("SELECT delivered FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId]);
     expect(seen.rows.map((row) => row.delivered)).toEqual([1, 1]);
-    expect((await stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['w', 'completed', true]]);
+    expect((await drill.stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['w', 'completed', true]]);
   }, 120_000);
 });

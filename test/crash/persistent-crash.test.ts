@@ -4,46 +4,17 @@
  * parked session restarted by a message from a new process with another applicationVersion.
  */
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
-import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
-import { WorkerProcesses } from './support/worker-process.js';
+import { until, useDrillDatabase } from './support/drill-database.js';
 import { PERSISTENT_DRILL_TABLES, type PersistentWorkerConfig } from './worker/persistent-worker-config.js';
 
 const SCRIPT = fileURLToPath(new URL('./worker/persistent-worker.ts', import.meta.url));
 
-let database: TestDatabase;
-let pool: pg.Pool;
-let stateStore: PostgresStateStore;
-const workers = new WorkerProcesses();
-beforeAll(async () => {
-  database = await createTestDatabase('crash_persistent');
-  pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  stateStore = new PostgresStateStore({ connectionString: database.url });
-  await stateStore.migrate();
-  await pool.query(PERSISTENT_DRILL_TABLES);
-}, 60_000);
-afterAll(async () => {
-  await workers.killAll();
-  await Promise.allSettled([pool?.end(), stateStore?.close()]);
-  await database?.drop();
-});
+const drill = useDrillDatabase('crash_persistent', PERSISTENT_DRILL_TABLES);
+const { workers, count } = drill;
 
-const config = (extra: Omit<PersistentWorkerConfig, 'databaseUrl'>): PersistentWorkerConfig => ({ databaseUrl: database.url, ...extra });
-
-async function count(sql: string, parameters: unknown[]): Promise<number> {
-  return Number((await pool.query<{ count: string }>(sql, parameters)).rows[0]?.count ?? 0);
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const config = (extra: Omit<PersistentWorkerConfig, 'databaseUrl'>): PersistentWorkerConfig => ({ databaseUrl: drill.database.url, ...extra });
 
 describe('crash drill: SIGKILL around persistent sessions', () => {
   it('killed during a turn with a message queued: after recovery both turns complete once, the finished LLM step is not paid again', async () => {
@@ -65,12 +36,12 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
     expect(await count('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [sessionId])).toBe(2);
     expect(await count('SELECT count(*) FROM persistent_llm_calls WHERE session_id = $1 AND run_id = $2 AND step = 1', [sessionId, first.runId])).toBe(1);
     expect(await count('SELECT count(*) FROM persistent_llm_calls WHERE session_id = $1 AND run_id = $2', [sessionId, queued])).toBe(1);
-    const { runs } = await stateStore.listRuns(sessionId);
+    const { runs } = await drill.stateStore.listRuns(sessionId);
     expect(runs.map((run) => [run.runId, run.status])).toEqual([
       [first.runId, 'completed'],
       [queued, 'completed'],
     ]);
-    const { messages } = await stateStore.getMessages(sessionId);
+    const { messages } = await drill.stateStore.getMessages(sessionId);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
   }, 120_000);
 
@@ -79,7 +50,7 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
     const starter = workers.spawn('parking worker', 'pcrash-exec-2', config({ mode: 'start', sessionId, messages: ['first'], persistentWarmWindowMs: 200 }), SCRIPT);
     expect((await starter.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'echo: first' });
     expect(await starter.waitForExit(15_000)).toBe(0);
-    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'parked' });
+    expect(readPersistentMarker((await drill.stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'parked' });
 
     const sender = workers.spawn('v2 worker', 'pcrash-exec-3', config({ mode: 'send', sessionId, messages: ['second'], applicationVersion: 'crash-drill-2' }), SCRIPT);
     expect((await sender.waitForEvent('result', 45_000)).result).toMatchObject({
@@ -88,7 +59,7 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
       workflowId: 'drill_chat__pcrash-park__persistent__restart-1',
     });
     expect(await sender.waitForExit(15_000)).toBe(0);
-    const versions = await pool.query<{ workflow_uuid: string; application_version: string; status: string }>(
+    const versions = await drill.pool.query<{ workflow_uuid: string; application_version: string; status: string }>(
       `SELECT workflow_uuid, application_version, status FROM dbos.workflow_status WHERE workflow_uuid LIKE 'drill_chat__pcrash-park%' ORDER BY created_at`,
     );
     expect(versions.rows.map((row) => [row.workflow_uuid, row.application_version])).toEqual([
@@ -103,16 +74,16 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
     const started = await doomed.waitForEvent('started', 30_000, (event) => event.sessionId === sessionId);
     await doomed.waitForEvent('result', 30_000, (event) => event.sessionId === 'close');
     // close() returned at its deadline: the turn still runs, the workflow is still pending.
-    expect((await stateStore.getRun(sessionId, started.runId))?.status).toBe('running');
-    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'live' });
+    expect((await drill.stateStore.getRun(sessionId, started.runId))?.status).toBe('running');
+    expect(readPersistentMarker((await drill.stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'live' });
     await doomed.kill();
 
     const recoverer = workers.spawn('recover closing worker', 'pcrash-exec-4', config({ mode: 'recover', sessionId, messages: [], runIds: [started.runId], persistentWarmWindowMs: 60_000 }), SCRIPT);
     expect((await recoverer.waitForEvent('result', 45_000, (event) => event.sessionId === started.runId)).result).toMatchObject({ status: 'completed', output: 'done: lookup beta' });
     // The worker exits once the workflow closed; with a 60 s warm window only the durable shutdown request closes it.
     expect(await recoverer.waitForExit(30_000)).toBe(0);
-    expect(readPersistentMarker((await stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'shutdown' });
-    const status = await pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', ['drill_chat__pcrash-close__persistent']);
+    expect(readPersistentMarker((await drill.stateStore.loadState(sessionId))?.metadata)).toMatchObject({ phase: 'closed', endReason: 'shutdown' });
+    const status = await drill.pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', ['drill_chat__pcrash-close__persistent']);
     expect(status.rows.map((row) => row.status)).toEqual(['SUCCESS']);
   }, 120_000);
 });
