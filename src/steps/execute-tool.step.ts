@@ -9,6 +9,7 @@ import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 
 export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
+import { raceToolTimeout, toolResultJson } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
@@ -25,13 +26,6 @@ export interface ExecuteToolStepInput extends RunScope {
   atStepStart?: boolean;
 }
 
-
-class ToolTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`The tool did not finish within ${timeoutMs} ms.`);
-    this.name = 'ToolTimeoutError';
-  }
-}
 
 /**
  * One server tool call as a durable step: fires beforeTool, runs `execute` with a ToolContext (Immer-tracked
@@ -151,34 +145,12 @@ async function runOnce(
     toolCallId: input.call.toolCallId,
     agentType: input.agentType,
   };
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const execution = tool.execute(input.call.input, context);
-    const result =
-      tool.timeoutMs === undefined
-        ? await execution
-        : await Promise.race([
-            execution,
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => {
-                abort.abort();
-                reject(new ToolTimeoutError(tool.timeoutMs ?? 0));
-              }, tool.timeoutMs);
-            }),
-          ]);
+    const result = await raceToolTimeout(tool.execute(input.call.input, context), tool.timeoutMs, abort);
     await Promise.all(pendingEmits);
-    return { result: toJson(result), patches: tracker.getPatches() };
+    return { result: toolResultJson(result), patches: tracker.getPatches() };
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
     cancelled?.removeEventListener('abort', onCancelled);
   }
 }
 
-function toJson(value: unknown): unknown {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value)) as unknown;
-  } catch {
-    throw new Error('The tool returned a value that is not JSON-serializable.');
-  }
-}

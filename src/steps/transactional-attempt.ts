@@ -2,15 +2,9 @@ import type { ServerTool, TransactionalToolContext, TransactionClient } from '..
 import { ImmerStateTracker } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { ExecuteToolStepInput } from './execute-tool.step.js';
+import { raceToolTimeout, toolResultJson } from './tool-invocation.js';
 
 type CustomChunk = { type: 'custom'; eventName: string; data: unknown };
-
-class ToolTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`The tool did not finish within ${timeoutMs} ms; its transaction was rolled back.`);
-    this.name = 'ToolTimeoutError';
-  }
-}
 
 /**
  * One attempt of a transactional tool inside its open transaction: a ToolContext with Immer-tracked state,
@@ -41,33 +35,8 @@ export async function runTransactionalAttempt(
     client,
   };
   const execute = tool.execute as unknown as (value: unknown, context: TransactionalToolContext<Record<string, unknown>>) => Promise<unknown>;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const execution = execute(input.call.input, context);
-    const result =
-      tool.timeoutMs === undefined
-        ? await execution
-        : await Promise.race([
-            execution,
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => {
-                abort.abort();
-                reject(new ToolTimeoutError(tool.timeoutMs ?? 0));
-              }, tool.timeoutMs);
-            }),
-          ]);
-    await Promise.all(pendingEmits);
-    return { result: toJson(result), patches: tracker.getPatches() };
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
+  const result = await raceToolTimeout(execute(input.call.input, context), tool.timeoutMs, abort, '; its transaction was rolled back');
+  await Promise.all(pendingEmits);
+  return { result: toolResultJson(result), patches: tracker.getPatches() };
 }
 
-function toJson(value: unknown): unknown {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value)) as unknown;
-  } catch {
-    throw new Error('The tool returned a value that is not JSON-serializable.');
-  }
-}
