@@ -37,18 +37,12 @@ import {
   userMessageFor,
   type PausePoint,
   type WorkerConfig,
-  type WorkerEvent,
 } from './worker-config.js';
+import { emit, runWorker } from './worker-lifecycle.js';
 
-/** A worker that is never killed still ends: the parent may have died without cleaning up. */
-const MAX_LIFETIME_MS = 120_000;
 const POLL_MS = 25;
 /** Late-executor mode: how long the recovered workflow may take to be claimed after launch. */
 const CLAIM_TIMEOUT_MS = 20_000;
-
-function emit(event: WorkerEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
 
 function readConfig(): WorkerConfig {
   const raw = process.env[WORKER_CONFIG_ENV];
@@ -215,18 +209,4 @@ async function shutdown(runtime: WorkerRuntime): Promise<void> {
   await Promise.allSettled([runtime.stateStore.close(), runtime.streamManager.close(), runtime.usageStore.close(), runtime.pool.end()]);
 }
 
-const lifetime = setTimeout(() => {
-  emit({ event: 'failed', message: `worker exceeded its ${MAX_LIFETIME_MS} ms lifetime` });
-  process.exit(3);
-}, MAX_LIFETIME_MS);
-
-main().then(
-  () => {
-    clearTimeout(lifetime);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    emit({ event: 'failed', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    process.exit(1);
-  },
-);
+runWorker(main);

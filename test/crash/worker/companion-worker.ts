@@ -22,15 +22,11 @@ import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import type { CompanionWorkerConfig } from './companion-worker-config.js';
-import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV, type WorkerEvent } from './worker-config.js';
+import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV } from './worker-config.js';
+import { emit, runWorker } from './worker-lifecycle.js';
 
-const MAX_LIFETIME_MS = 120_000;
 const never = (): Promise<never> => new Promise(() => undefined);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function emit(event: WorkerEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? '{}') as CompanionWorkerConfig;
@@ -121,18 +117,4 @@ function hangingAfterContinueCas(store: PostgresStateStore): SessionStateStore {
   });
 }
 
-const lifetime = setTimeout(() => {
-  emit({ event: 'failed', message: `worker exceeded its ${MAX_LIFETIME_MS} ms lifetime` });
-  process.exit(3);
-}, MAX_LIFETIME_MS);
-
-main().then(
-  () => {
-    clearTimeout(lifetime);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    emit({ event: 'failed', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    process.exit(1);
-  },
-);
+runWorker(main);

@@ -20,13 +20,9 @@ import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-str
 import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import { readPersistentMarker } from '../../../src/orchestration/persistent-session.js';
 import type { PersistentWorkerConfig } from './persistent-worker-config.js';
-import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV, type WorkerEvent } from './worker-config.js';
+import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV } from './worker-config.js';
+import { emit, runWorker } from './worker-lifecycle.js';
 
-const MAX_LIFETIME_MS = 120_000;
-
-function emit(event: WorkerEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? '{}') as PersistentWorkerConfig;
@@ -98,18 +94,4 @@ async function main(): Promise<void> {
   await Promise.allSettled([stateStore.close(), streamManager.close(), pool.end()]);
 }
 
-const lifetime = setTimeout(() => {
-  emit({ event: 'failed', message: `worker exceeded its ${MAX_LIFETIME_MS} ms lifetime` });
-  process.exit(3);
-}, MAX_LIFETIME_MS);
-
-main().then(
-  () => {
-    clearTimeout(lifetime);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    emit({ event: 'failed', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    process.exit(1);
-  },
-);
+runWorker(main);
