@@ -1,7 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { ServerTool, ToolContext } from '../agent/index.js';
+import type { ServerTool } from '../agent/index.js';
 import { findEffectiveTool, type PlannedToolCall } from '../orchestration/index.js';
-import { applyPatches, ImmerStateTracker } from '../state/index.js';
+import { applyPatches } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
@@ -9,7 +9,7 @@ import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 
 export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
-import { raceToolTimeout, toolResultJson } from './tool-invocation.js';
+import { invokeTool } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
@@ -129,26 +129,14 @@ async function runOnce(
   emit: (payload: { type: 'custom'; eventName: string; data: unknown }) => Promise<void>,
   cancelled: AbortSignal | undefined,
 ): Promise<{ result: unknown; patches: JsonPatchOperation[] }> {
-  const tracker = new ImmerStateTracker<Record<string, unknown>>(base);
   const abort = new AbortController();
   // abort() cancels the run's workflow; DBOS reports that through the step's cancel signal.
   const onCancelled = (): void => abort.abort();
   if (cancelled?.aborted === true) abort.abort();
   cancelled?.addEventListener('abort', onCancelled, { once: true });
-  const pendingEmits: Promise<void>[] = [];
-  const context: ToolContext<Record<string, unknown>> = {
-    getState: () => tracker.getState(),
-    updateState: (recipe) => void tracker.update(recipe),
-    emit: (eventName, data) => void pendingEmits.push(emit({ type: 'custom', eventName, data }).catch(() => undefined)),
-    abortSignal: abort.signal,
-    sessionId: input.sessionId,
-    toolCallId: input.call.toolCallId,
-    agentType: input.agentType,
-  };
   try {
-    const result = await raceToolTimeout(tool.execute(input.call.input, context), tool.timeoutMs, abort);
-    await Promise.all(pendingEmits);
-    return { result: toolResultJson(result), patches: tracker.getPatches() };
+    const { call, sessionId, agentType } = input;
+    return await invokeTool((value, context) => tool.execute(value, context), { call, sessionId, agentType, base, emit, abort, timeoutMs: tool.timeoutMs, extra: {} });
   } finally {
     cancelled?.removeEventListener('abort', onCancelled);
   }
