@@ -15,4 +15,6 @@ export interface ToolOutcome {
   /** Payload-free error text for the model. */
   error?: string;
   durationMs: number;
+  /** The step's commit was recorded with this tool call (a step whose only work was this call; see `soleToolCommit`). */
+  committed?: true;
 }

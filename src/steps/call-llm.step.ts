@@ -13,6 +13,8 @@ import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { runLeanStep } from './lean-step.js';
+import type { StepRecord } from './step-record.js';
+import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
@@ -45,16 +47,20 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
 export class CallLLMStep {
   /** The durable step (recorded as `CallLLMStep`, see `runLeanStep`). */
   static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
-    return runLeanStep('CallLLMStep', () => CallLLMStep.run(input));
+    return runLeanStep('CallLLMStep', (record) => CallLLMStep.run(input, record));
   }
 
-  private static async run(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+  private static async run(input: CallLLMStepInput, record: StepRecord): Promise<CallLLMStepOutput> {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
 
-    // The previous step's commit reports the session, its new messages and the interrupt flag: no reads of them.
-    const report = input.commit === undefined ? undefined : (await commitStepWith(environment, { ...input, ...input.commit, returnState: false })).report;
+    // The previous step's commit (done here, or by its tool step in this process) reports the session, its new
+    // messages and the interrupt flag: no reads of them.
+    const report =
+      input.commit === undefined
+        ? takeToolStepReport(stateStore, input, input.step - 1)
+        : (await commitStepWith(environment, { ...input, ...input.commit, returnState: false })).report;
     // The commit's flag reading holds unless message hooks ran after it (an interrupt may have come meanwhile).
     const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
     if (report?.interruptRequested !== false || hooksRan) {
@@ -108,7 +114,7 @@ export class CallLLMStep {
           .finally(() => watch.stop())
           // Arguments past the limits never reach the checkpoint, the history or the next prompt.
           .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));
-        await emitter.flush();
+        await emitter.flushWith(record);
         await usageStore?.record([
           {
             id: `${input.runId}:${input.step}:llm`,

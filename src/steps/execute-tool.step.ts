@@ -14,6 +14,9 @@ import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 import { runLeanStep } from './lean-step.js';
+import type { StepRecord } from './step-record.js';
+import { deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
+import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 
 /** Input of `ExecuteToolStep.execute`. */
@@ -24,6 +27,8 @@ export interface ExecuteToolStepInput extends RunScope {
   phase: 1 | 2;
   /** Issued right after the step's LLM call: seed from the state that call saw, when this process remembers it. */
   atStepStart?: boolean;
+  /** The step's only work is this call: record the step's commit with the tool's result when possible (`soleToolCommit`). */
+  commit?: SoleToolCommit;
 }
 
 
@@ -32,17 +37,20 @@ export interface ExecuteToolStepInput extends RunScope {
  * state, custom events), retries by the executor's ToolRetryPolicy, stages the state patches under the
  * step's id (promoted atomically by the commit), fires onStateChange, and streams tool_start / state_patch /
  * tool_end. A call that still fails after its retries becomes an error result for the model, never a crash.
- * onMessage and afterTool fire later, from the commit step, in call order.
+ * onMessage and afterTool fire later, from the commit step, in call order. A call that is its step's only work
+ * may record the step's commit with its own result (one transaction; see `recordsStepCommit`).
  */
 export class ExecuteToolStep {
   /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
   static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
-    return runLeanStep('ExecuteToolStep', () => ExecuteToolStep.run(input));
+    return runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record));
   }
 
-  private static async run(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+  private static async run(input: ExecuteToolStepInput, record: StepRecord): Promise<ToolOutcome> {
     const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, usageStore } = dependencies;
+    // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
+    const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
@@ -71,14 +79,14 @@ export class ExecuteToolStep {
     const durationMs = Date.now() - startedAt;
 
     if ('result' in outcome && outcome.patches.length > 0) {
-      await stateStore.stageChanges(input.sessionId, { stepId, stagingKey: call.toolCallId, patches: outcome.patches });
+      if (!commitsHere) await stateStore.stageChanges(input.sessionId, { stepId, stagingKey: call.toolCallId, patches: outcome.patches });
       await emitter.emit({ type: 'state_patch', patches: outcome.patches });
       await hooks.fire('onStateChange', { ...hookIdentity(input), toolCallId: call.toolCallId, patches: outcome.patches });
     }
     const success = 'result' in outcome;
     const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
     await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending });
-    await emitter.flush();
+    await emitter.flushWith(record);
     await usageStore?.record([
       {
         id: `${input.runId}:${input.step}:tool:${call.toolCallId}`,
@@ -93,7 +101,7 @@ export class ExecuteToolStep {
         rootSessionId: input.rootSessionId ?? input.sessionId,
       },
     ]);
-    return {
+    const toolOutcome: ToolOutcome = {
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       index: call.index,
@@ -103,6 +111,8 @@ export class ExecuteToolStep {
       ...ending,
       durationMs,
     };
+    if (!commitsHere || input.commit === undefined) return toolOutcome;
+    return deferStepCommit(record, stateStore, input, input.commit, toolOutcome, 'result' in outcome ? outcome.patches : []);
   }
 }
 

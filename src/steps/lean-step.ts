@@ -6,6 +6,8 @@ import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serial
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
+import { databaseFingerprint } from '../database/database-fingerprint.js';
+import { SEPARATE_RECORD, sharesSystemDatabase, type RecordWrite, type StepRecord } from './step-record.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
 interface RecordedStep {
@@ -25,16 +27,19 @@ interface RecordedStep {
  * (`DBOS.isInStep()`, `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps using this
  * retry inside their bodies). Outside a workflow, or inside a step, `body` just runs.
  *
+ * The body gets the step's {@link StepRecord}: writes of a store or stream manager on DBOS's system database that
+ * it defers commit in the record's own transaction (one durable write for the step's effects and its record).
+ *
  * @example
  * static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
- *   return runLeanStep('ExecuteToolStep', () => executeTool(input));
+ *   return runLeanStep('ExecuteToolStep', (record) => executeTool(input, record));
  * }
  */
-export function runLeanStep<T>(name: string, body: () => Promise<T>): Promise<T> {
-  if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body();
+export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promise<T>): Promise<T> {
+  if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
   // The lean path reads DBOS internals verified against these releases only; any other DBOS gets its public
   // step API, which records the same operation row (same function id and name), so replays stay compatible.
-  if (!leanStepsSupported(globalParams.dbosVersion)) return DBOS.runStep(body, { name });
+  if (!leanStepsSupported(globalParams.dbosVersion)) return DBOS.runStep(() => body(SEPARATE_RECORD), { name });
   // Reserved before any await, as DBOS does: concurrent steps keep their call order.
   const functionID = functionIDGetIncrement();
   const context = getCurrentContextStore();
@@ -50,7 +55,7 @@ async function runRecorded<T>(
   workflowID: string,
   functionID: number,
   name: string,
-  body: () => Promise<T>,
+  body: (record: StepRecord) => Promise<T>,
 ): Promise<T> {
   const database = executor.systemDatabase;
   const startedAt = Date.now();
@@ -60,11 +65,17 @@ async function runRecorded<T>(
   if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
 
   const cancelWatch = database.watchForCancellation(workflowID);
+  const writes: RecordWrite[] = [];
+  const record: StepRecord = {
+    joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
+    defer: (write) => void writes.push(write),
+  };
   let result: T;
   try {
-    result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, body);
+    result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, () => body(record));
   } catch (error) {
     if (cancelWatch.cancelled) await database.checkIfCanceled(workflowID);
+    await writeAlone(database.pool, writes);
     // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded.
     if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
@@ -73,9 +84,86 @@ async function runRecorded<T>(
     cancelWatch.release();
   }
   const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer);
-  // One transaction: the ownership check and the insert, exactly as DBOS records a step's result.
-  await database.recordOperationResult(workflowID, functionID, name, true, startedAt, Date.now(), { output: serialized.stringified, serialization: serialized.sername });
+  const output = { output: serialized.stringified, serialization: serialized.sername };
+  if (writes.length === 0) {
+    // One transaction: the ownership check and the insert, exactly as DBOS records a step's result.
+    await database.recordOperationResult(workflowID, functionID, name, true, startedAt, Date.now(), output);
+    return serialized.deserialized;
+  }
+  try {
+    await recordWithWrites(database, writes, { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output });
+  } catch (error) {
+    for (const write of writes) write.abandoned?.();
+    if (error instanceof DBOSWorkflowConflictError) throw error;
+    await database.recordOperationError(workflowID, functionID, name, startedAt, error);
+    throw error;
+  }
+  for (const write of writes) write.committed?.();
   return serialized.deserialized;
+}
+
+/** The parts of DBOS 5.3's system database the shared record uses (its step-record statement is not public). */
+interface RecordingDatabase {
+  pool: DBOSExecutor['systemDatabase']['pool'];
+}
+type RecordOperation = (
+  client: PoolClient,
+  workflowID: string,
+  functionID: number,
+  functionName: string,
+  checkConflict: boolean,
+  startedAt: number,
+  endedAt: number,
+  options: { output: string | null; serialization: string | null },
+) => Promise<void>;
+
+/**
+ * The deferred writes and the step's record (DBOS's own owner check and insert, `recordOperationResultInternal`) in
+ * one READ COMMITTED transaction on DBOS's pool, retried whole through connection failures (the deferred writes
+ * are idempotent; the record carries one completion time, so a retry after a lost COMMIT reply is no conflict).
+ */
+async function recordWithWrites(
+  database: RecordingDatabase,
+  writes: readonly RecordWrite[],
+  step: { workflowID: string; functionID: number; name: string; startedAt: number; endedAt: number; output: string | null; serialization: string | null },
+): Promise<void> {
+  const recordOperation = (database as unknown as { recordOperationResultInternal: RecordOperation }).recordOperationResultInternal.bind(database);
+  await withDbRetry(async () => {
+    const client = await database.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      for (const write of writes) await write.within(client);
+      await recordOperation(client, step.workflowID, step.functionID, step.name, true, step.startedAt, step.endedAt, { output: step.output, serialization: step.serialization });
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+}
+
+/** A failed step's deferred writes, in their own transaction (best effort: the step's error is what matters). */
+async function writeAlone(pool: RecordingDatabase['pool'], writes: RecordWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const pending = writes.splice(0);
+  const client = await pool.connect().catch(() => undefined);
+  if (client === undefined) {
+    for (const write of pending) write.abandoned?.();
+    return;
+  }
+  try {
+    await client.query('BEGIN');
+    for (const write of pending) await write.within(client);
+    await client.query('COMMIT');
+    for (const write of pending) write.committed?.();
+  } catch {
+    await client.query('ROLLBACK').catch(() => undefined);
+    for (const write of pending) write.abandoned?.();
+  } finally {
+    client.release();
+  }
 }
 
 async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {

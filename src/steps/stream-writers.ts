@@ -1,4 +1,6 @@
+import { BufferedStreamWriter } from '../stream/buffered-stream-writer.js';
 import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
+import type { StepRecord } from './step-record.js';
 import type { StreamChunkInput } from '../types/stream.js';
 
 /** Distributes Omit over the chunk union so each member keeps its own fields. */
@@ -37,6 +39,17 @@ export class ChunkEmitter {
 
   async flush(): Promise<void> {
     await (await this.writer()).flush();
+  }
+
+  /**
+   * Flush as part of a step's record: when the stream manager writes to DBOS's system database, the buffered chunks
+   * commit in the record's transaction (no write of their own); otherwise a plain `flush()`.
+   */
+  async flushWith(record: StepRecord): Promise<void> {
+    const writer = await this.writer();
+    if (!(writer instanceof BufferedStreamWriter) || !(await record.joins(this.streamManager))) return writer.flush();
+    const handover = await writer.handOver();
+    if (handover !== undefined) record.defer(handover);
   }
 
   /** The same writer, stamping another step's number (a later step committing an earlier one). */

@@ -1,5 +1,5 @@
 import type { JsonPatchOperation } from '../types/json-patch.js';
-import type { Checkpoint, CheckpointMeta, SessionState, SessionStateWrite, StagedChanges } from '../types/session.js';
+import type { Checkpoint, CheckpointMeta, SaveAndPromoteOptions, SessionState, SessionStateWrite, StagedChanges } from '../types/session.js';
 import { cloneJson } from '../database/json.js';
 import { mergeParallelPatches } from '../state/index.js';
 import { applySessionWrite } from './session-write.js';
@@ -60,4 +60,14 @@ export function buildStepCommit(
     createdAt: now,
   };
   return { state, checkpoint, delta: replaced ? null : merged.patches };
+}
+
+/**
+ * The `patches` option of a commit as staged-row shapes (applied after the staged rows, one per tool).
+ *
+ * @example
+ * buildStepCommit(current, write, [...staged, ...unstagedRows(options)], count, meta, now);
+ */
+export function unstagedRows(options: Pick<SaveAndPromoteOptions, 'patches'>): Array<Pick<StagedChanges, 'patches'>> {
+  return (options.patches ?? []).map((patches) => ({ patches }));
 }

@@ -19,6 +19,31 @@ import type { StreamWriteOptions, StreamWriter } from './stream-manager.js';
 export interface ChunkBatchSink {
   /** Store the chunks whose keys are new, in order. Throws StreamError(`STREAM_CLOSED`) when the stream is ended or failed. */
   append(streamId: string, chunks: KeyedChunk[]): Promise<void>;
+  /** The same append on a caller's connection, inside its transaction (a sink on Postgres only). */
+  appendOn?(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void>;
+}
+
+/**
+ * A connection a {@link ChunkBatchSink} can append on (a pg client inside the caller's transaction).
+ *
+ * @example
+ * const connection: ChunkConnection = poolClient;
+ */
+export interface ChunkConnection {
+  query(text: string, values?: unknown[]): Promise<{ rowCount: number | null }>;
+}
+
+/**
+ * Buffered chunks handed to another transaction (see `BufferedStreamWriter.handOver`).
+ *
+ * @example
+ * const handover = await writer.handOver(); if (handover) await handover.within(client);
+ */
+export interface ChunkHandover {
+  /** Append the handed chunks on `connection`, inside its transaction (again when that transaction is retried). */
+  within(connection: ChunkConnection): Promise<void>;
+  /** That transaction failed for good: the chunks go back to the writer, ahead of anything newer, and are flushed. */
+  abandoned(): void;
 }
 
 /**
@@ -105,6 +130,37 @@ export class BufferedStreamWriter implements StreamWriter {
     this.#flushing = run.catch(() => undefined);
     await run;
     this.#throwUnreported();
+  }
+
+  /**
+   * Hand everything buffered so far to a transaction of the caller's (after the batch in flight, if any), when the
+   * sink can append on a caller's connection: the chunks are stored when that transaction commits. `undefined`
+   * when nothing is buffered or the sink cannot (then `flush()`).
+   */
+  async handOver(): Promise<ChunkHandover | undefined> {
+    const appendOn = this.#sink.appendOn?.bind(this.#sink);
+    if (appendOn === undefined) return undefined;
+    this.#clearTimer();
+    await this.#flushing;
+    this.#throwUnreported();
+    if (this.#options.isStreamClosed()) throw closedError(this.#options.streamId);
+    const chunks = this.#buffer.splice(0);
+    if (chunks.length === 0) return undefined;
+    const streamId = this.#options.streamId;
+    return {
+      within: async (connection) => {
+        try {
+          await appendOn(connection, streamId, chunks);
+        } catch (error) {
+          if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') this.#options.onStreamClosed();
+          throw error;
+        }
+      },
+      abandoned: () => {
+        this.#buffer.unshift(...chunks);
+        this.#schedule();
+      },
+    };
   }
 
   /** Flush and release the writer (the stream stays open). Idempotent. */

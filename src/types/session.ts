@@ -262,6 +262,11 @@ export interface SaveAndPromoteOptions {
   expectedVersion?: number;
   /** Staged rows of this step id are applied to customState (in order) and deleted. Default: checkpointId. */
   stepId?: string;
+  /**
+   * State writes of the step's tools that were never staged (each list one tool's RFC 6902 operations), applied
+   * after the staged rows exactly as staged rows are (`mergeParallelPatches`).
+   */
+  patches?: JsonPatchOperation[][];
 }
 
 /** Result of interrupt-flag check-and-clear. */

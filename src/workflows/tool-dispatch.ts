@@ -7,6 +7,7 @@ import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { ApprovalGateStep } from '../steps/approval-gate.step.js';
 import type { RejectedToolCall } from '../steps/commit.step.js';
 import { executeServerTool } from './server-tool-call.js';
+import { soleToolCommit } from '../orchestration/sole-tool-commit.js';
 import type { RunScope } from '../steps/step-scope.js';
 import { runCompanionCalls } from './companion-dispatch.js';
 import { remoteMessage, runRemoteCalls } from './remote-dispatch.js';
@@ -41,7 +42,11 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
     else ungated.push(call);
   }
   // Tool steps and child dispatches are issued in one go (their durable ids are fixed at call time), then awaited.
-  const tools = Promise.all([...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1, atStepStart: true })));
+  // A step whose only work is one tool call lets that call record the step's commit (see `soleToolCommit`).
+  const commit = soleToolCommit(plan, agent);
+  const tools = Promise.all(
+    [...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1, atStepStart: true, ...(commit === undefined ? {} : { commit }) })),
+  );
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
   const remote = await runRemoteCalls(context, step, plan.remoteCalls);
   const outcomes = await tools;

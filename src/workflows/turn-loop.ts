@@ -65,9 +65,11 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
       toolOutcomes: [...phaseOne.outcomes, ...phaseTwo],
       rejectedCalls: rejectedCalls(plan),
     };
-    // A stopWhen reads the committed state, so the step commits now; otherwise the next step (or the finish) does.
+    // Committed already when the step's only tool call recorded it. A stopWhen reads the committed state, so the
+    // step commits now; otherwise the next step (or the finish) does.
     let customState: Record<string, unknown> | undefined;
-    if (agent.stopWhen === undefined) progress.commit = commit;
+    if (phaseOne.outcomes.some((outcome) => outcome.committed === true)) delete progress.commit;
+    else if (agent.stopWhen === undefined) progress.commit = commit;
     else ({ customState } = await CommitStep.commit({ ...scope, ...commit, returnState: true }));
     const stop = stopAfterStep(agent, step, { stepResult: llm.result, customState, ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }), phaseTwo });
     if (stop !== undefined) return stop;

@@ -3,10 +3,11 @@ import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
 import type { StepCommitReport } from '../../types/step-commit-report.js';
 import { withMessageIds } from '../message-append.js';
-import { buildStepCommit } from '../step-commit.js';
+import { buildStepCommit, unstagedRows } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { findCommitCheckpoints, insertCheckpointRow } from './checkpoint-chain.js';
-import type { PostgresContext } from './database.js';
+import type { PostgresContext, SqlConnection } from './database.js';
+import type { StoreTables } from './tables.js';
 import { insertPostgresMessages, planPostgresAppend } from './messages.js';
 import { lockSession, writeSession } from './session-lock.js';
 import { selectStagedChanges } from './staging.js';
@@ -34,32 +35,51 @@ export async function commitPostgresStep(
 ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
+  return database.transaction('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options));
+}
+
+/**
+ * {@link commitPostgresStep} on a connection inside the caller's transaction (the caller commits or rolls back):
+ * the same statements, for a commit that joins another transaction (a step's record on the same database).
+ *
+ * @example
+ * await commitPostgresStepOn(client, tables, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
+ */
+export async function commitPostgresStepOn(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  write: SessionStateWrite,
+  appendMessages: Message[],
+  meta: CheckpointMeta,
+  options: SaveAndPromoteOptions = {},
+): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
+  assertIdentifier(sessionId, 'sessionId');
+  assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
-  return database.transaction('commit a step', async (connection) => {
-    const { state, messageCount, interruptRequested } = await lockSession(connection, tables, sessionId);
-    const { exists, base } = await findCommitCheckpoints(connection, tables, sessionId, meta.checkpointId, state.checkpointId);
-    if (exists) {
-      return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
-    }
-    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
-      throw new StaleStateError(sessionId, options.expectedVersion, state.version);
-    }
-    const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
-    const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
-    const total = messageCount + messages.length;
-    const commit = buildStepCommit(state, write, staged, total, meta, Date.now());
-    await writeSession(connection, tables, commit.state, total);
-    if (staged.length > 0) {
-      await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
-      sessionId,
-      stepId,
-      staged.map((row) => row.stagingKey),
-    ]);
-    }
-    const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
-    await insertCheckpointRow(connection, tables, commit.checkpoint, delta);
-    await insertPostgresMessages(connection, tables, sessionId, messages);
-    return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
-  });
+  const { state, messageCount, interruptRequested } = await lockSession(connection, tables, sessionId);
+  const { exists, base } = await findCommitCheckpoints(connection, tables, sessionId, meta.checkpointId, state.checkpointId);
+  if (exists) {
+    return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
+  }
+  if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
+    throw new StaleStateError(sessionId, options.expectedVersion, state.version);
+  }
+  const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
+  const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
+  const total = messageCount + messages.length;
+  const commit = buildStepCommit(state, write, [...staged, ...unstagedRows(options)], total, meta, Date.now());
+  await writeSession(connection, tables, commit.state, total);
+  if (staged.length > 0) {
+    await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
+    sessionId,
+    stepId,
+    staged.map((row) => row.stagingKey),
+  ]);
+  }
+  const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
+  await insertCheckpointRow(connection, tables, commit.checkpoint, delta);
+  await insertPostgresMessages(connection, tables, sessionId, messages);
+  return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
 }

@@ -2,7 +2,7 @@ import { finishedLimit } from '../validation.js';
 import knexPackage from 'knex';
 import type { Knex } from 'knex';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
-import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { resolveTransientRetry, retryTransient, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import type { Logger } from '../../hooks/types.js';
 import type { JsonPatchOperation } from '../../types/json-patch.js';
 import type { Message } from '../../types/message.js';
@@ -31,8 +31,9 @@ import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
 import { assertIdentifier } from '../validation.js';
 import * as checkpoints from './checkpoints.js';
-import { commitPostgresStep } from './commit.js';
-import { Database, type PostgresContext } from './database.js';
+import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
+import { Database, type PostgresContext, type SqlConnection } from './database.js';
 import * as interrupt from './interrupt-flag.js';
 import * as messages from './messages.js';
 import { runMigrations } from './migrate.js';
@@ -42,35 +43,11 @@ import * as staging from './staging.js';
 import * as state from './state.js';
 import * as subSessions from './sub-sessions.js';
 import { storeTables } from './tables.js';
+import type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './store-options.js';
+
+export type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './store-options.js';
 
 function quiet(): void {}
-
-/**
- * How `PostgresStateStore` reaches Postgres: a connection string (the store owns the pool) or your knex.
- *
- * @example
- * const connection: PostgresStateStoreConnection = { connectionString: 'postgres://localhost/app' };
- */
-export type PostgresStateStoreConnection = { connectionString: string } | { knex: Knex };
-
-/**
- * Options of `PostgresStateStore`.
- *
- * @example
- * const options: PostgresStateStoreOptions = { schema: 'helix', logger: console };
- */
-export interface PostgresStateStoreOptions {
-  /** Postgres schema of the `__agents_*` tables (created by `migrate()` when absent). Default `'public'`. */
-  schema?: string;
-  /** Receives migration lines and driver failures (ids and SQLSTATEs only). */
-  logger?: Logger;
-  /**
-   * How long each method waits out transient Postgres errors (restart, refused or dropped connections,
-   * `pg_terminate_backend`, serialization failures, deadlocks) before throwing a retryable StoreError.
-   * Default: capped exponential back-off (50 ms → 2 s) for up to 3 minutes; `{ budgetMs: 0 }` disables it.
-   */
-  retry?: TransientRetryOptions;
-}
 
 /**
  * The production `SessionStateStore`: knex 3 + pg on the `__agents_*` tables of `schema/`. Every method
@@ -189,6 +166,14 @@ export class PostgresStateStore implements SessionStateStore {
     options?: SaveAndPromoteOptions,
   ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }> {
     return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
+  }
+  /** @internal `saveStateAndPromoteStaging` inside a caller's transaction on this database (a step record's). */
+  async commitStepOn(connection: SqlConnection, ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>) {
+    return commitPostgresStepOn(connection, this.context.tables, ...args);
+  }
+  /** @internal Names the database this store writes to (see `databaseFingerprint`). */
+  async databaseFingerprint(): Promise<string> {
+    return this.context.database.run('name the database', (connection) => databaseFingerprint(connection));
   }
   async incrementStepCount(sessionId: string): Promise<number> {
     return state.incrementPostgresCounter(this.context, sessionId, 'step_count');

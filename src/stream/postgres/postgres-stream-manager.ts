@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
@@ -7,6 +8,7 @@ import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/index.js';
 import type { StreamChunk, StreamInfo, StreamStatus } from '../../types/stream.js';
+import type { ChunkConnection } from '../buffered-stream-writer.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
@@ -127,7 +129,7 @@ export class PostgresStreamManager implements StreamManager {
     assertStreamId(streamId);
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
-      sink: { append: (id, chunks) => this.#append(id, chunks) },
+      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -262,9 +264,14 @@ export class PostgresStreamManager implements StreamManager {
     if (this.#ownsPool) await this.#pool.end();
   }
 
+  /** @internal Names the database this manager writes to (see `databaseFingerprint`). */
+  async databaseFingerprint(): Promise<string> {
+    return runPostgresOperation('name the database', () => databaseFingerprint(this.#pool), { retry: this.#retry, logger: this.#logger });
+  }
+
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
-  async #append(streamId: string, chunks: KeyedChunk[]): Promise<void> {
-    const result = await this.#pool.query(this.#sql.append, [
+  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void> {
+    const result = await connection.query(this.#sql.append, [
       streamId,
       JSON.stringify(chunks.map((keyed) => keyed.chunk)),
       this.#sql.channel,

@@ -1,0 +1,87 @@
+import type { SqlConnection } from '../store/postgres/database.js';
+
+/**
+ * A store or stream manager whose writes can commit in the same Postgres transaction as DBOS's record of a step,
+ * when it writes to DBOS's system database (same database of the same server; see `databaseFingerprint`).
+ *
+ * @example
+ * const participant: RecordParticipant = { databaseFingerprint: () => databaseFingerprint(pool) };
+ */
+export interface RecordParticipant {
+  /** The fingerprint of the database this component writes to. */
+  databaseFingerprint(): Promise<string>;
+}
+
+/**
+ * Work a step hands to its record: it runs inside the transaction that records the step's output, so it is durable
+ * exactly when the step is (a crash before the COMMIT leaves neither; a replay finds both).
+ *
+ * @example
+ * record.defer({ within: (connection) => connection.query('SELECT 1').then(() => undefined) });
+ */
+export interface RecordWrite {
+  /** The writes, on the record's connection inside its transaction (may run again when the transaction is retried). */
+  within(connection: SqlConnection): Promise<void>;
+  /** The transaction committed. */
+  committed?(): void;
+  /** The record's transaction failed for good (the step fails): undo any hand-over (best effort, must not throw). */
+  abandoned?(): void;
+}
+
+/**
+ * What a lean step's body may ask of its record (see `runLeanStep`).
+ *
+ * @example
+ * if (await record.joins(streamManager)) record.defer(write); else await flushAlone();
+ */
+export interface StepRecord {
+  /** Whether `participant`'s writes can join the record's transaction (it writes to DBOS's system database). */
+  joins(participant: unknown): Promise<boolean>;
+  /** Commit `write` with the step's record; only after `joins` said yes for everything it writes. */
+  defer(write: RecordWrite): void;
+}
+
+/**
+ * A record nothing can join (outside the lean path): every step writes on its own.
+ *
+ * @example
+ * await body(SEPARATE_RECORD);
+ */
+export const SEPARATE_RECORD: StepRecord = {
+  joins: async () => false,
+  defer: () => {
+    throw new Error('This step record takes no writes; check joins() first.');
+  },
+};
+
+/**
+ * Whether `value` offers {@link RecordParticipant}.
+ *
+ * @example
+ * if (isRecordParticipant(stateStore)) await stateStore.databaseFingerprint();
+ */
+export function isRecordParticipant(value: unknown): value is RecordParticipant {
+  return typeof (value as Partial<RecordParticipant> | null)?.databaseFingerprint === 'function';
+}
+
+const verdicts = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * Whether `participant` writes to the database behind `systemFingerprint` (asked once per participant and process;
+ * a participant that cannot tell, or fails to, writes on its own).
+ *
+ * @example
+ * const joins = await sharesSystemDatabase(stateStore, () => databaseFingerprint(systemPool));
+ */
+export function sharesSystemDatabase(participant: unknown, systemFingerprint: () => Promise<string>): Promise<boolean> {
+  if (!isRecordParticipant(participant)) return Promise.resolve(false);
+  let verdict = verdicts.get(participant);
+  if (verdict === undefined) {
+    verdict = Promise.all([participant.databaseFingerprint(), systemFingerprint()]).then(
+      ([own, system]) => own === system,
+      () => false,
+    );
+    verdicts.set(participant, verdict);
+  }
+  return verdict;
+}

@@ -1,0 +1,101 @@
+import type { HookManager } from '../hooks/hook-manager.js';
+import { checkpointIdFor } from '../orchestration/ids.js';
+import { soleToolCommitMessages, type SoleToolCommit } from '../orchestration/sole-tool-commit.js';
+import type { ToolOutcome } from '../orchestration/tool-outcome.js';
+import type { SqlConnection } from '../store/postgres/database.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { JsonPatchOperation } from '../types/json-patch.js';
+import type { StepCommitReport } from '../types/step-commit-report.js';
+import type { RunScope } from './step-scope.js';
+import type { StepRecord } from './step-record.js';
+
+/** A store that can commit a step inside a caller's transaction on its database (`PostgresStateStore`). */
+interface CommitOnConnection {
+  commitStepOn(
+    connection: SqlConnection,
+    ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>
+  ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }>;
+}
+
+/** Reports of steps committed by their tool step in this process, for the next `CallLLMStep` (most recent last). */
+const MAX_REPORTS = 256;
+const reports = new Map<string, { store: SessionStateStore; report: StepCommitReport }>();
+
+/**
+ * Whether this tool step records its agent step's commit itself (`commit` given by the workflow, see
+ * `soleToolCommit`): only when the store writes to DBOS's system database (the commit joins the step's record:
+ * one transaction) and no onMessage/afterTool hook is registered (they fire after a commit, from a step that can
+ * run them again after a crash; here the step's record follows the commit at once).
+ *
+ * @example
+ * const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
+ */
+export async function recordsStepCommit(
+  stateStore: SessionStateStore,
+  hooks: Pick<HookManager, 'hasHooks'>,
+  record: StepRecord,
+  commit: SoleToolCommit | undefined,
+): Promise<boolean> {
+  if (commit === undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
+  if (typeof (stateStore as Partial<CommitOnConnection>).commitStepOn !== 'function') return false;
+  return record.joins(stateStore);
+}
+
+/**
+ * Commit the agent step with the tool's record (after {@link recordsStepCommit} said yes): its messages (head,
+ * the tool's result, tail), the tool's state writes as unstaged patches, checkpoint `${runId}:${step}`. Returns the
+ * outcome marked `committed`; the commit's report is kept for the next `CallLLMStep` of this process.
+ *
+ * @example
+ * return deferStepCommit(record, stateStore, input, input.commit, outcome, patches);
+ */
+export function deferStepCommit(
+  record: StepRecord,
+  stateStore: SessionStateStore,
+  scope: RunScope & { step: number },
+  commit: SoleToolCommit,
+  outcome: ToolOutcome,
+  patches: JsonPatchOperation[],
+): ToolOutcome & { committed: true } {
+  const committed = { ...outcome, committed: true as const };
+  const messages = soleToolCommitMessages(commit, committed);
+  const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
+  let report: StepCommitReport | undefined;
+  record.defer({
+    within: async (connection) => {
+      const store = stateStore as unknown as CommitOnConnection;
+      ({ report } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, patches.length === 0 ? {} : { patches: [patches] }));
+    },
+    committed: () => {
+      if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);
+    },
+  });
+  return committed;
+}
+
+/**
+ * The report of step `step`'s commit when its tool step recorded it in this process (taken: a second call gets
+ * `undefined`), so the next `CallLLMStep` reads neither the session nor the interrupt flag again.
+ *
+ * @example
+ * const report = takeToolStepReport(stateStore, scope, step - 1);
+ */
+export function takeToolStepReport(stateStore: SessionStateStore, scope: Pick<RunScope, 'sessionId' | 'runId'>, step: number): StepCommitReport | undefined {
+  const key = reportKey(scope, step);
+  const entry = reports.get(key);
+  reports.delete(key);
+  return entry !== undefined && entry.store === stateStore ? entry.report : undefined;
+}
+
+function remember(key: string, store: SessionStateStore, report: StepCommitReport): void {
+  reports.set(key, { store, report });
+  while (reports.size > MAX_REPORTS) {
+    const oldest = reports.keys().next().value;
+    if (oldest === undefined) return;
+    reports.delete(oldest);
+  }
+}
+
+function reportKey(scope: Pick<RunScope, 'sessionId' | 'runId'>, step: number): string {
+  return `${scope.sessionId}\u0000${scope.runId}\u0000${step}`;
+}
