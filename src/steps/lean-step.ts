@@ -6,6 +6,7 @@ import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serial
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
+import { recordStepRow, recordWithWrites, writeAlone } from './lean-step-record.js';
 import { databaseFingerprint } from '../database/database-fingerprint.js';
 import { SEPARATE_RECORD, sharesSystemDatabase, type RecordWrite, type StepRecord } from './step-record.js';
 
@@ -85,13 +86,14 @@ async function runRecorded<T>(
   }
   const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer);
   const output = { output: serialized.stringified, serialization: serialized.sername };
+  const step = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output };
   if (writes.length === 0) {
-    // One transaction: the ownership check and the insert, exactly as DBOS records a step's result.
-    await database.recordOperationResult(workflowID, functionID, name, true, startedAt, Date.now(), output);
+    // One statement: the ownership check and the insert, the row DBOS records for a step's result.
+    await withDbRetry(() => recordStepRow(database.pool, database, step));
     return serialized.deserialized;
   }
   try {
-    await recordWithWrites(database, writes, { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output });
+    await recordWithWrites(database, writes, step);
   } catch (error) {
     for (const write of writes) write.abandoned?.();
     if (error instanceof DBOSWorkflowConflictError) throw error;
@@ -100,70 +102,6 @@ async function runRecorded<T>(
   }
   for (const write of writes) write.committed?.();
   return serialized.deserialized;
-}
-
-/** The parts of DBOS 5.3's system database the shared record uses (its step-record statement is not public). */
-interface RecordingDatabase {
-  pool: DBOSExecutor['systemDatabase']['pool'];
-}
-type RecordOperation = (
-  client: PoolClient,
-  workflowID: string,
-  functionID: number,
-  functionName: string,
-  checkConflict: boolean,
-  startedAt: number,
-  endedAt: number,
-  options: { output: string | null; serialization: string | null },
-) => Promise<void>;
-
-/**
- * The deferred writes and the step's record (DBOS's own owner check and insert, `recordOperationResultInternal`) in
- * one READ COMMITTED transaction on DBOS's pool, retried whole through connection failures (the deferred writes
- * are idempotent; the record carries one completion time, so a retry after a lost COMMIT reply is no conflict).
- */
-async function recordWithWrites(
-  database: RecordingDatabase,
-  writes: readonly RecordWrite[],
-  step: { workflowID: string; functionID: number; name: string; startedAt: number; endedAt: number; output: string | null; serialization: string | null },
-): Promise<void> {
-  const recordOperation = (database as unknown as { recordOperationResultInternal: RecordOperation }).recordOperationResultInternal.bind(database);
-  await withDbRetry(async () => {
-    const client = await database.pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-      for (const write of writes) await write.within(client);
-      await recordOperation(client, step.workflowID, step.functionID, step.name, true, step.startedAt, step.endedAt, { output: step.output, serialization: step.serialization });
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  });
-}
-
-/** A failed step's deferred writes, in their own transaction (best effort: the step's error is what matters). */
-async function writeAlone(pool: RecordingDatabase['pool'], writes: RecordWrite[]): Promise<void> {
-  if (writes.length === 0) return;
-  const pending = writes.splice(0);
-  const client = await pool.connect().catch(() => undefined);
-  if (client === undefined) {
-    for (const write of pending) write.abandoned?.();
-    return;
-  }
-  try {
-    await client.query('BEGIN');
-    for (const write of pending) await write.within(client);
-    await client.query('COMMIT');
-    for (const write of pending) write.committed?.();
-  } catch {
-    await client.query('ROLLBACK').catch(() => undefined);
-    for (const write of pending) write.abandoned?.();
-  } finally {
-    client.release();
-  }
 }
 
 async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {

@@ -1,0 +1,107 @@
+import { currentOwnerXid } from '@dbos-inc/dbos-sdk/internal/context';
+import type { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
+import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
+import type { Pool, PoolClient } from 'pg';
+import type { RecordWrite } from './step-record.js';
+
+/** DBOS 5.3's system database, as the lean step's record uses it. */
+export type SystemDatabase = DBOSExecutor['systemDatabase'];
+
+/**
+ * One step's record: DBOS's `operation_outputs` row, exactly as `recordOperationResult` writes it.
+ *
+ * @example
+ * const step: StepRecordRow = { workflowID, functionID, name: 'CallLLMStep', startedAt, endedAt, output, serialization };
+ */
+export interface StepRecordRow {
+  workflowID: string;
+  functionID: number;
+  name: string;
+  startedAt: number;
+  endedAt: number;
+  output: string | null;
+  serialization: string | null;
+}
+
+/**
+ * Record a step's output in ONE statement (DBOS takes four round trips: BEGIN, the owner check, the insert, COMMIT):
+ * the insert reads the workflow's row `FOR NO KEY UPDATE` with DBOS's owner condition in the same statement, so the
+ * lock is held until the row commits, as DBOS's own check holds it. No row: another executor owns the workflow
+ * (`DBOSWorkflowConflictError`). An existing row with another completion time: nondeterminism, as DBOS reports it
+ * (a retry of this record carries the same time, so a lost reply re-sent is no conflict). On `queryable` (a pool:
+ * its own transaction; a client inside a transaction: part of it).
+ *
+ * @example
+ * await recordStepRow(database.pool, database, step);
+ */
+export async function recordStepRow(queryable: Pool | PoolClient, database: Pick<SystemDatabase, 'schemaName' | 'appName'>, step: StepRecordRow): Promise<void> {
+  const schema = database.schemaName;
+  const ownerXid = currentOwnerXid(step.workflowID) ?? null;
+  const result = await queryable.query<{ completed_at_epoch_ms: string | number }>(
+    `WITH owner AS (
+       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = $1 AND ($9::text IS NULL OR owner_xid = $9) FOR NO KEY UPDATE
+     )
+     INSERT INTO "${schema}".operation_outputs
+       (workflow_uuid, function_id, output, error, function_name, child_workflow_id, started_at_epoch_ms, completed_at_epoch_ms, serialization, application_name, retention_timestamp)
+     SELECT $1, $2, $3, NULL, $4, NULL, $5, $6, $7, $8, (EXTRACT(EPOCH FROM now()) * 1000)::bigint FROM owner
+     ON CONFLICT (workflow_uuid, function_id) DO UPDATE SET completed_at_epoch_ms = operation_outputs.completed_at_epoch_ms
+     RETURNING completed_at_epoch_ms`,
+    [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid],
+  );
+  const row = result.rows[0];
+  if (row === undefined) throw new DBOSWorkflowConflictError(step.workflowID);
+  if (Number(row.completed_at_epoch_ms) !== step.endedAt) throw new DBOSStepNondeterminismError(step.workflowID, step.functionID);
+}
+
+/**
+ * The deferred writes and the step's record in one READ COMMITTED transaction on DBOS's pool, retried whole through
+ * connection failures (the deferred writes are idempotent; the record carries one completion time).
+ *
+ * @example
+ * await recordWithWrites(database, writes, step);
+ */
+export async function recordWithWrites(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<void> {
+  await withDbRetry(async () => {
+    const client = await database.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      for (const write of writes) await write.within(client);
+      await recordStepRow(client, database, step);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+}
+
+/**
+ * A failed step's deferred writes in their own transaction (best effort: the step's error is what matters); what
+ * cannot be written is handed back (`abandoned`).
+ *
+ * @example
+ * await writeAlone(database.pool, writes);
+ */
+export async function writeAlone(pool: Pool, writes: RecordWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const pending = writes.splice(0);
+  const client = await pool.connect().catch(() => undefined);
+  if (client === undefined) {
+    for (const write of pending) write.abandoned?.();
+    return;
+  }
+  try {
+    await client.query('BEGIN');
+    for (const write of pending) await write.within(client);
+    await client.query('COMMIT');
+    for (const write of pending) write.committed?.();
+  } catch {
+    await client.query('ROLLBACK').catch(() => undefined);
+    for (const write of pending) write.abandoned?.();
+  } finally {
+    client.release();
+  }
+}
