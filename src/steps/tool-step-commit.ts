@@ -64,7 +64,7 @@ export function deferStepCommit(
   record.defer({
     within: async (connection) => {
       const store = stateStore as unknown as CommitOnConnection;
-      ({ report } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, patches.length === 0 ? {} : { patches: [patches] }));
+      ({ report } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, { patches: [{ stagingKey: outcome.toolCallId, patches }] }));
     },
     committed: () => {
       if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);

@@ -63,11 +63,17 @@ export function buildStepCommit(
 }
 
 /**
- * The `patches` option of a commit as staged-row shapes (applied after the staged rows, one per tool).
+ * The rows a commit applies, in order: the step's staged rows, except those a direct entry of `options.patches`
+ * replaces (same staging key), then the direct entries.
  *
  * @example
- * buildStepCommit(current, write, [...staged, ...unstagedRows(options)], count, meta, now);
+ * buildStepCommit(current, write, rowsToApply(staged, options), count, meta, now);
  */
-export function unstagedRows(options: Pick<SaveAndPromoteOptions, 'patches'>): Array<Pick<StagedChanges, 'patches'>> {
-  return (options.patches ?? []).map((patches) => ({ patches }));
+export function rowsToApply<Row extends Pick<StagedChanges, 'stagingKey' | 'patches'>>(
+  staged: readonly Row[],
+  options: Pick<SaveAndPromoteOptions, 'patches'>,
+): Array<Pick<StagedChanges, 'stagingKey' | 'patches'>> {
+  const direct = options.patches ?? [];
+  const replaced = new Set(direct.map((entry) => entry.stagingKey));
+  return [...staged.filter((row) => !replaced.has(row.stagingKey)), ...direct];
 }

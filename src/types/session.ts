@@ -263,10 +263,11 @@ export interface SaveAndPromoteOptions {
   /** Staged rows of this step id are applied to customState (in order) and deleted. Default: checkpointId. */
   stepId?: string;
   /**
-   * State writes of the step's tools that were never staged (each list one tool's RFC 6902 operations), applied
-   * after the staged rows exactly as staged rows are (`mergeParallelPatches`).
+   * State writes of the step's tools handed to the commit directly instead of staged, applied after the staged rows
+   * exactly as staged rows are (`mergeParallelPatches`). An entry replaces a staged row of the step with the same
+   * `stagingKey` (a tool's earlier attempt that staged before it crashed); that row is deleted, not applied.
    */
-  patches?: JsonPatchOperation[][];
+  patches?: Array<Pick<StagedChanges, 'stagingKey' | 'patches'>>;
 }
 
 /** Result of interrupt-flag check-and-clear. */

@@ -1,7 +1,7 @@
 import { StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
-import { buildStepCommit, unstagedRows } from '../step-commit.js';
+import { buildStepCommit, rowsToApply } from '../step-commit.js';
 import { assertCheckpointMeta } from '../validation.js';
 import type { MemoryData } from './memory-data.js';
 import { planMemoryAppend } from './messages.js';
@@ -33,7 +33,7 @@ export function commitMemoryStep(
   const stepId = options.stepId ?? meta.checkpointId;
   const rows = stagedRowsOf(record, stepId);
   const messages = planMemoryAppend(record, appendMessages);
-  const { state, checkpoint } = buildStepCommit(record.state, write, [...rows, ...unstagedRows(options)], record.messages.length + messages.length, meta, Date.now());
+  const { state, checkpoint } = buildStepCommit(record.state, write, rowsToApply(rows, options), record.messages.length + messages.length, meta, Date.now());
   record.state = state;
   record.messages.push(...messages);
   record.checkpoints.push(checkpoint);

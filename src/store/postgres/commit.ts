@@ -3,7 +3,7 @@ import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
 import type { StepCommitReport } from '../../types/step-commit-report.js';
 import { withMessageIds } from '../message-append.js';
-import { buildStepCommit, unstagedRows } from '../step-commit.js';
+import { buildStepCommit, rowsToApply } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { findCommitCheckpoints, insertCheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext, SqlConnection } from './database.js';
@@ -69,7 +69,7 @@ export async function commitPostgresStepOn(
   const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
   const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
   const total = messageCount + messages.length;
-  const commit = buildStepCommit(state, write, [...staged, ...unstagedRows(options)], total, meta, Date.now());
+  const commit = buildStepCommit(state, write, rowsToApply(staged, options), total, meta, Date.now());
   await writeSession(connection, tables, commit.state, total);
   if (staged.length > 0) {
     await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [

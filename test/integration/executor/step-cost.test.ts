@@ -110,6 +110,37 @@ describe('the cost of an agent step', () => {
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
   });
 
+  it('commits a step whose only work is one tool call in that tool step’s record: no separate commit, nothing staged', async () => {
+    script = countingScript(2);
+    llm.reset();
+    const store = runtime.stateStore;
+    const commit = store.saveStateAndPromoteStaging.bind(store);
+    const stage = store.stageChanges.bind(store);
+    const counts = { commits: 0, staged: 0 };
+    store.saveStateAndPromoteStaging = (...args) => ((counts.commits += 1), commit(...args));
+    store.stageChanges = (...args) => ((counts.staged += 1), stage(...args));
+    const handle = await runtime.executor.execute(counter, 'Count twice.', { sessionId: 'cost-shared' });
+    const result = await handle.result().finally(() => {
+      store.saveStateAndPromoteStaging = commit;
+      store.stageChanges = stage;
+    });
+    expect(result).toMatchObject({ status: 'completed', stepCount: 3 });
+    // Only the final text step commits on its own (in FinishRunStep); the tools' state writes were never staged.
+    expect(counts).toEqual({ commits: 1, staged: 0 });
+    expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
+    for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
+    const { rows } = await pool.query<{ output: string }>(
+      "SELECT output FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'ExecuteToolStep' ORDER BY function_id",
+      [handle.workflowId],
+    );
+    expect(rows.map((row) => row.output.includes('"committed":true'))).toEqual([true, true]);
+    const chunks: string[] = [];
+    for await (const chunk of await runtime.streamManager.createReader('cost-shared')) {
+      if (chunk.type === 'tool_start' || chunk.type === 'tool_end' || chunk.type === 'state_patch') chunks.push(`${chunk.type}:${chunk.step}`);
+    }
+    expect(chunks).toEqual(['tool_start:1', 'state_patch:1', 'tool_end:1', 'tool_start:2', 'state_patch:2', 'tool_end:2']);
+  });
+
   it('a local run’s result() reads no run record while the run is busy', async () => {
     script = countingScript(1);
     llm.reset();

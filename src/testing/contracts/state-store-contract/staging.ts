@@ -56,5 +56,21 @@ export function defineStagingContract(context: ContractContext): void {
       await context.store.discardStaging(id);
       expect(await context.store.hasStagedChanges(id)).toBe(false);
     });
+
+    it('a commit applies direct patches after the staged rows; a direct entry replaces the staged row with its key', async () => {
+      const { sessionId: id } = await context.createSession('direct-patches', { customState: { log: ['start'] } });
+      // `b` staged by an attempt that crashed; the re-run hands its patches to the commit directly.
+      await context.store.stageChanges(id, { stepId: 'r1:1', stagingKey: 'a', patches: [{ op: 'add', path: '/log/-', value: 'a' }] });
+      await context.store.stageChanges(id, { stepId: 'r1:1', stagingKey: 'b', patches: [{ op: 'add', path: '/log/-', value: 'b-first-attempt' }] });
+      await context.store.saveStateAndPromoteStaging(id, { stepCount: 1 }, [], { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 }, {
+        patches: [
+          { stagingKey: 'b', patches: [{ op: 'add', path: '/log/-', value: 'b' }] },
+          { stagingKey: 'c', patches: [{ op: 'add', path: '/log/-', value: 'c' }] },
+        ],
+      });
+      expect((await context.store.loadState<{ log: string[] }>(id))?.customState.log).toEqual(['start', 'a', 'b', 'c']);
+      expect((await context.store.getLatestCheckpoint(id))?.customState).toEqual({ log: ['start', 'a', 'b', 'c'] });
+      expect(await context.store.hasStagedChanges(id, 'r1:1')).toBe(false);
+    });
   });
 }

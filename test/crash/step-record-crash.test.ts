@@ -1,0 +1,86 @@
+/**
+ * SIGKILL drill inside a step's record transaction: a step whose only work is one tool call records the agent step's
+ * commit (messages, checkpoint, state) and its last stream chunks in the same Postgres transaction as DBOS's record of
+ * the tool step. The test holds the session row, so that transaction stops after its chunk append and before the
+ * commit's writes and its COMMIT; the worker is killed there. Nothing of it may be visible (no tool_end chunk, no
+ * checkpoint, no step record), and recovery in another process runs the tool again (it never completed durably),
+ * commits the step once and ends as an uncrashed run does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentResult } from '../../src/types/result.js';
+import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
+import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
+import { DRILL_TIMEOUTS, killAndRecover, runToCompletion } from './support/drill-flow.js';
+import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
+
+const BASELINE = 'record-baseline';
+const DRILL = 'record-drill';
+/** Long enough for the test to take the session row while the tool runs. */
+const TOOL_DELAY_MS = 1_500;
+
+let env: DrillEnvironment;
+let baseline: AgentResult;
+
+beforeAll(async () => {
+  env = await setUpDrillEnvironment('crash_step_record');
+  env.llm.register(BASELINE, DRILL_SCENARIOS.betweenSteps, { crash: false });
+  env.llm.register(DRILL, DRILL_SCENARIOS.betweenSteps, { crash: false });
+  baseline = (await runToCompletion(env, 'crash-record-baseline', [BASELINE])).get(BASELINE) as AgentResult;
+}, 90_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('crash drill: SIGKILL inside the record transaction of a tool step that commits its agent step', () => {
+  it('leaves nothing of the transaction behind; recovery re-runs the tool and commits the step once', async () => {
+    const worker = env.workers.spawn('doomed worker crash-record', 'crash-record', env.workerConfig('start', [DRILL], { toolDelayMs: TOOL_DELAY_MS }));
+    const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === DRILL);
+    await waitUntil('lookup a running', DRILL_TIMEOUTS.signal, async () => (await toolRunCounts(env.pool, DRILL)).call_1_lookup_a === 1, () => worker.describe());
+
+    const holder = await env.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM __agents_sessions WHERE session_id = $1 FOR UPDATE', [DRILL]);
+      await waitUntil(
+        "the tool step's record transaction waiting for the session row",
+        DRILL_TIMEOUTS.signal,
+        async () => {
+          const { rows } = await env.pool.query<{ waiting: string }>(
+            `SELECT count(*) AS waiting FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%FOR NO KEY UPDATE%'`,
+          );
+          return Number(rows[0]?.waiting ?? 0) >= 1;
+        },
+        () => worker.describe(),
+      );
+      // Inside the open transaction: its chunk append ran, but nothing of it is visible.
+      expect(await chunkRowCount(env.pool, DRILL, 'tool_end', 1)).toBe(0);
+      expect(await checkpointExists(env.pool, DRILL, `${started.runId}:1`)).toBe(false);
+      expect((await stepRecordsOf(env.pool, started.workflowId)).map((step) => step.name)).not.toContain('ExecuteToolStep');
+      await worker.kill();
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+
+    const { result } = await killAndRecover(env, { worker, executorId: 'crash-record', sessionId: DRILL, runId: started.runId, workflowId: started.workflowId });
+
+    expect(result).toMatchObject({ status: baseline.status, output: baseline.output });
+    // The tool never completed durably, so it ran again; its state write and its messages were committed once.
+    expect(await toolRunCounts(env.pool, DRILL)).toEqual({ call_1_lookup_a: 2 });
+    const drill = await snapshotSession(env, DRILL, result);
+    const reference = await snapshotSession(env, BASELINE, baseline);
+    expect(drill.facts).toEqual(reference.facts);
+    expect(drill.facts).toEqual(['a']);
+    const messages = await storedMessages(env, DRILL);
+    expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
+    expect(await checkpointExists(env.pool, DRILL, `${started.runId}:1`)).toBe(true);
+    expect(await chunkRowCount(env.pool, DRILL, 'tool_start', 1)).toBe(1);
+    expect(await chunkRowCount(env.pool, DRILL, 'tool_end', 1)).toBe(1);
+    // The step record says the tool step committed the agent step: no separate commit ran for it.
+    const toolStep = (await stepRecordsOf(env.pool, started.workflowId)).find((step) => step.name === 'ExecuteToolStep');
+    expect(toolStep?.output).toContain('"committed":true');
+  }, 120_000);
+});
