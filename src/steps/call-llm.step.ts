@@ -13,7 +13,7 @@ import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { runLeanStep } from './lean-step.js';
-import type { StepRecord } from './step-record.js';
+import { recordUsageWith, type StepRecord } from './step-record.js';
 import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
@@ -115,7 +115,7 @@ export class CallLLMStep {
           // Arguments past the limits never reach the checkpoint, the history or the next prompt.
           .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));
         await emitter.flushWith(record);
-        await usageStore?.record([
+        await recordUsageWith(record, usageStore, [
           {
             id: `${input.runId}:${input.step}:llm`,
             sessionId: input.sessionId,

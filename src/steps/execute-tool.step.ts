@@ -14,7 +14,7 @@ import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 import { runLeanStep } from './lean-step.js';
-import type { StepRecord } from './step-record.js';
+import { recordUsageWith, type StepRecord } from './step-record.js';
 import { deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
@@ -87,7 +87,7 @@ export class ExecuteToolStep {
     const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
     await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending });
     await emitter.flushWith(record);
-    await usageStore?.record([
+    await recordUsageWith(record, usageStore, [
       {
         id: `${input.runId}:${input.step}:tool:${call.toolCallId}`,
         sessionId: input.sessionId,

@@ -1,4 +1,5 @@
 import type { SqlConnection } from '../store/postgres/database.js';
+import type { UsageRecord } from '../types/usage.js';
 
 /**
  * A store or stream manager whose writes can commit in the same Postgres transaction as DBOS's record of a step,
@@ -84,4 +85,24 @@ export function sharesSystemDatabase(participant: unknown, systemFingerprint: ()
     verdicts.set(participant, verdict);
   }
   return verdict;
+}
+
+/** A usage store that can write inside a caller's transaction on its database (`PostgresUsageStore`). */
+interface UsageOnConnection {
+  record(records: UsageRecord[]): Promise<void>;
+  recordOn(connection: SqlConnection, records: UsageRecord[]): Promise<void>;
+}
+
+/**
+ * Record usage as part of a step's record when the usage store writes to DBOS's system database (no write of its
+ * own); otherwise on its own, at once. Idempotent by record id either way.
+ *
+ * @example
+ * await recordUsageWith(record, usageStore, [{ id: `${runId}:${step}:llm`, ... }]);
+ */
+export async function recordUsageWith(record: StepRecord, usageStore: { record(records: UsageRecord[]): Promise<void> } | undefined, records: UsageRecord[]): Promise<void> {
+  if (usageStore === undefined) return;
+  const joinable = typeof (usageStore as Partial<UsageOnConnection>).recordOn === 'function';
+  if (!joinable || !(await record.joins(usageStore))) return usageStore.record(records);
+  record.defer({ within: (connection) => (usageStore as UsageOnConnection).recordOn(connection, records) });
 }

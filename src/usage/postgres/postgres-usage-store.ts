@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
@@ -74,6 +75,24 @@ export class PostgresUsageStore implements UsageStore {
 
   async record(records: UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
+    const { text, values } = this.insertStatement(records);
+    await this.query('record usage', text, values);
+  }
+
+  /** @internal `record` inside a caller's transaction on this database (a step record's). */
+  async recordOn(connection: { query(text: string, values?: unknown[]): Promise<unknown> }, records: UsageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const { text, values } = this.insertStatement(records);
+    await connection.query(text, values);
+  }
+
+  /** @internal Names the database this store writes to (see `databaseFingerprint`). */
+  async databaseFingerprint(): Promise<string> {
+    return runPostgresOperation('name the database', () => databaseFingerprint(this.pool), { retry: this.retry });
+  }
+
+  /** One INSERT of every record, idempotent by (session, record key). */
+  private insertStatement(records: UsageRecord[]): { text: string; values: unknown[] } {
     const values: unknown[] = [];
     const rows = records.map((record, index) => {
       values.push(
@@ -94,12 +113,11 @@ export class PostgresUsageStore implements UsageStore {
       const base = index * 13;
       return `(${Array.from({ length: 13 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
     });
-    await this.query(
-      'record usage',
-      `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at, root_session_id)
+    return {
+      text: `INSERT INTO ${this.table} (record_key, session_id, run_id, kind, name, step, input_tokens, output_tokens, total_tokens, duration_ms, success, created_at, root_session_id)
        VALUES ${rows.join(', ')} ON CONFLICT (session_id, record_key) DO NOTHING`,
       values,
-    );
+    };
   }
 
   async getSessionUsage(sessionId: string): Promise<UsageSummary> {
