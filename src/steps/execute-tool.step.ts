@@ -42,11 +42,12 @@ export interface ExecuteToolStepInput extends RunScope {
  */
 export class ExecuteToolStep {
   /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
-  static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
-    return runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record));
+  static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
+    return expandOutcome(input.call, await runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record)));
   }
 
-  private static async run(input: ExecuteToolStepInput, record: StepRecord): Promise<ToolOutcome> {
+  /** The step's body; what it returns is recorded, so it leaves out what the call already says (`expandOutcome`). */
+  private static async run(input: ExecuteToolStepInput, record: StepRecord): Promise<RecordedOutcome> {
     const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, usageStore } = dependencies;
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
@@ -111,9 +112,22 @@ export class ExecuteToolStep {
       ...ending,
       durationMs,
     };
-    if (!commitsHere || input.commit === undefined) return toolOutcome;
-    return deferStepCommit(record, stateStore, input, input.commit, toolOutcome, 'result' in outcome ? outcome.patches : []);
+    if (!commitsHere || input.commit === undefined) return { toolCallId: call.toolCallId, success, ...ending, durationMs };
+    deferStepCommit(record, stateStore, input, input.commit, toolOutcome, 'result' in outcome ? outcome.patches : []);
+    // Its result is in the committed messages: the record only says the step is committed.
+    return { toolCallId: call.toolCallId, success, durationMs, committed: true };
   }
+}
+
+/**
+ * What an `ExecuteToolStep` records: the call's id and its outcome, not the call's other fields (a committed step's
+ * without its result, which is in the committed messages).
+ */
+type RecordedOutcome = Pick<ToolOutcome, 'success' | 'result' | 'error' | 'durationMs' | 'committed'> & Partial<ToolOutcome>;
+
+/** The full outcome of `call` from its record (records of earlier versions carry every field; theirs win). */
+function expandOutcome(call: PlannedToolCall, recorded: RecordedOutcome): ToolOutcome {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, index: call.index, resultMessageId: call.resultMessageId, input: call.input, ...recorded };
 }
 
 /** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */

@@ -43,11 +43,11 @@ export async function recordsStepCommit(
 
 /**
  * Commit the agent step with the tool's record (after {@link recordsStepCommit} said yes): its messages (head,
- * the tool's result, tail), the tool's state writes as unstaged patches, checkpoint `${runId}:${step}`. Returns the
- * outcome marked `committed`; the commit's report is kept for the next `CallLLMStep` of this process.
+ * the tool's result, tail), the tool's state writes as unstaged patches, checkpoint `${runId}:${step}`. The commit's
+ * report is kept for the next `CallLLMStep` of this process.
  *
  * @example
- * return deferStepCommit(record, stateStore, input, input.commit, outcome, patches);
+ * deferStepCommit(record, stateStore, input, input.commit, outcome, patches);
  */
 export function deferStepCommit(
   record: StepRecord,
@@ -56,9 +56,8 @@ export function deferStepCommit(
   commit: SoleToolCommit,
   outcome: ToolOutcome,
   patches: JsonPatchOperation[],
-): ToolOutcome & { committed: true } {
-  const committed = { ...outcome, committed: true as const };
-  const messages = soleToolCommitMessages(commit, committed);
+): void {
+  const messages = soleToolCommitMessages(commit, outcome);
   const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
   let report: StepCommitReport | undefined;
   record.defer({
@@ -70,7 +69,6 @@ export function deferStepCommit(
       if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);
     },
   });
-  return committed;
 }
 
 /**

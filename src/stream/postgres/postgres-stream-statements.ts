@@ -88,14 +88,14 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       UNION ALL
       SELECT status FROM ${streams} WHERE stream_id = $1`,
     append: `WITH batch AS (
-        SELECT item.value AS chunk, keys.key, item.position,
+        SELECT item.value AS chunk, md5(keys.key)::uuid AS key, item.position,
                row_number() OVER (PARTITION BY keys.key ORDER BY item.position) AS copy
         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item(value, position)
         JOIN unnest($4::text[]) WITH ORDINALITY AS keys(key, position) ON keys.position = item.position
       ), fresh AS (
         SELECT chunk, key, row_number() OVER (ORDER BY position) AS rank
         FROM batch
-        WHERE copy = 1 AND NOT EXISTS (SELECT 1 FROM ${chunks} c WHERE c.stream_id = $1 AND c.chunk_key = batch.key)
+        WHERE copy = 1 AND NOT EXISTS (SELECT 1 FROM ${chunks} c WHERE c.stream_id = $1 AND c.key_hash = batch.key)
       ), reserved AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
         VALUES ($1, 'active', (SELECT count(*) FROM fresh), ${NOW}, ${NOW})
@@ -104,11 +104,11 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
           WHERE s.status = 'active'
         RETURNING s.last_sequence - (SELECT count(*) FROM fresh) AS base
       ), inserted AS (
-        INSERT INTO ${chunks} (stream_id, sequence, step, chunk, chunk_key)
+        INSERT INTO ${chunks} (stream_id, sequence, step, chunk, key_hash)
         SELECT $1, reserved.base + fresh.rank, (fresh.chunk->>'step')::int,
-               fresh.chunk || jsonb_build_object('sequence', reserved.base + fresh.rank), fresh.key
+               fresh.chunk - 'sequence', fresh.key
         FROM reserved CROSS JOIN fresh
-        ON CONFLICT (stream_id, chunk_key) DO NOTHING
+        ON CONFLICT (stream_id, key_hash) DO NOTHING
         RETURNING 1
       )
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)) FROM reserved`,
