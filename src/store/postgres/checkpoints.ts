@@ -3,12 +3,14 @@ import { cloneJson } from '../../database/json.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { chainSql, checkpointFromChain, checkpointsFromRows, findCommitCheckpoints, insertCheckpointRow, type CheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext } from './database.js';
-import { lockSession, writeSession } from './session-lock.js';
+import { writeSession } from './session-lock.js';
+import { lockSession } from './session-read.js';
 
 /**
  * `createCheckpoint`: capture customState and message count, move the session pointer (existing id: no-op).
  * Stored as an empty delta on the pointer checkpoint when the session state still equals it, else (and
- * whenever the snapshot policy says so) as a full snapshot.
+ * whenever the snapshot policy says so) as a full snapshot. The session row then leaves its customState to
+ * the checkpoint (`custom_state` NULL), as after a step commit.
  *
  * @example
  * const checkpoint = await createPostgresCheckpoint(context, 's1', { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 });
@@ -35,7 +37,7 @@ export async function createPostgresCheckpoint({ database, tables }: PostgresCon
     };
     await insertCheckpointRow(connection, tables, checkpoint, base === undefined ? undefined : { base, patches: [] });
     const next = { ...state, checkpointId: checkpoint.id, checkpointedAt: now, checkpointSource: 'save' as const, version: state.version + 1, updatedAt: now };
-    await writeSession(connection, tables, next);
+    await writeSession(connection, tables, next, { stateInCheckpoint: true });
     return checkpoint;
   });
 }

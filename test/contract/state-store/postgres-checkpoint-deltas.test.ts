@@ -43,8 +43,10 @@ async function rowsOf(sessionId: string, schema = 'public'): Promise<RowStats[]>
   return result.rows;
 }
 
+/** Bytes of the session's customState as jsonb text (what the snapshot policy measures). */
 async function stateBytes(sessionId: string): Promise<number> {
-  const result = await admin.query<{ bytes: number }>('SELECT octet_length(custom_state::text) AS bytes FROM __agents_sessions WHERE session_id = $1', [sessionId]);
+  const state = (await store.loadState(sessionId))?.customState;
+  const result = await admin.query<{ bytes: number }>('SELECT octet_length($1::jsonb::text) AS bytes', [JSON.stringify(state)]);
   return result.rows[0]?.bytes ?? 0;
 }
 

@@ -1,0 +1,7 @@
+-- Session state in the checkpoint chain (issue 11): a step commit no longer rewrites the session's whole
+-- customState. A NULL custom_state means "the state of the checkpoint this session points at"
+-- (checkpoint_id); readers rebuild it from that checkpoint's chain (snapshot + deltas, bounded by the
+-- snapshot policy). A non-NULL value (every row written before this migration, and the writes that set
+-- customState or move the pointer outside a step commit) is the state itself, as before.
+ALTER TABLE __agents_sessions ALTER COLUMN custom_state DROP NOT NULL;
+ALTER TABLE __agents_sessions ADD CONSTRAINT __agents_sessions_state_source CHECK (custom_state IS NOT NULL OR checkpoint_id IS NOT NULL);
