@@ -111,8 +111,8 @@ export function checkpointsFromRows(rows: readonly CheckpointRow[]): Checkpoint[
 /**
  * Inside the commit's transaction: whether checkpoint `checkpointId` exists (idempotent re-commit) and
  * the delta base, if any: the session's pointer checkpoint when the session's customState equals its
- * state: the row's `custom_state` is NULL (it is that checkpoint's state by definition), or its md5 equals
- * the checkpoint's `state_hash`. One statement.
+ * state: the row's `custom_state` is NULL (it is that checkpoint's state by definition), or it equals the
+ * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash`. One statement.
  *
  * @example
  * const { exists, base } = await findCommitCheckpoints(connection, tables, 's1', 'r1:2', 'r1:1');
@@ -126,7 +126,8 @@ export async function findCommitCheckpoints(
 ): Promise<{ exists: boolean; base: CheckpointBase | undefined }> {
   const result = await connection.query<{ checkpoint_id: string; chain_bytes: string | number; base_matches: boolean | null }>(
     `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
-       CASE WHEN checkpoint.checkpoint_id = $3 THEN session.custom_state IS NULL OR checkpoint.state_hash = md5(session.custom_state::text) END AS base_matches
+       CASE WHEN checkpoint.checkpoint_id = $3 THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
+         THEN checkpoint.custom_state = session.custom_state ELSE checkpoint.state_hash = md5(session.custom_state::text) END END AS base_matches
      FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
      WHERE checkpoint.session_id = $1 AND checkpoint.checkpoint_id IN ($2, $3)`,
     [sessionId, checkpointId, pointerId ?? null],
@@ -139,8 +140,8 @@ export async function findCommitCheckpoints(
 /**
  * Inside a transaction: insert the checkpoint row, as the delta `patches` on `delta.base` when given and
  * the chain stays under the state's size, else as a full snapshot of `checkpoint.customState`. The state
- * travels as one parameter either way: Postgres measures it and takes its `state_hash` (md5 of the jsonb
- * text), and stores it only in a snapshot. One statement.
+ * travels as one parameter either way: Postgres measures it, stores it in a snapshot, and gives a delta its
+ * `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly). One statement.
  *
  * @example
  * await insertCheckpointRow(connection, tables, commit.checkpoint, { base, patches: commit.delta });
@@ -161,7 +162,7 @@ export async function insertCheckpointRow(
        CASE WHEN plan.delta THEN $7::jsonb END,
        CASE WHEN plan.delta THEN $8::text END,
        CASE WHEN plan.delta THEN $9::bigint ELSE 0 END,
-       md5(state.text)
+       CASE WHEN plan.delta THEN md5(state.text) END
      FROM (SELECT value, value::text AS text FROM (SELECT $10::jsonb AS value) AS parsed) AS state
      CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND $9::bigint < octet_length(state.text) AS delta) AS plan`,
     [

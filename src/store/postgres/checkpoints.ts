@@ -52,12 +52,12 @@ export async function createPostgresCheckpoint({ database, tables }: PostgresCon
 export async function getLatestPostgresCheckpoint({ database, tables }: PostgresContext, sessionId: string): Promise<Checkpoint | null> {
   assertIdentifier(sessionId, 'sessionId');
   const rows = await database.run('read the latest checkpoint', async (connection) => {
-    const latest = `checkpoint.checkpoint_id = (
-        SELECT candidate.checkpoint_id FROM ${tables.checkpoints} AS candidate
-        LEFT JOIN ${tables.sessions} AS session ON session.session_id = candidate.session_id
-        WHERE candidate.session_id = $1
-        ORDER BY (candidate.checkpoint_id = session.checkpoint_id) DESC NULLS LAST, candidate.position DESC
-        LIMIT 1)`;
+    // The pointer when it names a row (a primary-key lookup); only else the most recently written row.
+    const latest = `checkpoint.checkpoint_id = COALESCE(
+        (SELECT pointed.checkpoint_id FROM ${tables.sessions} AS session
+         JOIN ${tables.checkpoints} AS pointed ON pointed.session_id = session.session_id AND pointed.checkpoint_id = session.checkpoint_id
+         WHERE session.session_id = $1),
+        (SELECT candidate.checkpoint_id FROM ${tables.checkpoints} AS candidate WHERE candidate.session_id = $1 ORDER BY candidate.position DESC LIMIT 1))`;
     const result = await connection.query<CheckpointRow>(chainSql(tables, latest), [sessionId]);
     return result.rows;
   });

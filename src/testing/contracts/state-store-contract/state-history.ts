@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPatchOperation } from '../../../types/json-patch.js';
 import { type ContractContext } from './context.js';
 
-interface GrowingState {
+type GrowingState = {
   items: Array<{ step: number; text: string }>;
   count: number;
   note?: string;
-}
+};
 
 const meta = (runId: string, step: number) => ({ checkpointId: `${runId}:${step}`, runId, stepCount: step });
 
