@@ -23,12 +23,25 @@ export interface DatabaseProbe {
   transactionCount(): Promise<number>;
   /** sum(pg_total_relation_size) of the user tables: heap, indexes and TOAST, in bytes (8 KiB pages). */
   diskBytes(): Promise<number>;
+  /**
+   * Per user table (`schema.table`): `table` = pg_table_size (heap, TOAST, free-space and visibility maps),
+   * `indexes` = pg_indexes_size; their sum is what `diskBytes` adds up.
+   */
+  diskBytesByRelation(): Promise<RelationSizes>;
   /** sum(pg_column_size(row)) over every row of every user table: the stored row bytes, compressed values included. */
   rowBytes(): Promise<number>;
   /** Queries this probe has run so far. */
   readonly queries: number;
   close(): Promise<void>;
 }
+
+/**
+ * Bytes per user table, keyed `schema.table`.
+ *
+ * @example
+ * const sizes: RelationSizes = { 'public.__agents_checkpoints': { table: 90112, indexes: 32768 } };
+ */
+export type RelationSizes = Record<string, { table: number; indexes: number }>;
 
 /**
  * Connect a probe to `databaseUrl`'s database.
@@ -52,6 +65,15 @@ export async function openDatabaseProbe(databaseUrl: string): Promise<DatabasePr
       number('SELECT sum(xact_commit + xact_rollback)::text AS value FROM pg_stat_database WHERE datname = current_database()'),
     diskBytes: () =>
       number(`SELECT sum(pg_total_relation_size(format('%I.%I', schemaname, tablename)))::text AS value FROM pg_tables WHERE ${USER_TABLES}`),
+    diskBytesByRelation: async () => {
+      queries += 1;
+      const { rows } = await client.query<{ name: string; table_bytes: string; index_bytes: string }>(
+        `SELECT format('%s.%s', schemaname, tablename) AS name, pg_table_size(format('%I.%I', schemaname, tablename))::text AS table_bytes,
+           pg_indexes_size(format('%I.%I', schemaname, tablename))::text AS index_bytes
+         FROM pg_tables WHERE ${USER_TABLES}`,
+      );
+      return Object.fromEntries(rows.map((row) => [row.name, { table: Number(row.table_bytes), indexes: Number(row.index_bytes) }]));
+    },
     // One statement for every table: query_to_xml runs the per-table sum and xpath reads it back.
     rowBytes: () =>
       number(

@@ -109,3 +109,26 @@ export function formatTargetsTable(comparison: Comparison): string {
     ],
   );
 }
+
+/**
+ * Where each of our systems' disk bytes per step go: one row per user table that grew, its table (heap,
+ * TOAST, maps) and index KiB per step, for ours and ours with a growing state.
+ *
+ * @example
+ * process.stdout.write(`${formatRelationsTable(comparison)}\n`);
+ */
+export function formatRelationsTable(comparison: Comparison): string {
+  const systems: ReadonlyArray<[SystemName, string]> = [
+    ['helix', 'ours'],
+    ['helix-growing-state', 'ours, state +1 KB/step'],
+  ];
+  const names = [...new Set(systems.flatMap(([name]) => Object.keys(comparison.systems[name].diskBytesPerStepByRelation)))].sort();
+  const cells = (name: string) => systems.flatMap(([system]) => {
+    const sizes = comparison.systems[system].diskBytesPerStepByRelation[name];
+    return [kib(sizes?.table ?? 0), kib(sizes?.indexes ?? 0)];
+  });
+  return formatTable(
+    ['disk KiB/step by relation', ...systems.flatMap(([, header]) => [`${header}: table`, `${header}: indexes`])],
+    names.map((name) => [name, ...cells(name)]),
+  );
+}

@@ -3,7 +3,7 @@ import type { BenchDatabase, SiblingDatabase } from '../bench-database.js';
 import type { ChildReply } from './child-protocol.js';
 import { SYSTEM_NAMES, type SystemName } from './bench-system.js';
 import { sideBySideScale } from './side-by-side-scale.js';
-import { formatFiguresTable, formatRatiosTable, formatTargetsTable, type Comparison } from './side-by-side-tables.js';
+import { formatFiguresTable, formatRatiosTable, formatRelationsTable, formatTargetsTable, type Comparison } from './side-by-side-tables.js';
 import { summarizeSystem, type SystemFigures } from './system-figures.js';
 import { SystemProcess } from './system-process.js';
 import type { SystemReport } from './system-report.js';
@@ -35,7 +35,9 @@ export async function measureSideBySide(database: BenchDatabase): Promise<Compar
   const reports = await runRounds(database, sessions, settleMs);
   const systems = Object.fromEntries(reports.map((report) => [report.system, summarizeSystem(report)])) as Record<SystemName, SystemFigures>;
   const comparison: Comparison = { steps, window, sessions, systems };
-  process.stdout.write(`\n${formatFiguresTable(comparison)}\n\n${formatRatiosTable(comparison)}\n\n${formatTargetsTable(comparison)}\n`);
+  process.stdout.write(
+    `\n${formatFiguresTable(comparison)}\n\n${formatRelationsTable(comparison)}\n\n${formatRatiosTable(comparison)}\n\n${formatTargetsTable(comparison)}\n`,
+  );
   process.stdout.write(
     [
       '',

@@ -9,7 +9,7 @@
 import { createInterface } from 'node:readline';
 import type { BenchSystem, SystemName } from './bench-system.js';
 import { SYSTEM_NAMES } from './bench-system.js';
-import { openDatabaseProbe, type DatabaseProbe } from './database-probe.js';
+import { openDatabaseProbe, type DatabaseProbe, type RelationSizes } from './database-probe.js';
 import { openHelixSystem } from './helix-system.js';
 import { openLangGraphSystem } from './langgraph-system.js';
 import { openNaiveDbosSystem } from './naive-dbos-system.js';
@@ -48,22 +48,36 @@ async function measureSession(system: BenchSystem, probe: DatabaseProbe, session
   const snapshotCalls = [1, window + 1, lateFirst, steps + 1];
   const clock = new StepClock(new Map(snapshotCalls.map((call) => [call, () => probe.rowBytes()])));
   const diskBefore = await probe.diskBytes();
+  const relationsBefore = await probe.diskBytesByRelation();
   const transactionIdBefore = await probe.nextTransactionId();
   const startedAt = performance.now();
   const toolCalls = await checkedSession(system, sessionId, steps, clock);
   const wallMs = performance.now() - startedAt;
   const writeTransactions = (await probe.nextTransactionId()) - transactionIdBefore;
+  const relationsAfter = await probe.diskBytesByRelation();
   return {
     earlyMs: clock.meanStepMs(1, window),
     lateMs: clock.meanStepMs(lateFirst, steps),
     meanMs: clock.meanStepMs(1, steps),
     diskBytes: (await probe.diskBytes()) - diskBefore,
+    diskBytesByRelation: relationGrowth(relationsBefore, relationsAfter),
     rowBytesEarly: clock.snapshot(window + 1) - clock.snapshot(1),
     rowBytesLate: clock.snapshot(steps + 1) - clock.snapshot(lateFirst),
     writeTransactions,
     toolCalls,
     wallMs,
   };
+}
+
+/** Per table, what `after` holds beyond `before` (tables that did not grow left out). */
+function relationGrowth(before: RelationSizes, after: RelationSizes): RelationSizes {
+  const growth: RelationSizes = {};
+  for (const [name, sizes] of Object.entries(after)) {
+    const table = sizes.table - (before[name]?.table ?? 0);
+    const indexes = sizes.indexes - (before[name]?.indexes ?? 0);
+    if (table !== 0 || indexes !== 0) growth[name] = { table, indexes };
+  }
+  return growth;
 }
 
 async function main(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { RelationSizes } from './database-probe.js';
 import type { SystemReport } from './system-report.js';
 
 /**
@@ -13,6 +14,8 @@ export interface SystemFigures {
   meanMs: number;
   /** Relation-size growth over a session per step, bytes. */
   diskBytesPerStep: number;
+  /** The same per user table (table and indexes), bytes per step: medians over the sessions. */
+  diskBytesPerStepByRelation: RelationSizes;
   rowBytesPerStepEarly: number;
   rowBytesPerStepLate: number;
   /** rowBytesPerStepLate / rowBytesPerStepEarly: near 1 when storage is O(n) in the session length. */
@@ -61,6 +64,7 @@ export function summarizeSystem(report: SystemReport): SystemFigures {
     lateMs: of((session) => session.lateMs),
     meanMs: of((session) => session.meanMs),
     diskBytesPerStep: of((session) => session.diskBytes) / steps,
+    diskBytesPerStepByRelation: perStepByRelation(sessions, steps),
     rowBytesPerStepEarly,
     rowBytesPerStepLate,
     growth: rowBytesPerStepLate / rowBytesPerStepEarly,
@@ -71,6 +75,17 @@ export function summarizeSystem(report: SystemReport): SystemFigures {
     expectedToolCalls: measuredSteps,
     wallMsPerSession: of((session) => session.wallMs),
   };
+}
+
+/** Per table over every session that grew it, the median growth (a session where it did not grow counts 0) per step. */
+function perStepByRelation(sessions: SystemReport['sessions'], steps: number): RelationSizes {
+  const names = new Set(sessions.flatMap((session) => Object.keys(session.diskBytesByRelation)));
+  const result: RelationSizes = {};
+  for (const name of [...names].sort()) {
+    const pick = (part: 'table' | 'indexes'): number => median(sessions.map((session) => session.diskBytesByRelation[name]?.[part] ?? 0)) / steps;
+    result[name] = { table: pick('table'), indexes: pick('indexes') };
+  }
+  return result;
 }
 
 /**

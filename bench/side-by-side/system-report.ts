@@ -1,10 +1,11 @@
 import type { SystemName } from './bench-system.js';
+import type { RelationSizes } from './database-probe.js';
 
 /**
  * What one measured session of a system cost.
  *
  * @example
- * const session: SessionFigures = { earlyMs: 8.1, lateMs: 15.9, meanMs: 12.2, diskBytes: 5.3e6, rowBytesEarly: 4e5, rowBytesLate: 6e6, writeTransactions: 800, toolCalls: 200, wallMs: 2500 };
+ * const session: SessionFigures = { earlyMs: 8.1, lateMs: 15.9, meanMs: 12.2, diskBytes: 5.3e6, diskBytesByRelation: {}, rowBytesEarly: 4e5, rowBytesLate: 6e6, writeTransactions: 800, toolCalls: 200, wallMs: 2500 };
  */
 export interface SessionFigures {
   /** Mean ms per step over steps 1..window (model call to model call, snapshots excluded). */
@@ -15,6 +16,8 @@ export interface SessionFigures {
   meanMs: number;
   /** Growth of sum(pg_total_relation_size) of the user tables over the whole session. */
   diskBytes: number;
+  /** Growth of each user table's size (table and indexes) over the whole session; tables that did not grow are left out. */
+  diskBytesByRelation: RelationSizes;
   /** Stored row bytes (sum of pg_column_size) added by steps 1..window. */
   rowBytesEarly: number;
   /** Stored row bytes added by the last `window` steps. */

@@ -47,6 +47,22 @@ export interface CheckpointBase {
 }
 
 /**
+ * The recursive CTE `chain AS (…)` of a chain read (see `chainSql`), to follow `WITH RECURSIVE` and other CTEs.
+ *
+ * @example
+ * const sql = `WITH RECURSIVE ${chainCte(tables, 'checkpoint.checkpoint_id = $2')} SELECT * FROM chain`;
+ */
+export function chainCte(tables: StoreTables, startCondition: string): string {
+  return `chain AS (
+      SELECT checkpoint.*, 0 AS depth FROM ${tables.checkpoints} AS checkpoint WHERE checkpoint.session_id = $1 AND ${startCondition}
+      UNION ALL
+      SELECT base.*, chain.depth + 1 FROM chain
+      JOIN ${tables.checkpoints} AS base ON base.session_id = chain.session_id AND base.checkpoint_id = chain.base_checkpoint_id
+      WHERE chain.custom_state IS NULL AND chain.depth < ${MAX_CHAIN_DEPTH}
+    )`;
+}
+
+/**
  * SQL of the chain read: the row(s) chosen by `startCondition` (over alias `checkpoint`, which may use `$1`
  * = session id and later parameters) and, recursively, the base of every delta in it down to the nearest
  * snapshot, snapshot first. Bounded by the snapshot policy: the deltas read add up to less than the state.
@@ -55,13 +71,7 @@ export interface CheckpointBase {
  * await connection.query(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sessionId, checkpointId]);
  */
 export function chainSql(tables: StoreTables, startCondition: string): string {
-  return `WITH RECURSIVE chain AS (
-      SELECT checkpoint.*, 0 AS depth FROM ${tables.checkpoints} AS checkpoint WHERE checkpoint.session_id = $1 AND ${startCondition}
-      UNION ALL
-      SELECT base.*, chain.depth + 1 FROM chain
-      JOIN ${tables.checkpoints} AS base ON base.session_id = chain.session_id AND base.checkpoint_id = chain.base_checkpoint_id
-      WHERE chain.custom_state IS NULL AND chain.depth < ${MAX_CHAIN_DEPTH}
-    )
+  return `WITH RECURSIVE ${chainCte(tables, startCondition)}
     SELECT * FROM chain ORDER BY depth DESC`;
 }
 
@@ -100,8 +110,9 @@ export function checkpointsFromRows(rows: readonly CheckpointRow[]): Checkpoint[
 
 /**
  * Inside the commit's transaction: whether checkpoint `checkpointId` exists (idempotent re-commit) and
- * the delta base, if any: the session's pointer checkpoint when its state hash equals the md5 of the
- * session's current customState. One statement.
+ * the delta base, if any: the session's pointer checkpoint when the session's customState equals its
+ * state: the row's `custom_state` is NULL (it is that checkpoint's state by definition), or it equals the
+ * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash`. One statement.
  *
  * @example
  * const { exists, base } = await findCommitCheckpoints(connection, tables, 's1', 'r1:2', 'r1:1');
@@ -115,7 +126,8 @@ export async function findCommitCheckpoints(
 ): Promise<{ exists: boolean; base: CheckpointBase | undefined }> {
   const result = await connection.query<{ checkpoint_id: string; chain_bytes: string | number; base_matches: boolean | null }>(
     `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
-       CASE WHEN checkpoint.checkpoint_id = $3 THEN checkpoint.state_hash = md5(session.custom_state::text) END AS base_matches
+       CASE WHEN checkpoint.checkpoint_id = $3 THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
+         THEN checkpoint.custom_state = session.custom_state ELSE checkpoint.state_hash = md5(session.custom_state::text) END END AS base_matches
      FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
      WHERE checkpoint.session_id = $1 AND checkpoint.checkpoint_id IN ($2, $3)`,
     [sessionId, checkpointId, pointerId ?? null],
@@ -126,17 +138,18 @@ export async function findCommitCheckpoints(
 }
 
 /**
- * Inside a transaction, after the session row holds the checkpoint's customState: insert the checkpoint
- * row, as the delta `patches` on `delta.base` when given and the chain stays under the state's size, else as
- * a full snapshot copied from the session row. The state hash is taken from the session row. One statement.
+ * Inside a transaction: insert the checkpoint row, as the delta `patches` on `delta.base` when given and
+ * the chain stays under the state's size, else as a full snapshot of `checkpoint.customState`. The state
+ * travels as one parameter either way: Postgres measures it, stores it in a snapshot, and gives a delta its
+ * `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly). One statement.
  *
  * @example
- * await insertCheckpointRow(connection, tables, checkpoint, { base, patches: commit.delta });
+ * await insertCheckpointRow(connection, tables, commit.checkpoint, { base, patches: commit.delta });
  */
 export async function insertCheckpointRow(
   connection: SqlConnection,
   tables: StoreTables,
-  checkpoint: Omit<Checkpoint, 'customState'>,
+  checkpoint: Checkpoint,
   delta: { base: CheckpointBase; patches: readonly JsonPatchOperation[] } | undefined,
 ): Promise<void> {
   const patchesText = delta === undefined ? null : toJsonText(delta.patches, 'patches');
@@ -144,14 +157,14 @@ export async function insertCheckpointRow(
   await connection.query(
     `INSERT INTO ${tables.checkpoints}
        (session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes, state_hash)
-     SELECT session.session_id, $2, $3, $4, $5, $6,
-       CASE WHEN plan.delta THEN NULL ELSE session.custom_state END,
+     SELECT $1, $2, $3, $4, $5, $6,
+       CASE WHEN plan.delta THEN NULL ELSE state.value END,
        CASE WHEN plan.delta THEN $7::jsonb END,
        CASE WHEN plan.delta THEN $8::text END,
        CASE WHEN plan.delta THEN $9::bigint ELSE 0 END,
-       md5(session.state_text)
-     FROM (SELECT session_id, custom_state, custom_state::text AS state_text FROM ${tables.sessions} WHERE session_id = $1) AS session
-     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND $9::bigint < octet_length(session.state_text) AS delta) AS plan`,
+       CASE WHEN plan.delta THEN md5(state.text) END
+     FROM (SELECT value, value::text AS text FROM (SELECT $10::jsonb AS value) AS parsed) AS state
+     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND $9::bigint < octet_length(state.text) AS delta) AS plan`,
     [
       checkpoint.sessionId,
       checkpoint.id,
@@ -162,6 +175,7 @@ export async function insertCheckpointRow(
       patchesText,
       delta?.base.checkpointId ?? null,
       chainBytes,
+      toJsonText(checkpoint.customState, 'customState'),
     ],
   );
 }

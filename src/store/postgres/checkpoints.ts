@@ -3,12 +3,14 @@ import { cloneJson } from '../../database/json.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
 import { chainSql, checkpointFromChain, checkpointsFromRows, findCommitCheckpoints, insertCheckpointRow, type CheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext } from './database.js';
-import { lockSession, writeSession } from './session-lock.js';
+import { writeSession } from './session-lock.js';
+import { lockSession } from './session-read.js';
 
 /**
  * `createCheckpoint`: capture customState and message count, move the session pointer (existing id: no-op).
  * Stored as an empty delta on the pointer checkpoint when the session state still equals it, else (and
- * whenever the snapshot policy says so) as a full snapshot.
+ * whenever the snapshot policy says so) as a full snapshot. The session row then leaves its customState to
+ * the checkpoint (`custom_state` NULL), as after a step commit.
  *
  * @example
  * const checkpoint = await createPostgresCheckpoint(context, 's1', { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 });
@@ -35,7 +37,7 @@ export async function createPostgresCheckpoint({ database, tables }: PostgresCon
     };
     await insertCheckpointRow(connection, tables, checkpoint, base === undefined ? undefined : { base, patches: [] });
     const next = { ...state, checkpointId: checkpoint.id, checkpointedAt: now, checkpointSource: 'save' as const, version: state.version + 1, updatedAt: now };
-    await writeSession(connection, tables, next);
+    await writeSession(connection, tables, next, { stateInCheckpoint: true });
     return checkpoint;
   });
 }
@@ -50,12 +52,12 @@ export async function createPostgresCheckpoint({ database, tables }: PostgresCon
 export async function getLatestPostgresCheckpoint({ database, tables }: PostgresContext, sessionId: string): Promise<Checkpoint | null> {
   assertIdentifier(sessionId, 'sessionId');
   const rows = await database.run('read the latest checkpoint', async (connection) => {
-    const latest = `checkpoint.checkpoint_id = (
-        SELECT candidate.checkpoint_id FROM ${tables.checkpoints} AS candidate
-        LEFT JOIN ${tables.sessions} AS session ON session.session_id = candidate.session_id
-        WHERE candidate.session_id = $1
-        ORDER BY (candidate.checkpoint_id = session.checkpoint_id) DESC NULLS LAST, candidate.position DESC
-        LIMIT 1)`;
+    // The pointer when it names a row (a primary-key lookup); only else the most recently written row.
+    const latest = `checkpoint.checkpoint_id = COALESCE(
+        (SELECT pointed.checkpoint_id FROM ${tables.sessions} AS session
+         JOIN ${tables.checkpoints} AS pointed ON pointed.session_id = session.session_id AND pointed.checkpoint_id = session.checkpoint_id
+         WHERE session.session_id = $1),
+        (SELECT candidate.checkpoint_id FROM ${tables.checkpoints} AS candidate WHERE candidate.session_id = $1 ORDER BY candidate.position DESC LIMIT 1))`;
     const result = await connection.query<CheckpointRow>(chainSql(tables, latest), [sessionId]);
     return result.rows;
   });

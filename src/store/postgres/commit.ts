@@ -9,7 +9,8 @@ import { findCommitCheckpoints, insertCheckpointRow } from './checkpoint-chain.j
 import type { PostgresContext, SqlConnection } from './database.js';
 import type { StoreTables } from './tables.js';
 import { insertPostgresMessages, planPostgresAppend } from './messages.js';
-import { lockSession, writeSession } from './session-lock.js';
+import { writeSession } from './session-lock.js';
+import { lockSession } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
 
 /**
@@ -18,7 +19,9 @@ import { selectStagedChanges } from './staging.js';
  * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
  * messages that already exist, compute the next state in JS, then update the session, delete the staged
  * rows, insert the checkpoint (a delta on the previous checkpoint or a snapshot, see `insertCheckpointRow`)
- * and insert the new messages. Any failure rolls all of it back. The `report` (state after the commit, message
+ * and insert the new messages. The session row does not get the new customState (its `custom_state` is
+ * NULL: "the state of the checkpoint I point at"), so a step writes its delta once, not the whole state;
+ * the lock's statement reads the state back from the checkpoint chain (see `readSession`). Any failure rolls all of it back. The `report` (state after the commit, message
  * count, appended messages, interrupt flag) lets the caller go on without reading the session again. Retry-safe:
  * an attempt whose COMMIT outcome is unknown is followed by one that finds the checkpoint id and returns.
  *
@@ -70,7 +73,7 @@ export async function commitPostgresStepOn(
   const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
   const total = messageCount + messages.length;
   const commit = buildStepCommit(state, write, rowsToApply(staged, options), total, meta, Date.now());
-  await writeSession(connection, tables, commit.state, total);
+  await writeSession(connection, tables, commit.state, { messageCount: total, stateInCheckpoint: true });
   if (staged.length > 0) {
     await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
     sessionId,

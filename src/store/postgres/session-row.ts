@@ -20,6 +20,7 @@ export interface SessionRow {
   message_count: number;
   /** Read by `lockSession` (written only by the interrupt-flag functions). */
   interrupt_requested?: boolean;
+  /** NULL (since migration 008): the state of checkpoint `checkpoint_id` (see session-read.ts). */
   custom_state: unknown;
   state: Record<string, unknown>;
   error: string | null;
@@ -84,14 +85,16 @@ export function sessionPlaceholders(first: number): string[] {
 }
 
 /**
- * The parameters for SESSION_WRITE_COLUMNS. Throws InvalidArgumentError when a value is not JSON.
+ * The parameters for SESSION_WRITE_COLUMNS (`custom_state` NULL with `omitCustomState`). Throws
+ * InvalidArgumentError when a value is not JSON.
  *
  * @example
  * await connection.query(insertSql, sessionParameters(state));
  */
-export function sessionParameters(state: SessionState): unknown[] {
+export function sessionParameters(state: SessionState, options: { omitCustomState?: boolean } = {}): unknown[] {
   const record = state as unknown as Record<string, unknown>;
   const columnValues = COLUMNS.map((spec) => {
+    if (options.omitCustomState === true && spec.field === 'customState') return null;
     const value = record[spec.field];
     if (value === undefined || value === null) return null;
     return spec.cast === 'jsonb' ? toJsonText(value, spec.field) : value;

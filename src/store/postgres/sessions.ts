@@ -6,8 +6,8 @@ import { createInitialSessionState } from '../session-write.js';
 import { assertIdentifier } from '../validation.js';
 import { chainSql, checkpointFromChain, insertCheckpointRow, type CheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext, SqlConnection } from './database.js';
-import { insertSession, lockSession } from './session-lock.js';
-import { sessionFromRow, type SessionRow } from './session-row.js';
+import { insertSession } from './session-lock.js';
+import { lockSession, readSession } from './session-read.js';
 
 /**
  * Create a session with one `INSERT … ON CONFLICT DO NOTHING`: exactly one concurrent caller wins, the
@@ -105,11 +105,8 @@ export async function loadPostgresState<TState, TOutput>(
   sessionId: string,
 ): Promise<SessionState<TState, TOutput> | null> {
   assertIdentifier(sessionId, 'sessionId');
-  const row = await database.run('load a session', async (connection) => {
-    const result = await connection.query<SessionRow>(`SELECT * FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
-    return result.rows[0];
-  });
-  return row === undefined ? null : (sessionFromRow(row) as unknown as SessionState<TState, TOutput>);
+  const read = await database.run('load a session', (connection) => readSession(connection, tables, sessionId, { lock: false }));
+  return read === undefined ? null : (read.state as unknown as SessionState<TState, TOutput>);
 }
 
 /**

@@ -5,7 +5,8 @@ import { applySessionWrite } from '../session-write.js';
 import { applyStagedChanges } from '../staged-patches.js';
 import { assertIdentifier } from '../validation.js';
 import { requireSessionReference, toNumber, type PostgresContext, type SqlConnection } from './database.js';
-import { lockSession, writeSession } from './session-lock.js';
+import { writeSession } from './session-lock.js';
+import { lockSession } from './session-read.js';
 import type { StoreTables } from './tables.js';
 
 /** A staged row as read back, with its 1-based order within its step. */

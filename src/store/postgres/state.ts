@@ -6,10 +6,13 @@ import { applySessionWrite, assertMetadataPatch, statusWrite, type StatusContext
 import { applyCustomStatePatches } from '../staged-patches.js';
 import { assertIdentifier, assertSessionStatus } from '../validation.js';
 import type { PostgresContext } from './database.js';
-import { lockSession, writeSession } from './session-lock.js';
+import { writeSession } from './session-lock.js';
+import { lockSession } from './session-read.js';
 
 /**
- * Lock a session, compute its next state in JS, write it back: one transaction, four statements.
+ * Lock a session, compute its next state in JS, write it back: one transaction, four statements. A
+ * session whose customState lives in its pointer checkpoint keeps it there unless `next` replaces the
+ * customState or moves the pointer (then the row holds the full value again).
  * Retry-safe: every attempt remembers the (version, updatedAt) it wrote; after an attempt whose COMMIT
  * outcome is unknown, a row still carrying one of those pairs holds this call's write, which is then not
  * applied again (so `expectedVersion` does not report the call's own write as stale, and patches are not
@@ -29,7 +32,7 @@ export async function rewritePostgresSession(
   assertIdentifier(sessionId, 'sessionId');
   const written: { version: number; updatedAt: number }[] = [];
   return database.transaction(operation, async (connection, attempt) => {
-    const { state } = await lockSession(connection, tables, sessionId);
+    const { state, stateInCheckpoint } = await lockSession(connection, tables, sessionId);
     if (attempt.ambiguous && written.some((own) => own.version === state.version && own.updatedAt === state.updatedAt)) {
       return { newVersion: state.version };
     }
@@ -38,7 +41,9 @@ export async function rewritePostgresSession(
     }
     const updated = next(state);
     written.push({ version: updated.version, updatedAt: updated.updatedAt });
-    await writeSession(connection, tables, updated);
+    // A write that leaves customState and the pointer alone keeps the state in the checkpoint.
+    const unchanged = updated.customState === state.customState && updated.checkpointId === state.checkpointId;
+    await writeSession(connection, tables, updated, { stateInCheckpoint: stateInCheckpoint && unchanged });
     return { newVersion: updated.version };
   });
 }

@@ -9,6 +9,7 @@ import { defineRunContract } from './state-store-contract/runs.js';
 import { defineSessionContract } from './state-store-contract/sessions.js';
 import { defineStagingContract } from './state-store-contract/staging.js';
 import { defineStateContract } from './state-store-contract/state.js';
+import { defineStateHistoryContract } from './state-store-contract/state-history.js';
 import { defineSubSessionContract } from './state-store-contract/sub-sessions.js';
 
 /**
@@ -33,7 +34,7 @@ export type StateStoreContractFactory = () => Promise<StateStoreContractSubject>
 /**
  * Register the `SessionStateStore` contract suite (vitest) for one implementation: lifecycle, state writes
  * and CAS races, the atomic step commit, messages, runs, checkpoints (also a long history of a growing state, branches
- * and rewinds), staging and sub-session refs. Every
+ * and rewinds), the session state across commits mixed with other writes, rewinds and branches, staging and sub-session refs. Every
  * test uses fresh session ids, so one store serves the whole suite. Any store that passes can back the
  * runtime.
  *
@@ -60,6 +61,7 @@ export function describeStateStoreContract(name: string, factory: StateStoreCont
     defineRunContract(context);
     defineCheckpointContract(context);
     defineCheckpointHistoryContract(context);
+    defineStateHistoryContract(context);
     defineStagingContract(context);
     defineSubSessionContract(context);
   });

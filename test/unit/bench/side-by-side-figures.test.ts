@@ -37,15 +37,20 @@ describe('side-by-side benchmark figures', () => {
   });
 
   it('turns sessions into per-step figures: medians per session, transactions over all minus the idle load', () => {
-    const session = (earlyMs: number, writeTransactions: number): SessionFigures => ({
-      earlyMs, lateMs: 2 * earlyMs, meanMs: 1.5 * earlyMs, diskBytes: 4_000, rowBytesEarly: 200, rowBytesLate: 600, writeTransactions, toolCalls: 10, wallMs: 100,
+    const session = (earlyMs: number, writeTransactions: number, checkpointBytes = 3_000): SessionFigures => ({
+      earlyMs, lateMs: 2 * earlyMs, meanMs: 1.5 * earlyMs, diskBytes: 4_000,
+      diskBytesByRelation: { 'public.checkpoints': { table: checkpointBytes, indexes: 1_000 }, ...(earlyMs === 9 ? { 'dbos.extra': { table: 8_192, indexes: 0 } } : {}) },
+      rowBytesEarly: 200, rowBytesLate: 600, writeTransactions, toolCalls: 10, wallMs: 100,
     });
     const report: SystemReport = {
-      system: 'helix', steps: 10, window: 2, sessions: [session(5, 50), session(9, 70), session(7, 60)],
+      system: 'helix', steps: 10, window: 2, sessions: [session(5, 50), session(9, 70, 5_000), session(7, 60, 2_000)],
       transactions: 700, transactionSeconds: 20, idleTransactionsPerSecond: 5,
     };
     expect(summarizeSystem(report)).toEqual({
-      earlyMs: 7, lateMs: 14, meanMs: 10.5, diskBytesPerStep: 400, rowBytesPerStepEarly: 100, rowBytesPerStepLate: 300, growth: 3,
+      earlyMs: 7, lateMs: 14, meanMs: 10.5, diskBytesPerStep: 400,
+      // Per table: the median over the sessions (one that did not grow a table counts 0), per step.
+      diskBytesPerStepByRelation: { 'dbos.extra': { table: 0, indexes: 0 }, 'public.checkpoints': { table: 300, indexes: 100 } },
+      rowBytesPerStepEarly: 100, rowBytesPerStepLate: 300, growth: 3,
       writeTransactionsPerStep: 6, transactionsPerStep: 20, idleTransactionsPerSecond: 5, toolCalls: 30, expectedToolCalls: 30, wallMsPerSession: 100,
     });
   });

@@ -1,0 +1,82 @@
+import { SessionNotFoundError, StoreError } from '../../errors/index.js';
+import type { SessionState } from '../../types/session.js';
+import { chainCte, chainSql, checkpointFromChain, type CheckpointRow } from './checkpoint-chain.js';
+import type { SqlConnection } from './database.js';
+import { sessionFromRow, type SessionRow } from './session-row.js';
+import type { StoreTables } from './tables.js';
+
+/**
+ * A session row read with its customState resolved, and how that state is stored.
+ *
+ * @example
+ * const { state, messageCount, stateInCheckpoint }: SessionRead = await readSession(connection, tables, 's1', { lock: true });
+ */
+export interface SessionRead {
+  state: SessionState;
+  messageCount: number;
+  /** The interrupt flag (not part of SessionState). */
+  interruptRequested: boolean;
+  /**
+   * True when the row's `custom_state` is NULL: the state is the one of the checkpoint the session points
+   * at (`checkpoint_id`), rebuilt from its chain. False when the row holds the state itself.
+   */
+  stateInCheckpoint: boolean;
+}
+
+/**
+ * Read a session row and, when its `custom_state` is NULL ("the pointer checkpoint's state"), that
+ * checkpoint's chain, in one statement; with `lock`, the row is locked FOR NO KEY UPDATE (writers of this
+ * session queue behind the transaction, inserts of child rows do not). A locked read that waited for
+ * another writer sees that writer's row but, under READ COMMITTED, not the checkpoint it inserted (the
+ * statement's snapshot predates the wait): the chain then comes back without its target and is read
+ * again in a second statement (checkpoint rows are never changed once written, so a chain that reaches
+ * its target is complete). Returns undefined for no session.
+ *
+ * @throws StoreError (STORE_ERROR) when the pointer checkpoint is missing or its chain is damaged.
+ * @example
+ * const read = await readSession(connection, tables, 's1', { lock: true });
+ */
+export async function readSession(connection: SqlConnection, tables: StoreTables, sessionId: string, options: { lock: boolean }): Promise<SessionRead | undefined> {
+  const result = await connection.query<SessionRow & { chain_rows: CheckpointRow[] | null }>(
+    `WITH RECURSIVE session AS (
+       SELECT * FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}
+     ), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
+     SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows FROM session`,
+    [sessionId],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  const stateInCheckpoint = row.custom_state === null;
+  let customState: unknown = row.custom_state;
+  if (stateInCheckpoint) {
+    let chain = row.chain_rows ?? [];
+    if (chain.at(-1)?.checkpoint_id !== row.checkpoint_id) {
+      chain = (await connection.query<CheckpointRow>(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sessionId, row.checkpoint_id])).rows;
+    }
+    const checkpoint = chain.at(-1)?.checkpoint_id === row.checkpoint_id ? checkpointFromChain(chain) : undefined;
+    if (checkpoint === undefined) {
+      throw new StoreError('STORE_ERROR', "The checkpoint holding a session's state is missing; the store's tables are damaged.", {
+        data: { sessionId, checkpointId: row.checkpoint_id },
+      });
+    }
+    customState = checkpoint.customState;
+  }
+  return {
+    state: sessionFromRow({ ...row, custom_state: customState }),
+    messageCount: row.message_count,
+    interruptRequested: row.interrupt_requested === true,
+    stateInCheckpoint,
+  };
+}
+
+/**
+ * `readSession` with a lock, inside a transaction; throws SessionNotFoundError when the session does not exist.
+ *
+ * @example
+ * const { state, messageCount } = await lockSession(connection, tables, sessionId);
+ */
+export async function lockSession(connection: SqlConnection, tables: StoreTables, sessionId: string): Promise<SessionRead> {
+  const read = await readSession(connection, tables, sessionId, { lock: true });
+  if (read === undefined) throw new SessionNotFoundError(sessionId);
+  return read;
+}
