@@ -12,10 +12,12 @@ import { insertPostgresMessages, planPostgresAppend } from './messages.js';
 import { writeSession } from './session-lock.js';
 import { lockSession } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
+import { SelectBatch, WriteBatch } from './statement-batch.js';
 
 /**
- * `saveStateAndPromoteStaging` in one transaction with a constant number of statements whatever the
- * history length: lock the session row, return early when the checkpoint id exists (idempotent
+ * `saveStateAndPromoteStaging` in one transaction of three statements whatever the history length: lock the
+ * session row (reading its state); one read of the checkpoints, staged rows and existing message ids; one write
+ * (`SelectBatch`, `WriteBatch`). In order: lock the session row, return early when the checkpoint id exists (idempotent
  * re-commit), check the version (StaleStateError), read the step's staged rows and the ids among the new
  * messages that already exist, compute the next state in JS, then update the session, delete the staged
  * rows, insert the checkpoint (a delta on the previous checkpoint or a snapshot, see `insertCheckpointRow`)
@@ -62,27 +64,36 @@ export async function commitPostgresStepOn(
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
   const { state, messageCount, interruptRequested } = await lockSession(connection, tables, sessionId);
-  const { exists, base } = await findCommitCheckpoints(connection, tables, sessionId, meta.checkpointId, state.checkpointId);
+  // The checkpoint lookup, the step's staged rows and the new messages' existing ids: one round trip.
+  const reads = new SelectBatch();
+  const pending = Promise.all([
+    findCommitCheckpoints(reads, tables, sessionId, meta.checkpointId, state.checkpointId),
+    selectStagedChanges(reads, tables, sessionId, stepId),
+    planPostgresAppend(reads, tables, sessionId, stableMessages, messageCount),
+  ]);
+  await reads.flush(connection);
+  const [{ exists, base }, staged, messages] = await pending;
   if (exists) {
     return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
   }
   if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
     throw new StaleStateError(sessionId, options.expectedVersion, state.version);
   }
-  const staged = await selectStagedChanges(connection, tables, sessionId, stepId);
-  const messages = await planPostgresAppend(connection, tables, sessionId, stableMessages, messageCount);
   const total = messageCount + messages.length;
   const commit = buildStepCommit(state, write, rowsToApply(staged, options), total, meta, Date.now());
-  await writeSession(connection, tables, commit.state, { messageCount: total, stateInCheckpoint: true });
+  // The session update, the staged rows' delete, the checkpoint and the messages: one statement.
+  const writes = new WriteBatch();
+  await writeSession(writes, tables, commit.state, { messageCount: total, stateInCheckpoint: true });
   if (staged.length > 0) {
-    await connection.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
-    sessionId,
-    stepId,
-    staged.map((row) => row.stagingKey),
-  ]);
+    await writes.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
+      sessionId,
+      stepId,
+      staged.map((row) => row.stagingKey),
+    ]);
   }
   const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
-  await insertCheckpointRow(connection, tables, commit.checkpoint, delta);
-  await insertPostgresMessages(connection, tables, sessionId, messages);
+  await insertCheckpointRow(writes, tables, commit.checkpoint, delta);
+  await insertPostgresMessages(writes, tables, sessionId, messages);
+  await writes.flush(connection);
   return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
 }

@@ -1,0 +1,94 @@
+import type { QueryResult, QueryResultRow } from 'pg';
+import type { SqlConnection } from './database.js';
+
+interface Queued {
+  text: string;
+  values: unknown[];
+  resolve(rows: QueryResultRow[]): void;
+  reject(error: unknown): void;
+}
+
+/** `$n` placeholders of `text` moved up by `offset` (store SQL never has `$` inside literals). */
+function shifted(text: string, offset: number): string {
+  return text.replace(/\$(\d+)/g, (_match, index: string) => `$${Number(index) + offset}`);
+}
+
+/** Every statement's text and values, with the placeholders renumbered in order. */
+function combined(queued: readonly Queued[], wrap: (text: string, index: number) => string): { texts: string[]; values: unknown[] } {
+  const values: unknown[] = [];
+  const texts = queued.map((statement, index) => {
+    const text = wrap(shifted(statement.text, values.length), index);
+    values.push(...statement.values);
+    return text;
+  });
+  return { texts, values };
+}
+
+/**
+ * A {@link SqlConnection} that collects SELECT statements and runs them as ONE round trip (`flush`): each becomes a
+ * `json_agg` subquery of one row, and each caller's `query()` resolves with its rows (JSON-typed: numbers and
+ * booleans as JSON gives them, bigint as a number, jsonb as parsed). For reads a store operation issues together.
+ *
+ * @example
+ * const reads = new SelectBatch();
+ * const pending = Promise.all([readA(reads), readB(reads)]);
+ * await reads.flush(connection);
+ * const [a, b] = await pending;
+ */
+export class SelectBatch implements SqlConnection {
+  readonly #queued: Queued[] = [];
+
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
+    return new Promise<R[]>((resolve, reject) => this.#queued.push({ text, values, resolve: resolve as (rows: QueryResultRow[]) => void, reject })).then(
+      (rows) => ({ rows, rowCount: rows.length, command: 'SELECT', oid: 0, fields: [] }) as QueryResult<R>,
+    );
+  }
+
+  /** Run every collected SELECT in one statement on `connection`. */
+  async flush(connection: SqlConnection): Promise<void> {
+    const queued = this.#queued.splice(0);
+    if (queued.length === 0) return;
+    const { texts, values } = combined(queued, (text, index) => `(SELECT coalesce(json_agg(selected), '[]'::json) FROM (${text}) AS selected) AS r${index}`);
+    try {
+      const result = await connection.query<Record<string, QueryResultRow[]>>(`SELECT ${texts.join(', ')}`, values);
+      const row = result.rows[0] ?? {};
+      queued.forEach((statement, index) => statement.resolve(row[`r${index}`] ?? []));
+    } catch (error) {
+      for (const statement of queued) statement.reject(error);
+      throw error;
+    }
+  }
+}
+
+/**
+ * A {@link SqlConnection} that collects data-modifying statements (UPDATE, INSERT, DELETE without a WITH of their
+ * own) and runs them as ONE statement (`flush`): each a data-modifying CTE, all executed to completion against the
+ * same snapshot, so they must not read each other's writes. `query()` resolves at once with no rows: for writes whose
+ * results the caller does not read.
+ *
+ * @example
+ * const writes = new WriteBatch();
+ * await writeSession(writes, tables, state);
+ * await insertPostgresMessages(writes, tables, 's1', rows);
+ * await writes.flush(connection);
+ */
+export class WriteBatch implements SqlConnection {
+  readonly #queued: Queued[] = [];
+
+  async query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
+    this.#queued.push({ text, values, resolve: () => undefined, reject: () => undefined });
+    return { rows: [], rowCount: 0, command: 'BATCHED', oid: 0, fields: [] } as QueryResult<R>;
+  }
+
+  /** Run every collected statement as one on `connection`. */
+  async flush(connection: SqlConnection): Promise<void> {
+    const queued = this.#queued.splice(0);
+    if (queued.length === 0) return;
+    if (queued.length === 1) {
+      await connection.query(queued[0]!.text, queued[0]!.values);
+      return;
+    }
+    const { texts, values } = combined(queued, (text, index) => `w${index} AS (${text})`);
+    await connection.query(`WITH ${texts.join(', ')} SELECT 1`, values);
+  }
+}
