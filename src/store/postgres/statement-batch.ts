@@ -40,7 +40,7 @@ export class SelectBatch implements SqlConnection {
 
   query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
     return new Promise<R[]>((resolve, reject) => this.#queued.push({ text, values, resolve: resolve as (rows: QueryResultRow[]) => void, reject })).then(
-      (rows) => ({ rows, rowCount: rows.length, command: 'SELECT', oid: 0, fields: [] }) as QueryResult<R>,
+      (rows) => ({ rows, rowCount: rows.length, command: 'SELECT', oid: 0, fields: [] }),
     );
   }
 
@@ -77,7 +77,7 @@ export class WriteBatch implements SqlConnection {
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
     this.#queued.push({ text, values, resolve: () => undefined, reject: () => undefined });
-    return { rows: [], rowCount: 0, command: 'BATCHED', oid: 0, fields: [] } as QueryResult<R>;
+    return { rows: [], rowCount: 0, command: 'BATCHED', oid: 0, fields: [] };
   }
 
   /** Run every collected statement as one on `connection`. */
