@@ -90,6 +90,11 @@ async function main(): Promise<void> {
   while (config.persistentWarmWindowMs !== undefined && readPersistentMarker((await stateStore.loadState(config.sessionId))?.metadata)?.phase !== 'closed') {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  // …and once DBOS recorded its end: the marker closes in the workflow's last step, before the workflow returns.
+  const workflowId = config.persistentWarmWindowMs === undefined ? undefined : (await stateStore.loadState(config.sessionId))?.metadata?.dbosWorkflowId;
+  while (workflowId !== undefined && (await DBOS.getWorkflowStatus(workflowId))?.status === 'PENDING') {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   await DBOS.shutdown();
   await Promise.allSettled([stateStore.close(), streamManager.close(), pool.end()]);
 }
