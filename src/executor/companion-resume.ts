@@ -13,7 +13,8 @@ export type ResumeSession = (agent: AnyAgentConfig, sessionId: string) => Promis
 
 /**
  * Companions (persistent sub-agents) anywhere below `rootSessionId` that parked waiting for a human and whose every
- * call is now answered: each is resumed on its own session (its turn continues; its end reaches the parent's ref and
+ * call is now answered, unless their parent's parked step waits for them (the parent's resume continues those):
+ * each is resumed on its own session (its turn continues; its end reaches the parent's ref and
  * wakes a waiting parent run). This is how a submission against the root (`autoResumeOnSubmit`) and `resume(root)`
  * reach parked companions, as they reach parked ephemeral children. A companion whose resume is refused (a
  * concurrent resume won, or it moved on) is skipped. Returns the handles of the turns started.
@@ -27,7 +28,7 @@ export async function resumeParkedCompanions(stateStore: SessionStateStore, logg
   const started: Array<AgentExecutionHandle<any>> = [];
   for (const sessionId of await descendantSessions(stateStore, rootSessionId, ['paused_awaiting_client'])) {
     const state = await stateStore.loadState(sessionId);
-    if (state === null || !(await answeredAndParked(stateStore, state))) continue;
+    if (state === null || !(await answeredAndParked(stateStore, state)) || (await awaitedByParent(stateStore, state))) continue;
     const agent = companionAgent(root, state.agentType);
     if (agent === undefined) continue;
     try {
@@ -46,6 +47,16 @@ async function answeredAndParked(stateStore: SessionStateStore, state: SessionSt
   const open = Object.values(state.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
   if (open.length > 0) return false;
   return isParkedRunStatus((await stateStore.getCurrentRun(state.sessionId))?.status);
+}
+
+/**
+ * A blocking companion whose parent's parked step waits for it: the parent's resume continues it (the cascade,
+ * `CompanionSettleStep.prepareContinue`) and hands its turn's result to the waiting call, so it is not resumed here.
+ */
+async function awaitedByParent(stateStore: SessionStateStore, state: SessionState): Promise<boolean> {
+  if (state.parentSessionId === undefined) return false;
+  const parent = await stateStore.loadState(state.parentSessionId);
+  return Object.values(parent?.suspendedAwaitingChildren ?? {}).some((wait) => wait.childSessionId === state.sessionId);
 }
 
 /** The companion's agent: registered in this process, or found among the root agent's persistent agents. */

@@ -1,6 +1,7 @@
 import type { ResolvedPersistentAgent } from '../agent/index.js';
 import type { RunStatus, SessionStatus, SubSessionRef } from '../types/session.js';
 import { childRunId } from './ids.js';
+import type { PlannedCompanionCall } from './step-plan-types.js';
 
 /**
  * What a message to a named companion does, decided from its session and ref:
@@ -213,4 +214,72 @@ export interface CompanionDoneMessage {
  */
 export function companionTopic(childSessionId: string): string {
   return `companion:${childSessionId}`;
+}
+
+/**
+ * A blocking companion call whose child's turn parked waiting for a human: the parent's step parks
+ * `suspended_awaiting_children` with it (kept in `SuspensionRecord.companionCalls`), and the parent's resume
+ * continues the child's turn and hands its real result to this call.
+ *
+ * @example
+ * const wait: CompanionCallWait = { call, name: 'k', childSessionId: 's1-agent-k', agentType: 'clerk' };
+ */
+export interface CompanionCallWait {
+  call: PlannedCompanionCall;
+  name: string;
+  childSessionId: string;
+  agentType: string;
+}
+
+/**
+ * What a resumed parent does with a companion its parked step waited for (the cascade of ephemeral children, for a
+ * persistent child):
+ * - `wait_ours`: this parent run already continued the child (a re-run of the step) — wait for that turn;
+ * - `continue`: the child's turn is parked for a human — resume it (a new turn on its session) and wait for it;
+ * - `wait_current`: a turn of the child runs (resumed from elsewhere) — wait for it;
+ * - `drain`: the child's turn ended (completed, failed, interrupted, terminated, gone) — its outcome is the result.
+ *
+ * @example
+ * decideCompanionCascade({ exists: true, terminated: false, parked: true, runStatus: 'suspended_client_tool', ourTurn: false }); // 'continue'
+ */
+export type CompanionCascadeAction = 'wait_ours' | 'continue' | 'wait_current' | 'drain';
+
+/** The awaited companion as `decideCompanionCascade` sees it. */
+export interface CompanionCascadeView {
+  /** Its session exists. */
+  exists: boolean;
+  /** Terminated: its ref says so, or its session was aborted. */
+  terminated: boolean;
+  /** Its current turn waits for a human, parked (session active with a suspended step, run parked). */
+  parked: boolean;
+  /** Status of its current run (`null`: none). */
+  runStatus: RunStatus | null;
+  /** The turn this parent run gives it (`companionTurnRunId(parentRunId, toolCallId)`) is recorded or queued. */
+  ourTurn: boolean;
+}
+
+/**
+ * Table of what a resumed parent does with an awaited companion. Pure.
+ *
+ * @example
+ * decideCompanionCascade({ exists: true, terminated: false, parked: false, runStatus: 'completed', ourTurn: false }); // 'drain'
+ */
+export function decideCompanionCascade(view: CompanionCascadeView): CompanionCascadeAction {
+  if (!view.exists) return 'drain';
+  if (view.ourTurn) return 'wait_ours';
+  if (view.terminated) return 'drain';
+  if (view.parked) return 'continue';
+  return view.runStatus === 'running' ? 'wait_current' : 'drain';
+}
+
+/**
+ * Workflow id of the generation that resumes a parked companion turn for a parent's run:
+ * `${childSessionId}-resume-${turnRunId}` (the turn's run id is per parent run and call, so every resume of the
+ * parent gets its own id, and a replayed start is de-duplicated).
+ *
+ * @example
+ * companionResumeWorkflowId('s1-agent-k', 'run-sub-1a2b'); // 's1-agent-k-resume-run-sub-1a2b'
+ */
+export function companionResumeWorkflowId(childSessionId: string, turnRunId: string): string {
+  return `${childSessionId}-resume-${turnRunId}`;
 }

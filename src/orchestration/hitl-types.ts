@@ -1,6 +1,7 @@
 import type { PlannedSubAgentCall, PlannedToolCall } from './step-plan-types.js';
 import type { ToolResultMessage, UserMessage } from '../types/message.js';
 import type { PendingClientToolCall } from '../types/session.js';
+import type { CompanionCallWait } from './companions.js';
 
 /** A call that waits for a human: a client-executed tool, or a server tool behind an approval gate. */
 export interface HitlCall {
@@ -26,6 +27,8 @@ export interface SuspensionRecord {
   finishCall?: { output: unknown; resultMessage: ToolResultMessage };
   /** Sub-agent calls whose children had not finished (parked for a human, or interrupted) when the step suspended. */
   childCalls?: PlannedSubAgentCall[];
+  /** Blocking companion calls whose child's turn had parked for a human when the step suspended. */
+  companionCalls?: CompanionCallWait[];
   /** Messages sent with a resume that did not settle the step: committed after the step's results, once it is. */
   tail?: UserMessage[];
 }

@@ -30,7 +30,7 @@ export function resumeTurnInput(
   const open =
     mode !== 'from_checkpoint' &&
     suspension !== undefined &&
-    (suspension.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) || (suspension.childCalls?.length ?? 0) > 0);
+    (suspension.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) || (suspension.childCalls?.length ?? 0) > 0 || (suspension.companionCalls?.length ?? 0) > 0);
   const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
   const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
   return {

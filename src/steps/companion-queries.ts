@@ -40,3 +40,15 @@ export async function currentTurnOutcome(stateStore: SessionStateStore, parentSe
   if (ref?.status === 'running') return { kind: 'running' };
   return outcomeOfRun(await stateStore.getCurrentRun(childSessionId));
 }
+
+/**
+ * The open human calls of a companion's tree (its own, and those of its sub-agents and companions): the root's
+ * ownership map names each call's owner; a call is open until the root records it completed. Parent-first ids
+ * (`${parent}-sub-…`, `${parent}-agent-…`) make the tree a prefix.
+ */
+export async function openCallsBelow(stateStore: SessionStateStore, rootSessionId: string, childSessionId: string): Promise<string[]> {
+  const root = await stateStore.loadState(rootSessionId);
+  return Object.entries(root?.clientToolCallOwnership ?? {})
+    .filter(([toolCallId, owner]) => (owner === childSessionId || owner.startsWith(`${childSessionId}-`)) && root?.completedClientToolCalls?.[toolCallId] === undefined)
+    .map(([toolCallId]) => toolCallId);
+}

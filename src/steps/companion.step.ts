@@ -17,7 +17,7 @@ import type { CompanionParentLink } from '../orchestration/persistent-session.js
 import type { UserMessage } from '../types/message.js';
 import type { SubSessionRef } from '../types/session.js';
 import { childView, messageCompanion, outcomeOfRun, previousDelivery, refPatchOf, spawnCompanion, terminateCompanion, type CompanionCaller, type CompanionDelivery } from './companion-children.js';
-import { companionStatus, currentTurnOutcome, listCompanions, namedRef } from './companion-queries.js';
+import { companionStatus, currentTurnOutcome, listCompanions, namedRef, openCallsBelow } from './companion-queries.js';
 import { registerAgent, runtimeDependencies } from './runtime-registry.js';
 import { describeError, stepEnvironment, type RunScope, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
@@ -45,8 +45,8 @@ export interface CompanionStepInput extends RunScope {
  */
 export type CompanionPreparation =
   | { kind: 'answered'; result?: unknown; error?: string }
-  | { kind: 'sent'; name: string; childSessionId: string; turnRunId: string; delivery: CompanionDelivery; result?: unknown; timeoutMs?: number }
-  | { kind: 'wait'; name: string; childSessionId: string; turnRunId?: string; timeoutMs?: number };
+  | { kind: 'sent'; name: string; childSessionId: string; agentType: string; turnRunId: string; delivery: CompanionDelivery; result?: unknown; timeoutMs?: number }
+  | { kind: 'wait'; name: string; childSessionId: string; agentType: string; turnRunId?: string; timeoutMs?: number };
 
 /** Input of `CompanionStep.outcome`. */
 export interface CompanionOutcomeInput extends RunScope {
@@ -58,6 +58,19 @@ export interface CompanionOutcomeInput extends RunScope {
   turnRunId?: string;
   /** The wait's deadline passed: answer with the current status. */
   timedOut: boolean;
+  /** Root of the session tree (its ownership map names the child's open human calls). */
+  rootSessionId: string;
+}
+
+/**
+ * What `CompanionStep.outcome` read: the turn's outcome and, once it ended, the call's result (tool_end written);
+ * for a turn parked waiting for a human, no result but the tree's open calls (`waitingCallIds`): the parent's
+ * step parks `suspended_awaiting_children` for it.
+ */
+export interface CompanionOutcomeRead {
+  outcome: CompanionTurnOutcome;
+  result?: unknown;
+  waitingCallIds?: string[];
 }
 
 /** Input of `CompanionStep.reportTurn` (the child's workflow, around each turn). */
@@ -97,9 +110,12 @@ export class CompanionStep {
     return prepared;
   }
 
-  /** The child's turn `turnRunId`: its outcome when it ended (or the deadline passed), marked delivered; else `running`. */
+  /**
+   * The child's turn `turnRunId`: its outcome when it ended (or the deadline passed), marked delivered; a turn parked
+   * for a human: its open calls (no result: the parent waits, parked); else `running`.
+   */
   @DBOS.step({ name: 'CompanionStep.outcome' })
-  static async outcome(input: CompanionOutcomeInput): Promise<{ outcome: CompanionTurnOutcome; result?: unknown }> {
+  static async outcome(input: CompanionOutcomeInput): Promise<CompanionOutcomeRead> {
     const environment = await stepEnvironment(input, input.step);
     const { stateStore } = environment.dependencies;
     const outcome =
@@ -107,6 +123,7 @@ export class CompanionStep {
     // An interrupted parent stops waiting (its next step ends the run); the cascade normally ends the child first.
     const interrupted = outcome.kind === 'running' && !input.timedOut && (await stateStore.isInterruptRequested(input.sessionId));
     if (outcome.kind === 'running' && !input.timedOut && !interrupted) return { outcome };
+    if (outcome.kind === 'waiting_for_human') return { outcome, waitingCallIds: await openCallsBelow(stateStore, input.rootSessionId, input.childSessionId) };
     const result = { ...companionResult(input.name, outcome), ...(outcome.kind !== 'running' ? {} : interrupted ? { waitInterrupted: true } : { timedOut: true }) };
     if (outcome.kind !== 'running') await markDelivered(environment, input.sessionId, input.childSessionId);
     await emitEnd(environment, input, result, outcome.kind === 'failed' ? `Companion ${input.name} failed: ${outcome.error}` : undefined);
@@ -198,7 +215,7 @@ async function prepareCall(environment: StepEnvironment, input: CompanionStepInp
     case 'waitForResult': {
       const ref = namedRef(refs, args.name);
       if (ref === undefined) return unknownChild(args.name);
-      return { kind: 'wait', name: ref.name ?? ref.subSessionId, childSessionId: ref.subSessionId, ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) };
+      return { kind: 'wait', name: ref.name ?? ref.subSessionId, childSessionId: ref.subSessionId, agentType: ref.agentType, ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) };
     }
     case 'spawnAgent':
     case 'sendMessage':
@@ -229,6 +246,7 @@ async function messageCall(
     kind: 'sent',
     name,
     childSessionId,
+    agentType: entry?.agentType ?? state?.agentType ?? 'unknown',
     turnRunId: caller.runId,
     delivery,
     ...(entry?.mode === 'blocking' ? {} : { result: { name, sessionId: childSessionId, status: 'running' } }),

@@ -6,6 +6,7 @@ import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { ClientToolStep } from '../steps/client-tool.step.js';
 import { CommitStep } from '../steps/commit.step.js';
 import type { SuspendedChildWait } from '../types/session.js';
+import { continueCompanionCalls, type WaitingCompanion } from './companion-dispatch.js';
 import { waitForHumans, type HitlWaitOutcome } from './hitl-wait.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import { childMessage, isFinished, runApproved, runPhaseTwo } from './tool-dispatch.js';
@@ -27,13 +28,16 @@ export interface SettleInput {
   tail?: Message[];
   /** Children still waiting after phase 1; absent on a resumed run, which continues `suspension.childCalls`. */
   waitingChildren?: ChildCallOutcome[];
+  /** Blocking companion calls whose child parked, after phase 1; absent on a resumed run (`suspension.companionCalls`). */
+  waitingCompanions?: WaitingCompanion[];
 }
 
 /** Attempts to park for children while other writers (a child's ownership write on the root) move the version. */
 const MAX_PARK_ATTEMPTS = 20;
 
 /**
- * Settle a step that waits: first its sub-agent children (a resumed run continues them per the cascade table),
+ * Settle a step that waits: first its sub-agent children and blocking companions (a resumed run continues them
+ * per the cascade tables: a companion's parked turn is resumed and its real result goes to the waiting call),
  * parking again if one still waits for a human or ending `interrupted` if one was interrupted; then its humans
  * (warm, then parked); then what the answers unlock (approved tools, the step's finishWith tools), the commit and
  * the stop check (`shouldStopExecution`, the one stop path). Returns the turn's outcome when it ends here
@@ -43,10 +47,15 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
   const { agent, scope, input } = context;
   const { step } = settle;
   const children = settle.waitingChildren ?? (await runChildren(context, step, settle.suspension.childCalls ?? [], 'continue'));
-  const priorResults = [...settle.priorResults, ...children.filter(({ outcome }) => isFinished(outcome)).map(childMessage)];
+  const companions = settle.waitingCompanions === undefined ? await continueCompanionCalls(context, step, settle.suspension.companionCalls ?? []) : { results: [], waiting: settle.waitingCompanions };
+  const priorResults = [...settle.priorResults, ...children.filter(({ outcome }) => isFinished(outcome)).map(childMessage), ...companions.results];
   const waiting = children.filter(({ outcome }) => !isFinished(outcome));
-  const suspension: SuspensionRecord = { ...settle.suspension, ...(waiting.length === 0 ? { childCalls: [] } : { childCalls: waiting.map(({ call }) => call) }) };
-  if (waiting.length > 0) return parkForChildren(context, { ...settle, priorResults, suspension }, waiting);
+  const suspension: SuspensionRecord = {
+    ...settle.suspension,
+    childCalls: waiting.map(({ call }) => call),
+    companionCalls: companions.waiting.map(({ wait }) => wait),
+  };
+  if (waiting.length > 0 || companions.waiting.length > 0) return parkForChildren(context, { ...settle, priorResults, suspension }, waiting, companions.waiting);
 
   const waited: HitlWaitOutcome =
     suspension.hitlCalls.length === 0
@@ -109,20 +118,22 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
 }
 
 /**
- * Children still wait (for a human) or were interrupted: announce this step's own human calls, commit the
- * suspension and end the run — parked (resume() continues the tree) or `interrupted` when a child was interrupted.
+ * Children or blocking companions still wait (for a human) or a child was interrupted: announce this step's own
+ * human calls, commit the suspension and end the run — parked (resume() continues the tree) or `interrupted` when
+ * a child was interrupted.
  */
-async function parkForChildren(context: TurnContext, settle: SettleInput, waiting: ChildCallOutcome[]): Promise<TurnOutcome> {
+async function parkForChildren(context: TurnContext, settle: SettleInput, waiting: ChildCallOutcome[], companions: WaitingCompanion[]): Promise<TurnOutcome> {
   const { scope, input } = context;
   const { step, suspension } = settle;
   const interrupted = waiting.some(({ outcome }) => outcome.kind === 'interrupted');
   if (suspension.hitlCalls.length > 0) {
     await ClientToolStep.suspend({ ...scope, step, calls: suspension.hitlCalls, rootSessionId: input.rootSessionId });
   }
-  const awaitingChildren: Record<string, SuspendedChildWait> = Object.fromEntries(
-    waiting.map(({ call }) => [call.toolCallId, { childSessionId: call.childSessionId, toolCallId: call.toolCallId, agentType: call.agentType }]),
-  );
-  const childIds = waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : []));
+  const awaitingChildren: Record<string, SuspendedChildWait> = Object.fromEntries([
+    ...waiting.map(({ call }) => [call.toolCallId, { childSessionId: call.childSessionId, toolCallId: call.toolCallId, agentType: call.agentType }]),
+    ...companions.map(({ wait }) => [wait.call.toolCallId, { childSessionId: wait.childSessionId, toolCallId: wait.call.toolCallId, agentType: wait.agentType }]),
+  ]);
+  const childIds = [...waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : [])), ...companions.flatMap(({ toolCallIds }) => toolCallIds)];
   const ownIds = suspension.hitlCalls.map(({ call }) => call.toolCallId);
   for (let attempt = 1; ; attempt += 1) {
     const { parked } = await ClientToolStep.park({

@@ -9,7 +9,7 @@ import type { RejectedToolCall } from '../steps/commit.step.js';
 import { executeServerTool } from './server-tool-call.js';
 import { soleToolCommit } from '../orchestration/sole-tool-commit.js';
 import type { RunScope } from '../steps/step-scope.js';
-import { runCompanionCalls } from './companion-dispatch.js';
+import { runCompanionCalls, type WaitingCompanion } from './companion-dispatch.js';
 import { remoteMessage, runRemoteCalls } from './remote-dispatch.js';
 import { runChildren, type ChildCallOutcome } from './sub-agent-dispatch.js';
 import type { TurnContext } from './turn-types.js';
@@ -24,6 +24,8 @@ export interface PhaseOneResult {
   hitlCalls: HitlCall[];
   /** Sub-agent children that have not finished (waiting for a human, or interrupted): the step suspends for them. */
   waitingChildren: ChildCallOutcome[];
+  /** Blocking companion calls whose child's turn parked for a human: the step suspends for them too. */
+  waitingCompanions: WaitingCompanion[];
 }
 
 /**
@@ -56,13 +58,14 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
     outcomes,
     results: [
       ...plan.toolErrors.map((failure) => ({ index: failure.index, message: failure.resultMessage })),
-      ...companions,
+      ...companions.results,
       ...outcomes.map(outcomeMessage),
       ...finishedChildren.map(childMessage),
       ...remote.map(remoteMessage),
     ],
     hitlCalls: [...plan.clientToolCalls.map((call) => clientCall(agent, call)), ...gated],
     waitingChildren: children.filter(({ outcome }) => !isFinished(outcome)),
+    waitingCompanions: companions.waiting,
   };
 }
 

@@ -39,7 +39,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });
     const phaseOne = await runPhaseOne(context, step, plan);
 
-    if (phaseOne.hitlCalls.length > 0 || phaseOne.waitingChildren.length > 0) {
+    if (phaseOne.hitlCalls.length > 0 || phaseOne.waitingChildren.length > 0 || phaseOne.waitingCompanions.length > 0) {
       const settled = await settleStep(context, {
         step,
         head: [plan.assistantMessage],
@@ -49,6 +49,7 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
         previousRunId: input.runId,
         stepResult: llm.result,
         waitingChildren: phaseOne.waitingChildren,
+        waitingCompanions: phaseOne.waitingCompanions,
       });
       if (settled !== undefined) return settled;
       continue;

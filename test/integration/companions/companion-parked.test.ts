@@ -1,7 +1,8 @@
 /**
- * A companion whose human call outlives the warm window parks like any persistent session: the blocking parent is
- * told the child waits for a human, a message to it is refused, the answer is submitted against the root, and
- * resume() of the companion session finishes its turn; the parent's next turn receives the outcome once.
+ * A companion whose human call outlives the warm window parks like any persistent session. A blocking parent parks
+ * awaiting it (`suspended_awaiting_children`) and `resume(root)` continues the companion's turn (the answer is
+ * submitted against the root); a parent that parks for its own human leaves a non-blocking companion parked on its
+ * own session, and resume(root) continues that one too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -23,36 +24,43 @@ afterAll(async () => {
 });
 
 describe('a parked companion', () => {
-  it('reports waiting for a human, refuses messages, is resumed on its own session and delivered to the next parent turn', async () => {
+  it('a blocking parent parks awaiting it; resume(root) continues its turn (parking again while unanswered) and the blocked call gets its result in the same parent turn', async () => {
     let parentCalls = 0;
     llm.use((input) => {
       if (input.agentType === 'clerk') return clerkReply(input);
       parentCalls += 1;
       if (parentCalls === 1) return call('p1', 'spawnAgent', { agentType: 'clerk', name: 'k', message: 'ship it?' });
-      if (parentCalls === 2) return call('p2', 'sendMessage', { name: 'k', message: 'hurry' });
       return { type: 'text', text: `desk ${parentCalls}` };
     });
     const first = await runtime.executor.execute(desk, 'go', { sessionId: 'cc-park' });
-    // Like an ephemeral child's, the companion's open call shows on the root's handle while the parent runs on.
+    // Like an ephemeral child's, the companion's open call shows on the root's handle.
     expect(await first.result()).toMatchObject({ status: 'suspended_client_tool', suspended: { toolCallIds: ['confirm-cc-park-agent-k'] } });
-    await eventually('the parent run completed', async () => (await runtime.stateStore.getCurrentRun('cc-park'))?.status === 'completed');
-    expect((await runtime.stateStore.loadState('cc-park'))?.output).toBe('desk 3');
-    expect(await toolResultOf(runtime.stateStore, 'cc-park', 'p1')).toMatchObject({ content: { name: 'k', status: 'paused_awaiting_client' }, isError: false });
-    expect(await toolResultOf(runtime.stateStore, 'cc-park', 'p2')).toMatchObject({ isError: true });
+    await eventually('the parent parked awaiting children', async () => (await runtime.stateStore.getCurrentRun('cc-park'))?.status === 'suspended_awaiting_children');
     expect((await runtime.stateStore.getSubSessionRefs('cc-park'))[0]).toMatchObject({ status: 'paused_awaiting_client' });
-    expect(await markerOf(runtime.stateStore, 'cc-park-agent-k')).toMatchObject({ phase: 'closed', endReason: 'suspended' });
+    await eventually('the companion parked', async () => (await markerOf(runtime.stateStore, 'cc-park-agent-k'))?.endReason === 'suspended');
+
+    // resume(root) before the answer: the companion's turn is continued, waits warm, parks again, and so does the root.
+    const early = await runtime.executor.resume(desk, 'cc-park');
+    await eventually('the resumed root parked again', async () => {
+      const run = await runtime.stateStore.getCurrentRun('cc-park');
+      return run?.runId === early.runId && run.status === 'suspended_awaiting_children';
+    });
+    expect((await runtime.stateStore.listRuns('cc-park-agent-k')).runs.map((run) => run.status)).toEqual(['suspended_client_tool', 'suspended_client_tool']);
 
     const submitted = await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'cc-park', toolCallId: 'confirm-cc-park-agent-k', result: { yes: 1 } });
-    expect(submitted.status).toBe('accepted');
-    const resumed = await runtime.executor.resume(clerk, 'cc-park-agent-k');
-    expect(await resumed.result()).toMatchObject({ status: 'completed', output: { confirmed: { yes: 1 } } });
-    await eventually('the ref records the outcome', async () => (await runtime.stateStore.getSubSessionRefs('cc-park'))[0]?.status === 'completed');
+    expect(submitted).toMatchObject({ status: 'accepted', next: 'needs_resume' });
+    const resumed = await runtime.executor.resume(desk, 'cc-park');
+    expect(await resumed.result()).toMatchObject({ status: 'completed', output: 'desk 2' });
+    expect(await toolResultOf(runtime.stateStore, 'cc-park', 'p1')).toEqual({ content: { name: 'k', status: 'completed', output: { confirmed: { yes: 1 } } }, isError: false });
+    // resume(root) continued the companion once (its own resume of parked companions skips one a parked parent awaits).
+    expect((await runtime.stateStore.listRuns('cc-park-agent-k')).runs.map((run) => run.status)).toEqual(['suspended_client_tool', 'suspended_client_tool', 'completed']);
+    expect((await runtime.stateStore.getSubSessionRefs('cc-park'))[0]).toMatchObject({ status: 'completed', completionDelivered: true });
 
+    // Delivered in the same turn: the next turn appends nothing.
     const next = await runtime.executor.execute(desk, 'next', { sessionId: 'cc-park' });
     await next.result();
     const { messages } = await runtime.stateStore.getMessages('cc-park');
-    const delivered = messages.filter((message) => message.id?.startsWith('companion:'));
-    expect(delivered.map((message) => message.content)).toEqual(['[companion k (clerk) finished] {"name":"k","status":"completed","output":{"confirmed":{"yes":1}}}']);
+    expect(messages.filter((message) => message.id?.startsWith('companion:'))).toEqual([]);
   });
 
   it('resume() of a root parked for its own human continues its parked companion too (answers submitted against the root)', async () => {

@@ -3,15 +3,22 @@ import {
   autoCompanionName,
   companionContinueWorkflowId,
   companionRefStatus,
+  companionResumeWorkflowId,
   companionResult,
   companionSpawnWorkflowId,
   companionTurnRunId,
+  decideCompanionCascade,
   decideCompanionTarget,
   deliveryText,
   turnOutcomeOf,
+  type CompanionCallWait,
+  type CompanionCascadeAction,
+  type CompanionCascadeView,
   type CompanionChildView,
   type CompanionTargetAction,
 } from '../../../src/orchestration/companions.js';
+import type { SuspensionRecord } from '../../../src/orchestration/hitl-types.js';
+import { resumeTurnInput } from '../../../src/orchestration/resume-turn.js';
 import type { RunStatus, SubSessionRef } from '../../../src/types/session.js';
 
 const view = (extra: Partial<CompanionChildView>): CompanionChildView => ({ agentType: 'researcher', status: 'completed', parked: false, ...extra });
@@ -71,5 +78,43 @@ describe('companion names and ids', () => {
     expect(companionContinueWorkflowId('s1-agent-r', 'c2')).toBe('s1-agent-r-continue-c2');
     expect(companionTurnRunId('run-1', 'c1')).toBe(companionTurnRunId('run-1', 'c1'));
     expect(companionTurnRunId('run-1', 'c1')).not.toBe(companionTurnRunId('run-1', 'c2'));
+  });
+});
+
+describe('decideCompanionCascade (a resumed parent and the companion its parked step waited for)', () => {
+  const awaited = (extra: Partial<CompanionCascadeView>): CompanionCascadeView => ({ exists: true, terminated: false, parked: false, runStatus: 'completed', ourTurn: false, ...extra });
+  const table: Array<[string, CompanionCascadeView, CompanionCascadeAction]> = [
+    ['its turn parked for a human: resume it', awaited({ parked: true, runStatus: 'suspended_client_tool' }), 'continue'],
+    ['its turn parked awaiting its own children: resume it', awaited({ parked: true, runStatus: 'suspended_awaiting_children' }), 'continue'],
+    ['this parent run resumed it already (re-run of the step)', awaited({ ourTurn: true, runStatus: 'running' }), 'wait_ours'],
+    ['our resumed turn parked again: still ours to wait for', awaited({ ourTurn: true, parked: true, runStatus: 'suspended_client_tool' }), 'wait_ours'],
+    ['resumed from elsewhere, its turn runs', awaited({ runStatus: 'running' }), 'wait_current'],
+    ['its turn completed meanwhile', awaited({ runStatus: 'completed' }), 'drain'],
+    ['its turn failed', awaited({ runStatus: 'failed' }), 'drain'],
+    ['its turn was interrupted', awaited({ runStatus: 'interrupted' }), 'drain'],
+    ['terminated (ref), even with a parked run', awaited({ terminated: true, parked: true, runStatus: 'suspended_client_tool' }), 'drain'],
+    ['its session is gone', awaited({ exists: false, runStatus: null }), 'drain'],
+  ];
+  it.each(table)('%s', (_label, view, expected) => {
+    expect(decideCompanionCascade(view)).toBe(expected);
+  });
+
+  it('a resume generation per parent run and call', () => {
+    const first = companionResumeWorkflowId('s1-agent-k', companionTurnRunId('run-1', 'p1'));
+    expect(first).toBe(`s1-agent-k-resume-${companionTurnRunId('run-1', 'p1')}`);
+    expect(companionResumeWorkflowId('s1-agent-k', companionTurnRunId('run-2', 'p1'))).not.toBe(first);
+    expect(first).not.toBe(companionContinueWorkflowId('s1-agent-k', 'p1'));
+  });
+});
+
+describe('resumeTurnInput keeps a step that waits for companions open', () => {
+  const wait: CompanionCallWait = { call: { toolCallId: 'p1', toolName: 'companion__spawnAgent', input: {}, index: 0, resultMessageId: 'm1', action: 'spawnAgent' }, name: 'k', childSessionId: 's1-agent-k', agentType: 'clerk' };
+  const table: Array<[string, SuspensionRecord, boolean]> = [
+    ['only a companion waits', { step: 1, stepId: 'x', hitlCalls: [], finishWithCalls: [], companionCalls: [wait] }, true],
+    ['nothing waits any more', { step: 1, stepId: 'x', hitlCalls: [], finishWithCalls: [], companionCalls: [] }, false],
+  ];
+  it.each(table)('%s', (_label, suspension, settles) => {
+    const turn = resumeTurnInput({}, { runId: 'run-1', metadata: { suspension } }, 'run-2', { mode: 'continue' });
+    expect(turn.resume?.suspension !== undefined).toBe(settles);
   });
 });
