@@ -23,8 +23,8 @@ import { SelectBatch, WriteBatch } from './statement-batch.js';
  * rows, insert the checkpoint (a delta on the previous checkpoint or a snapshot, see `insertCheckpointRow`)
  * and insert the new messages. The session row does not get the new customState (its `custom_state` is
  * NULL: "the state of the checkpoint I point at"), so a step writes its delta once, not the whole state;
- * the lock's statement reads the state back from the checkpoint chain (see `readSession`). Any failure rolls all of it back. The `report` (state after the commit, message
- * count, appended messages, interrupt flag) lets the caller go on without reading the session again. Retry-safe:
+ * the lock's statement reads the state back from the checkpoint chain (see `readSession`). Any failure
+ * rolls all of it back. The `report` (state after the commit, message count, appended messages, interrupt flag) lets the caller go on without reading the session again. Retry-safe:
  * an attempt whose COMMIT outcome is unknown is followed by one that finds the checkpoint id and returns.
  *
  * @example

@@ -21,6 +21,11 @@ export interface SessionRead {
    * at (`checkpoint_id`), rebuilt from its chain. False when the row holds the state itself.
    */
   stateInCheckpoint: boolean;
+  /**
+   * False when the read skipped the chain (`chain: false`) and the state is in the checkpoint: `state.customState`
+   * is then an empty placeholder object, to be kept by reference or resolved with `readCheckpointState`.
+   */
+  customStateResolved: boolean;
 }
 
 /**
@@ -30,53 +35,81 @@ export interface SessionRead {
  * another writer sees that writer's row but, under READ COMMITTED, not the checkpoint it inserted (the
  * statement's snapshot predates the wait): the chain then comes back without its target and is read
  * again in a second statement (checkpoint rows are never changed once written, so a chain that reaches
- * its target is complete). Returns undefined for no session.
+ * its target is complete). With `chain: false` the statement is a plain row read and the state stays
+ * unresolved (see `customStateResolved`), for writes that do not look at customState. Returns undefined for
+ * no session.
  *
  * @throws StoreError (STORE_ERROR) when the pointer checkpoint is missing or its chain is damaged.
  * @example
  * const read = await readSession(connection, tables, 's1', { lock: true });
  */
-export async function readSession(connection: SqlConnection, tables: StoreTables, sessionId: string, options: { lock: boolean }): Promise<SessionRead | undefined> {
-  const result = await connection.query<SessionRow & { chain_rows: CheckpointRow[] | null }>(
-    `WITH RECURSIVE session AS (
-       SELECT * FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}
-     ), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
-     SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows FROM session`,
-    [sessionId],
-  );
+export async function readSession(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  options: { lock: boolean; chain?: boolean },
+): Promise<SessionRead | undefined> {
+  const select = `SELECT * FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}`;
+  const withChain = options.chain !== false;
+  const sql = withChain
+    ? `WITH RECURSIVE session AS (${select}), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
+       SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows FROM session`
+    : select;
+  const result = await connection.query<SessionRow & { chain_rows?: CheckpointRow[] | null }>(sql, [sessionId]);
   const row = result.rows[0];
   if (row === undefined) return undefined;
   const stateInCheckpoint = row.custom_state === null;
   let customState: unknown = row.custom_state;
   if (stateInCheckpoint) {
-    let chain = row.chain_rows ?? [];
-    if (chain.at(-1)?.checkpoint_id !== row.checkpoint_id) {
-      chain = (await connection.query<CheckpointRow>(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sessionId, row.checkpoint_id])).rows;
-    }
-    const checkpoint = chain.at(-1)?.checkpoint_id === row.checkpoint_id ? checkpointFromChain(chain) : undefined;
-    if (checkpoint === undefined) {
-      throw new StoreError('STORE_ERROR', "The checkpoint holding a session's state is missing; the store's tables are damaged.", {
-        data: { sessionId, checkpointId: row.checkpoint_id },
-      });
-    }
-    customState = checkpoint.customState;
+    const chain = row.chain_rows ?? [];
+    // A chain that does not reach the pointer was read in a snapshot from before a concurrent commit: read it again.
+    customState = !withChain
+      ? {}
+      : chain.at(-1)?.checkpoint_id === row.checkpoint_id
+        ? checkpointFromChain(chain)?.customState
+        : await readCheckpointState(connection, tables, sessionId, row.checkpoint_id);
   }
   return {
     state: sessionFromRow({ ...row, custom_state: customState }),
     messageCount: row.message_count,
     interruptRequested: row.interrupt_requested === true,
     stateInCheckpoint,
+    customStateResolved: withChain || !stateInCheckpoint,
   };
 }
 
 /**
- * `readSession` with a lock, inside a transaction; throws SessionNotFoundError when the session does not exist.
+ * The customState of checkpoint `checkpointId` (its chain, one statement), for a session row whose state lives there.
+ *
+ * @throws StoreError (STORE_ERROR) when the checkpoint is missing or its chain is damaged.
+ * @example
+ * const customState = await readCheckpointState(connection, tables, 's1', 'r1:4');
+ */
+export async function readCheckpointState(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  checkpointId: string | null,
+): Promise<Record<string, unknown>> {
+  const chain = (await connection.query<CheckpointRow>(chainSql(tables, 'checkpoint.checkpoint_id = $2'), [sessionId, checkpointId])).rows;
+  const checkpoint = chain.at(-1)?.checkpoint_id === checkpointId ? checkpointFromChain(chain) : undefined;
+  if (checkpoint === undefined) {
+    throw new StoreError('STORE_ERROR', "The checkpoint holding a session's state is missing; the store's tables are damaged.", {
+      data: { sessionId, checkpointId },
+    });
+  }
+  return checkpoint.customState;
+}
+
+/**
+ * `readSession` with a lock, inside a transaction (`chain: false` leaves a checkpoint-held state unresolved);
+ * throws SessionNotFoundError when the session does not exist.
  *
  * @example
  * const { state, messageCount } = await lockSession(connection, tables, sessionId);
  */
-export async function lockSession(connection: SqlConnection, tables: StoreTables, sessionId: string): Promise<SessionRead> {
-  const read = await readSession(connection, tables, sessionId, { lock: true });
+export async function lockSession(connection: SqlConnection, tables: StoreTables, sessionId: string, options: { chain?: boolean } = {}): Promise<SessionRead> {
+  const read = await readSession(connection, tables, sessionId, { lock: true, ...options });
   if (read === undefined) throw new SessionNotFoundError(sessionId);
   return read;
 }

@@ -7,12 +7,14 @@ import { applyCustomStatePatches } from '../staged-patches.js';
 import { assertIdentifier, assertSessionStatus } from '../validation.js';
 import type { PostgresContext } from './database.js';
 import { writeSession } from './session-lock.js';
-import { lockSession } from './session-read.js';
+import { lockSession, readCheckpointState } from './session-read.js';
 
 /**
  * Lock a session, compute its next state in JS, write it back: one transaction, four statements. A
  * session whose customState lives in its pointer checkpoint keeps it there unless `next` replaces the
- * customState or moves the pointer (then the row holds the full value again).
+ * customState or moves the pointer (then the row holds the full value again). The lock reads that state
+ * only with `readsCustomState` (a `next` that looks at customState); otherwise `next` gets a placeholder
+ * it may keep or replace, and a moved pointer reads the real state with one more statement.
  * Retry-safe: every attempt remembers the (version, updatedAt) it wrote; after an attempt whose COMMIT
  * outcome is unknown, a row still carrying one of those pairs holds this call's write, which is then not
  * applied again (so `expectedVersion` does not report the call's own write as stale, and patches are not
@@ -28,11 +30,12 @@ export async function rewritePostgresSession(
   sessionId: string,
   next: (current: SessionState) => SessionState,
   expectedVersion?: number,
+  options: { readsCustomState?: boolean } = {},
 ): Promise<{ newVersion: number }> {
   assertIdentifier(sessionId, 'sessionId');
   const written: { version: number; updatedAt: number }[] = [];
   return database.transaction(operation, async (connection, attempt) => {
-    const { state, stateInCheckpoint } = await lockSession(connection, tables, sessionId);
+    const { state, stateInCheckpoint, customStateResolved } = await lockSession(connection, tables, sessionId, { chain: options.readsCustomState === true });
     if (attempt.ambiguous && written.some((own) => own.version === state.version && own.updatedAt === state.updatedAt)) {
       return { newVersion: state.version };
     }
@@ -41,8 +44,11 @@ export async function rewritePostgresSession(
     }
     const updated = next(state);
     written.push({ version: updated.version, updatedAt: updated.updatedAt });
-    // A write that leaves customState and the pointer alone keeps the state in the checkpoint.
-    const unchanged = updated.customState === state.customState && updated.checkpointId === state.checkpointId;
+    // A write that leaves customState and the pointer alone keeps the state in the checkpoint; one that moves
+    // the pointer but keeps customState stores the current state in the row (read now if the lock skipped it).
+    const keptState = updated.customState === state.customState;
+    const unchanged = keptState && updated.checkpointId === state.checkpointId;
+    if (keptState && !unchanged && !customStateResolved) updated.customState = await readCheckpointState(connection, tables, sessionId, state.checkpointId ?? null);
     await writeSession(connection, tables, updated, { stateInCheckpoint: stateInCheckpoint && unchanged });
     return { newVersion: updated.version };
   });
@@ -72,8 +78,13 @@ export async function savePostgresState(
 export async function mergePostgresCustomState(context: PostgresContext, sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }> {
   if (!Array.isArray(patches)) throw new InvalidArgumentError('patches must be an array of JSON Patch operations.', { field: 'patches' });
   const copy = cloneJson(patches, 'patches');
-  return rewritePostgresSession(context, 'merge custom state', sessionId, (state) =>
-    applySessionWrite(state, { customState: applyCustomStatePatches(state.customState, copy) }, Date.now()),
+  return rewritePostgresSession(
+    context,
+    'merge custom state',
+    sessionId,
+    (state) => applySessionWrite(state, { customState: applyCustomStatePatches(state.customState, copy) }, Date.now()),
+    undefined,
+    { readsCustomState: true },
   );
 }
 
