@@ -63,7 +63,8 @@ export async function recordStepRow(queryable: Pool | PoolClient, database: Pick
  */
 export async function recordWithWrites(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<void> {
   await withDbRetry(async () => {
-    const client = await database.pool.connect();
+    // DBOS's checkout guards the client's 'error' event (a backend terminated between statements must not crash).
+    const client = await database.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
       for (const write of writes) await write.within(client);
@@ -83,12 +84,12 @@ export async function recordWithWrites(database: SystemDatabase, writes: readonl
  * cannot be written is handed back (`abandoned`).
  *
  * @example
- * await writeAlone(database.pool, writes);
+ * await writeAlone(database, writes);
  */
-export async function writeAlone(pool: Pool, writes: RecordWrite[]): Promise<void> {
+export async function writeAlone(database: Pick<SystemDatabase, 'connect'>, writes: RecordWrite[]): Promise<void> {
   if (writes.length === 0) return;
   const pending = writes.splice(0);
-  const client = await pool.connect().catch(() => undefined);
+  const client = await database.connect().catch(() => undefined);
   if (client === undefined) {
     for (const write of pending) write.abandoned?.();
     return;

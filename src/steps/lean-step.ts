@@ -76,7 +76,7 @@ async function runRecorded<T>(
     result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, () => body(record));
   } catch (error) {
     if (cancelWatch.cancelled) await database.checkIfCanceled(workflowID);
-    await writeAlone(database.pool, writes);
+    await writeAlone(database, writes);
     // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded.
     if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);

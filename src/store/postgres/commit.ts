@@ -71,8 +71,8 @@ export async function commitPostgresStepOn(
     selectStagedChanges(reads, tables, sessionId, stepId),
     planPostgresAppend(reads, tables, sessionId, stableMessages, messageCount),
   ]);
-  await reads.flush(connection);
-  const [{ exists, base }, staged, messages] = await pending;
+  // Awaited together, so a failed read rejects once (and no caller's promise is left unhandled).
+  const [[{ exists, base }, staged, messages]] = await Promise.all([pending, reads.flush(connection)]);
   if (exists) {
     return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
   }
