@@ -18,7 +18,7 @@ import { RunLauncher } from './run-launcher.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
-import { repairStuckRun } from './stuck-run.js';
+import { finishedMeanwhile, repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
 import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
 import { resumeParkedCompanions } from './companion-resume.js';
@@ -31,9 +31,8 @@ import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, Res
 type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
 
 /**
- * Runs agents as DBOS durable workflows on Postgres. The constructor binds every step's dependencies and
- * registers the workflows; construct it (and register agents a recovering process may meet) before
- * `DBOS.launch()`.
+ * Runs agents as DBOS durable workflows on Postgres. The constructor binds every step's dependencies and registers
+ * the workflows; construct it (and register agents a recovering process may meet) before `DBOS.launch()`.
  *
  * @example
  * registerDBOSAgentWorkflows();
@@ -117,7 +116,8 @@ export class DBOSAgentExecutor {
       assertSessionAgent(existing, agent.name);
       if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
       const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
-      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
+      // A stuck run is repaired; a finishing one (its stream ended, its status not yet written) is waited for.
+      if (run?.status === 'running' && ((await repairStuckRun(stateStore, this.config.streamManager, sessionId)) || (await finishedMeanwhile(stateStore, this.config.streamManager, existing)))) continue;
       const view = sessionViewOf(existing, run);
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {

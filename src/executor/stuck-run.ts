@@ -1,6 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
+import type { SessionState } from '../types/session.js';
 
 /** DBOS statuses of a workflow that will never run again by itself. */
 const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
@@ -50,4 +51,29 @@ export async function repairStuckRun(
   await stateStore.compareAndSetStatus(sessionId, ['active'], 'failed', { error });
   await stateStore.updateRunStatus(sessionId, run.runId, 'failed', { completionReason: 'failed', endedAt: now, error });
   return true;
+}
+
+/** How long a call waits for a run that has ended its stream to record its outcome. */
+export const FINISHING_RUN_WAIT_MS = 3_000;
+
+/**
+ * Whether the session's running run was finishing and has recorded its outcome meanwhile: its finish step ends the
+ * stream before it writes the session's status (a next turn reactivates the stream, which the finish must not end
+ * afterwards), so a client that read the stream to its end and sends the next message at once can arrive in between.
+ * Waits up to {@link FINISHING_RUN_WAIT_MS} for the status to change, then returns true (decide again); false when
+ * the run is not finishing (its stream is still active) or did not finish in time.
+ *
+ * @example
+ * if (run?.status === 'running' && (await finishedMeanwhile(stateStore, streamManager, existing))) continue;
+ */
+export async function finishedMeanwhile(stateStore: SessionStateStore, streamManager: StreamManager, session: SessionState | null): Promise<boolean> {
+  if (session === null || session.status !== 'active') return false;
+  const stream = await streamManager.getInfo(session.streamId ?? session.sessionId);
+  if (stream === null || stream.status === 'active') return false;
+  const deadline = Date.now() + FINISHING_RUN_WAIT_MS;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if ((await stateStore.loadState(session.sessionId))?.status !== 'active') return true;
+  }
+  return false;
 }

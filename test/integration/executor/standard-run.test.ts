@@ -87,6 +87,27 @@ describe('DBOSAgentExecutor standard mode', () => {
     expect(usage).toMatchObject({ llmCalls: 2, toolCalls: 2, toolFailures: 0 });
   });
 
+  it('a message sent the moment the stream ends waits for the finishing run instead of AGENT_ALREADY_RUNNING', async () => {
+    script = () => ({ type: 'structured_output', output: { summary: 'done' } });
+    const store = runtime.stateStore;
+    const saveState = store.saveState.bind(store);
+    // The finish step ends the stream, then writes the status: widen that gap.
+    store.saveState = async (...args) => {
+      if (args[1].status === 'completed') await new Promise((resolve) => setTimeout(resolve, 400));
+      return saveState(...args);
+    };
+    try {
+      const first = await runtime.executor.execute(noteAgent, 'first', { sessionId: 'finishing-1' });
+      for await (const _chunk of first.stream()) void _chunk; // read to the end, like a chat client
+      expect((await store.loadState('finishing-1'))?.status).toBe('active');
+      const second = await runtime.executor.execute(noteAgent, 'second', { sessionId: 'finishing-1' });
+      expect(second.runId).not.toBe(first.runId);
+      expect(await second.result()).toMatchObject({ status: 'completed' });
+    } finally {
+      store.saveState = saveState;
+    }
+  });
+
   it('continues a completed session as a new run that sees the conversation', async () => {
     script = () => ({ type: 'structured_output', output: { summary: 'continued' } });
     llm.reset();
