@@ -98,7 +98,7 @@ export class PersistentSessions {
       ...(withState ? { initialState: initial.customState as Record<string, unknown> } : {}),
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     };
-    return this.deliver(agent, sessionId, message, options, {});
+    return this.deliver(agent, sessionId, message, options, { knownState: existing });
   }
 
   /** resume() of a persistent session: a turn parked for a human (restarts the session), or an interrupted/failed one. */
@@ -180,7 +180,7 @@ export class PersistentSessions {
     sessionId: string,
     message: PersistentTurnMessage,
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager'>,
-    route: { resumesParkedTurn?: boolean },
+    route: { resumesParkedTurn?: boolean; knownState?: SessionState },
   ): Promise<AgentExecutionHandle<any>> {
     this.registerHooks(agent, message.runId, options);
     try {

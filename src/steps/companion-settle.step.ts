@@ -92,13 +92,15 @@ export class CompanionSettleStep {
   }
 }
 
-/** The companion's session once its workflow is not `closing` (a parked turn closes it within milliseconds). */
+/** The companion's session once the workflow whose turn parked has closed (it closes within milliseconds). */
 async function waitUntilClosed(stateStore: SessionStateStore, childId: string): Promise<SessionState | null> {
   const deadline = Date.now() + CLOSE_WAIT_MS;
   for (;;) {
     const state = await stateStore.loadState(childId);
     const marker = readPersistentMarker(state?.metadata);
-    const closing = marker !== undefined && marker.phase !== 'closed' && isParkedRunStatus((await stateStore.getCurrentRun(childId))?.status);
+    const run = marker === undefined || marker.phase === 'closed' ? null : await stateStore.getCurrentRun(childId);
+    // The generation whose turn parked has not closed yet (a later generation, e.g. our own resume, is not waited for).
+    const closing = run !== null && isParkedRunStatus(run.status) && run.workflowId === marker?.workflowId;
     if (!closing || Date.now() > deadline) return state;
     await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
   }

@@ -62,6 +62,11 @@ export interface RouteOptions {
   /** A resume of a turn parked for a human: may restart a `suspended` session (deferred messages run after it). */
   resumesParkedTurn?: boolean;
   transport: RouteTransport;
+  /**
+   * The session as the caller just read it: the first round uses it instead of reading again (its version guards
+   * the restart CAS; a stale copy only costs a round).
+   */
+  knownState?: SessionState;
 }
 
 /**
@@ -82,7 +87,7 @@ export interface RouteOptions {
 export async function routePersistentMessage(stateStore: SessionStateStore, sessionId: string, message: PersistentTurnMessage, options: RouteOptions): Promise<RouteResult> {
   let lostRestarts = 0;
   for (let round = 1; round <= MAX_ROUTE_ROUNDS; round += 1) {
-    const state = await stateStore.loadState(sessionId);
+    const state = round === 1 && options.knownState !== undefined ? options.knownState : await stateStore.loadState(sessionId);
     if (state === null) throw new SessionNotFoundError(sessionId);
     const marker = readPersistentMarker(state.metadata);
     if (marker?.phase === 'closing') {
@@ -99,6 +104,8 @@ export async function routePersistentMessage(stateStore: SessionStateStore, sess
         await stateStore.saveState(sessionId, { metadata: withPersistentMarker(state.metadata, next) }, { expectedVersion: state.version });
       } catch (error) {
         if (!StaleStateError.isInstance(error)) throw error;
+        // A lost CAS on the caller's copy is not a lost race (the copy may just be old).
+        if (round === 1 && options.knownState !== undefined) continue;
         lostRestarts += 1;
         if (lostRestarts > MAX_LOST_RESTARTS) break;
         continue;

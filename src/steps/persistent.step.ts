@@ -7,6 +7,7 @@ import {
   type PersistentTurnMessage,
   type PersistentWorkflowInput,
 } from '../orchestration/persistent-session.js';
+import { StaleStateError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { isTerminalStatus } from '../stream/stream-status.js';
@@ -155,19 +156,31 @@ export class PersistentStep {
   }
 }
 
-/** Read-modify-write the session's persistent marker (version-checked, retried on a lost race). */
+/**
+ * Read-modify-write the session's persistent marker (version-checked, retried on a lost race). One read per attempt:
+ * a missing session is `{ value: undefined }` (no separate existence read).
+ */
 export async function updateMarker<T>(
   stateStore: SessionStateStore,
   sessionId: string,
   change: (marker: PersistentMarker | undefined, state: SessionState) => { write: PersistentMarker | null; value: T; also?: SessionStateWrite },
 ): Promise<{ value: T | undefined }> {
-  if ((await stateStore.loadState(sessionId)) === null) return { value: undefined };
-  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
+  for (let attempt = 1; ; attempt += 1) {
+    const state = await stateStore.loadState(sessionId);
+    if (state === null) return { value: undefined };
     const decided = change(readPersistentMarker(state.metadata), state);
-    return { write: decided.write === null ? null : { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) }, value: decided.value };
-  });
-  return { value };
+    if (decided.write === null) return { value: decided.value };
+    try {
+      await stateStore.saveState(sessionId, { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) }, { expectedVersion: state.version });
+      return { value: decided.value };
+    } catch (error) {
+      if (!StaleStateError.isInstance(error) || attempt >= MAX_MARKER_ATTEMPTS) throw error;
+    }
+  }
 }
+
+/** Attempts of a marker read-modify-write before giving up (each loss means another writer made progress). */
+const MAX_MARKER_ATTEMPTS = 50;
 
 /**
  * The session was aborted (its marker closed `aborted`, e.g. by the abort cascade of a companion's parent) while this

@@ -1,7 +1,10 @@
 /**
  * SIGKILL drills of companions (persistent sub-agents): killed during a blocking companion's turn, killed between a
- * continuation's marker CAS and its workflow start, and killed during the parent turn that receives a non-blocking
- * companion's outcome. After restart: no double start, the consult appended once, the parent gets one result.
+ * continuation's marker CAS and its workflow start, killed during the parent turn that receives a non-blocking
+ * companion's outcome, and — for a blocking companion that waits for a human past the warm window — killed while
+ * the parent is parked awaiting it and again right after the answer was submitted against the root (in the
+ * resumed companion turn, or between the resume's marker CAS and its workflow start). After restart: no double
+ * start, the consult appended once, the parent gets one result.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -61,7 +64,7 @@ describe('crash drill: SIGKILL around companions', () => {
     const first = workers.spawn('first turn worker', 'cc-exec-2', config({ mode: 'start', sessionId, messages: ['spawn r q1'], persistentWarmWindowMs: 200, waitParked: [child] }), SCRIPT);
     expect(await first.waitForExit(45_000)).toBe(0);
 
-    const doomed = workers.spawn('doomed continuation worker', 'cc-exec-3', config({ mode: 'start', sessionId, messages: ['ask r q2'], hangAfterContinueCas: true, persistentWarmWindowMs: 200 }), SCRIPT);
+    const doomed = workers.spawn('doomed continuation worker', 'cc-exec-3', config({ mode: 'start', sessionId, messages: ['ask r q2'], hangAfterMarkerCas: '-continue-', persistentWarmWindowMs: 200 }), SCRIPT);
     const started = await doomed.waitForEvent('started', 30_000);
     await until('the continuation CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
     // The worker now hangs inside the same step, before the body can start the continuation's workflow.
@@ -106,4 +109,68 @@ describe('crash drill: SIGKILL around companions', () => {
     expect(seen.rows.map((row) => row.delivered)).toEqual([1, 1]);
     expect((await drill.stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['w', 'completed', true]]);
   }, 120_000);
+
+  describe('a blocking companion waiting for a human, parent parked', () => {
+    const child = (sessionId: string): string => `${sessionId}-agent-k`;
+
+    /** A worker parks the parent (the clerk asks a human past the warm window) and is killed while it is parked. */
+    async function parkAndKill(sessionId: string, executorId: string): Promise<void> {
+      const parking = workers.spawn('parking worker', executorId, config({ mode: 'start', sessionId, messages: ['human k q1'], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, holdOpen: true }), SCRIPT);
+      await parking.waitForEvent('started', 30_000);
+      await until('the parent parked awaiting children', async () => (await drill.stateStore.getCurrentRun(sessionId))?.status === 'suspended_awaiting_children');
+      await until('the companion parked', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.endReason === 'suspended');
+      // Parked: the companion's workflow has returned too (it records `closed` a moment before its own result).
+      await until("the companion's workflow ended", async () => (await count("SELECT count(*) FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 AND status = 'PENDING'", [`${child(sessionId)}%`])) === 0);
+      await parking.kill();
+    }
+
+    /** After recovery: one companion turn result, delivered once to the parent's blocked call, consult once, nothing stuck. */
+    async function expectDeliveredOnce(sessionId: string): Promise<void> {
+      const results = await toolResults(sessionId, 'c-human_k_q1');
+      expect(results.map((message) => [message.content, message.isError === true])).toEqual([[{ name: 'k', status: 'completed', output: { confirmed: { yes: 1 } } }, false]]);
+      expect(await userTexts(child(sessionId))).toEqual(['q1']);
+      const { runs } = await drill.stateStore.listRuns(child(sessionId));
+      expect(runs.map((run) => run.status)).toEqual(['suspended_client_tool', 'completed']);
+      expect(await workflows(`${child(sessionId)}-resume-%`)).toHaveLength(1);
+      expect((await drill.stateStore.getSubSessionRefs(sessionId)).map((ref) => [ref.name, ref.status, ref.completionDelivered])).toEqual([['k', 'completed', true]]);
+      expect((await drill.stateStore.listRuns(sessionId)).runs.map((run) => run.status)).toEqual(['suspended_awaiting_children', 'completed']);
+      expect(await drill.stateStore.getMessages(sessionId).then(({ messages }) => messages.filter((message) => message.id?.startsWith('companion:')))).toEqual([]);
+      const pending = await drill.pool.query<{ workflow_uuid: string }>("SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 AND status IN ('PENDING', 'ENQUEUED')", [`%${sessionId}%`]);
+      expect(pending.rows).toEqual([]);
+    }
+
+    it('killed while parked, then in the resumed companion turn after the submission: the parent gets the result once in the same turn', async () => {
+      const sessionId = 'cc-4';
+      await parkAndKill(sessionId, 'cc-exec-5');
+      const submission = { toolCallId: `confirm-${child(sessionId)}`, result: { yes: 1 } };
+      const doomed = workers.spawn('doomed submitting worker', 'cc-exec-6', config({ mode: 'submit', sessionId, messages: [], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, autoResumeOnSubmit: true, submit: submission, hangOnHumanAnswer: true }), SCRIPT);
+      const resumed = await doomed.waitForEvent('started', 30_000);
+      await until("the resumed companion turn's model call", async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'clerk' AND last_role = 'tool'", [])) === 1);
+      await doomed.kill();
+
+      const recoverer = workers.spawn('recover submission worker', 'cc-exec-6', config({ mode: 'recover', sessionId, messages: [], runIds: [resumed.runId], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, waitParked: [child(sessionId)] }), SCRIPT);
+      expect((await recoverer.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'parent done' });
+      expect(await recoverer.waitForExit(30_000)).toBe(0);
+      await expectDeliveredOnce(sessionId);
+      // The parent's model saw the companion's result in the turn it was parked in: two parent calls in all.
+      expect(await count("SELECT count(*) FROM companion_llm_calls WHERE session_id = $1 AND agent_type = 'boss'", [sessionId])).toBe(2);
+    }, 150_000);
+
+    it("killed between the resume's marker CAS and its workflow start: recovery starts that generation once", async () => {
+      const sessionId = 'cc-5';
+      await parkAndKill(sessionId, 'cc-exec-7');
+      const submission = { toolCallId: `confirm-${child(sessionId)}`, result: { yes: 1 } };
+      const doomed = workers.spawn('doomed resuming worker', 'cc-exec-8', config({ mode: 'submit', sessionId, messages: [], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, autoResumeOnSubmit: true, submit: submission, hangAfterMarkerCas: '-resume-' }), SCRIPT);
+      const resumed = await doomed.waitForEvent('started', 30_000);
+      await until('the resume CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.workflowId.includes('-resume-') === true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await workflows(`${child(sessionId)}-resume-%`)).toEqual([]);
+      await doomed.kill();
+
+      const recoverer = workers.spawn('recover resuming worker', 'cc-exec-8', config({ mode: 'recover', sessionId, messages: [], runIds: [resumed.runId], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, waitParked: [child(sessionId)] }), SCRIPT);
+      expect((await recoverer.waitForEvent('result', 45_000)).result).toMatchObject({ status: 'completed', output: 'parent done' });
+      expect(await recoverer.waitForExit(30_000)).toBe(0);
+      await expectDeliveredOnce(sessionId);
+    }, 150_000);
+  });
 });

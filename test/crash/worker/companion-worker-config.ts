@@ -4,7 +4,8 @@
 
 /** Configuration of a companion drill worker. */
 export interface CompanionWorkerConfig {
-  mode: 'start' | 'recover';
+  /** `submit`: answer `submit` against the root session (no execute), then await the run it resumed. */
+  mode: 'start' | 'recover' | 'submit';
   databaseUrl: string;
   /** The parent (standard-mode) session. */
   sessionId: string;
@@ -14,14 +15,26 @@ export interface CompanionWorkerConfig {
   runIds?: string[];
   /** Start mode: a model call whose last user message is this never returns (the process is killed there). */
   hangOn?: string;
-  /** Start mode: hang right after a companion continuation's marker CAS, before its workflow starts. */
-  hangAfterContinueCas?: boolean;
+  /**
+   * Start/submit mode: hang right after the store committed a version-checked write of a companion marker naming a
+   * workflow whose id contains this (`-continue-`: a continuation's CAS; `-resume-`: a parked turn's resume), before
+   * the body starts that workflow.
+   */
+  hangAfterMarkerCas?: string;
+  /** Submit mode: the clerk's model call that reads the human's answer never returns. */
+  hangOnHumanAnswer?: boolean;
+  /** Start mode: do not exit after the messages (the process is killed there). */
+  holdOpen?: boolean;
+  /** Submit mode: the answer to submit against the root session. */
+  submit?: { toolCallId: string; result: unknown };
   persistentWarmWindowMs?: number;
+  hitlWarmWindowMs?: number;
+  autoResumeOnSubmit?: boolean;
   /** Before exiting, wait until these companion sessions parked. */
   waitParked?: string[];
 }
 
 /** Side table of the drill (created by the test): every model call, with how many delivered companion outcomes it saw. */
 export const COMPANION_DRILL_TABLES = `
-  CREATE TABLE IF NOT EXISTS companion_llm_calls (session_id text, agent_type text, user_text text, delivered int);
+  CREATE TABLE IF NOT EXISTS companion_llm_calls (session_id text, agent_type text, user_text text, delivered int, last_role text);
 `;

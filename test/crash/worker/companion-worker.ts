@@ -3,16 +3,20 @@
  * `HELIX_CRASH_WORKER_CONFIG`, DBOS executor id in `DBOS__VMID`). The model is a MockLLMAdapter whose answers derive
  * from the transcript (every process answers alike) and which records each call in a side table.
  * Parent messages: `spawn <name> <text>` (blocking researcher), `bg <name> <text>` (non-blocking watcher),
- * `ask <name> <text>` (sendMessage); anything else is answered in text.
+ * `human <name> <text>` (blocking clerk, which asks a human through the client tool `confirm`), `ask <name> <text>`
+ * (sendMessage); anything else is answered in text.
  * - start: execute() each parent message in turn, print `started`, await its result (and the companions' turns);
+ * - submit: answer `submit` against the root (`autoResumeOnSubmit` as configured), print `started` with the run it
+ *   resumed, await it;
  * - recover: never execute; DBOS recovers the workflows at launch; await the given parent runs.
- * Fault injection (start mode only): `hangOn` blocks a model call; `hangAfterContinueCas` blocks right after the real
- * store committed a continuation's marker CAS (the store itself is the real PostgresStateStore).
+ * Fault injection (not in recover mode): `hangOn` blocks a model call, `hangOnHumanAnswer` the clerk's call that reads
+ * the answer; `hangAfterMarkerCas` blocks right after the real store committed a companion marker CAS (the store
+ * itself is the real PostgresStateStore).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { z } from 'zod';
-import { defineAgent } from '../../../src/agent/index.js';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { readPersistentMarker } from '../../../src/orchestration/persistent-session.js';
@@ -33,6 +37,8 @@ async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 3 });
   const researcher = defineAgent({ name: 'researcher', systemPrompt: 'Research.', outputSchema: z.object({ answer: z.string() }), maxSteps: 3 });
   const watcher = defineAgent({ name: 'watcher', systemPrompt: 'Watch.', outputSchema: z.object({ seen: z.string() }), maxSteps: 3 });
+  const confirm = defineTool({ name: 'confirm', description: 'Ask a human to confirm', parameters: z.object({ what: z.string() }), execute: 'client' });
+  const clerk = defineAgent({ name: 'clerk', systemPrompt: 'Ask first.', tools: [confirm], outputSchema: z.object({ confirmed: z.unknown() }), maxSteps: 3 });
   const boss = defineAgent({
     name: 'boss',
     systemPrompt: 'Delegate.',
@@ -40,6 +46,7 @@ async function main(): Promise<void> {
     persistentAgents: [
       { agent: researcher, mode: 'blocking' },
       { agent: watcher, mode: 'non-blocking' },
+      { agent: clerk, mode: 'blocking' },
     ],
   });
   const llm = new MockLLMAdapter(async (input) => {
@@ -48,8 +55,14 @@ async function main(): Promise<void> {
     const last = users.filter((message) => message.id?.startsWith('companion:') !== true).at(-1);
     const text = typeof last?.content === 'string' ? last.content : '';
     const delivered = users.filter((message) => message.id?.startsWith('companion:')).length;
-    await pool.query('INSERT INTO companion_llm_calls VALUES ($1, $2, $3, $4)', [input.sessionId, input.agentType, text, delivered]);
-    if (config.mode === 'start' && config.hangOn !== undefined && text === config.hangOn) await never();
+    const lastMessage = input.messages.at(-1);
+    await pool.query('INSERT INTO companion_llm_calls VALUES ($1, $2, $3, $4, $5)', [input.sessionId, input.agentType, text, delivered, lastMessage?.role ?? null]);
+    if (config.mode !== 'recover' && config.hangOn !== undefined && text === config.hangOn) await never();
+    if (input.agentType === 'clerk') {
+      if (lastMessage?.role !== 'tool') return { type: 'tool_calls', toolCalls: [{ id: `confirm-${input.sessionId ?? ''}`, name: 'confirm', arguments: { what: text } }] };
+      if (config.mode === 'submit' && config.hangOnHumanAnswer === true) await never();
+      return { type: 'structured_output', output: { confirmed: lastMessage.content } };
+    }
     if (input.agentType === 'researcher') return { type: 'structured_output', output: { answer: `re: ${text}` } };
     if (input.agentType === 'watcher') return { type: 'structured_output', output: { seen: text } };
     if (input.messages.at(-1)?.role === 'tool') return { type: 'text', text: 'parent done' };
@@ -57,12 +70,13 @@ async function main(): Promise<void> {
     const id = `c-${text.replace(/\W/g, '_')}`;
     const message = rest.join(' ');
     if (verb === 'spawn') return { type: 'tool_calls', toolCalls: [{ id, name: 'companion__spawnAgent', arguments: { agentType: 'researcher', name, message } }] };
+    if (verb === 'human') return { type: 'tool_calls', toolCalls: [{ id, name: 'companion__spawnAgent', arguments: { agentType: 'clerk', name, message } }] };
     if (verb === 'bg') return { type: 'tool_calls', toolCalls: [{ id, name: 'companion__spawnAgent', arguments: { agentType: 'watcher', name, message } }] };
     if (verb === 'ask') return { type: 'tool_calls', toolCalls: [{ id, name: 'companion__sendMessage', arguments: { name, message } }] };
     return { type: 'text', text: `echo: ${text}` };
   });
   const realStore = new PostgresStateStore({ connectionString: config.databaseUrl });
-  const stateStore = config.mode === 'start' && config.hangAfterContinueCas === true ? hangingAfterContinueCas(realStore) : realStore;
+  const stateStore = config.mode !== 'recover' && config.hangAfterMarkerCas !== undefined ? hangingAfterMarkerCas(realStore, config.hangAfterMarkerCas) : realStore;
   const streamManager = new PostgresStreamManager({ connectionString: config.databaseUrl });
   registerAgent(boss);
   registerDBOSAgentWorkflows();
@@ -71,6 +85,8 @@ async function main(): Promise<void> {
     streamManager,
     llmAdapter: llm,
     ...(config.persistentWarmWindowMs === undefined ? {} : { persistentWarmWindowMs: config.persistentWarmWindowMs }),
+    ...(config.hitlWarmWindowMs === undefined ? {} : { hitlWarmWindowMs: config.hitlWarmWindowMs }),
+    ...(config.autoResumeOnSubmit === undefined ? {} : { autoResumeOnSubmit: config.autoResumeOnSubmit }),
   });
   DBOS.setConfig({ name: CRASH_APPLICATION_NAME, systemDatabaseUrl: config.databaseUrl, applicationVersion: CRASH_APPLICATION_VERSION, logLevel: 'error' });
   await DBOS.launch();
@@ -86,28 +102,38 @@ async function main(): Promise<void> {
       await pause(25);
     }
   };
-  for (const message of config.mode === 'recover' ? [] : config.messages) {
+  for (const message of config.mode === 'start' ? config.messages : []) {
     const handle = await executor.execute(boss, message, { sessionId: config.sessionId });
     emit({ event: 'started', sessionId: config.sessionId, runId: handle.runId, workflowId: handle.workflowId });
     await awaitRun(handle.runId);
     while ((await realStore.getSubSessionRefs(config.sessionId)).some((ref) => ref.status === 'running')) await pause(25);
   }
+  if (config.mode === 'start' && config.holdOpen === true) await never();
+  if (config.mode === 'submit' && config.submit !== undefined) {
+    const submitted = await executor.submitToolResult({ kind: 'client-tool-result', sessionId: config.sessionId, ...config.submit });
+    if (submitted.runId === undefined) throw new Error(`the submission did not resume the session (${submitted.status}, ${submitted.next ?? 'no next'})`);
+    emit({ event: 'started', sessionId: config.sessionId, runId: submitted.runId, workflowId: '' });
+    await awaitRun(submitted.runId);
+  }
   for (const runId of config.runIds ?? []) await awaitRun(runId);
   for (const child of config.waitParked ?? []) {
     while (readPersistentMarker((await realStore.loadState(child))?.metadata)?.phase !== 'closed') await pause(25);
+    // …and its workflow has returned (closed is recorded a moment before the workflow's own result).
+    const workflowId = readPersistentMarker((await realStore.loadState(child))?.metadata)?.workflowId ?? '';
+    while ((await DBOS.getWorkflowStatus(workflowId))?.status === 'PENDING') await pause(25);
   }
   await DBOS.shutdown();
   await Promise.allSettled([realStore.close(), streamManager.close(), pool.end()]);
 }
 
-/** The real store, except that the version-checked write of a continuation's marker (the CAS) never returns once committed. */
-function hangingAfterContinueCas(store: PostgresStateStore): SessionStateStore {
+/** The real store, except that a version-checked marker write naming a workflow id containing `fragment` never returns once committed. */
+function hangingAfterMarkerCas(store: PostgresStateStore, fragment: string): SessionStateStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'saveState') {
         return async (...args: Parameters<SessionStateStore['saveState']>) => {
           const written = await target.saveState(...args);
-          if (args[1].metadata?.dbosWorkflowId?.includes('-continue-') === true) await never();
+          if (args[2]?.expectedVersion !== undefined && args[1].metadata?.dbosWorkflowId?.includes(fragment) === true) await never();
           return written;
         };
       }
