@@ -34,8 +34,10 @@ function deskScript(parentCalls: LLMGenerateInput[]): (input: LLMGenerateInput) 
   };
 }
 
-async function pendingCall(sessionId: string, toolCallId: string): Promise<boolean> {
-  return (await runtime.stateStore.loadState(sessionId))?.pendingClientToolCalls?.[toolCallId] !== undefined;
+/** The call is pending on the companion and owned on the root (written second, before its chunks announce it). */
+async function pendingCall(rootSessionId: string, sessionId: string, toolCallId: string): Promise<boolean> {
+  const pending = (await runtime.stateStore.loadState(sessionId))?.pendingClientToolCalls?.[toolCallId] !== undefined;
+  return pending && (await runtime.stateStore.loadState(rootSessionId))?.clientToolCallOwnership?.[toolCallId] === sessionId;
 }
 
 describe('a blocking companion waiting for a human', () => {
@@ -43,7 +45,7 @@ describe('a blocking companion waiting for a human', () => {
     const parentCalls: LLMGenerateInput[] = [];
     llm.use(deskScript(parentCalls));
     const handle = await runtime.executor.execute(desk, 'go', { sessionId: 'bw-warm' });
-    await eventually("the companion's call is pending", () => pendingCall('bw-warm-agent-k', 'confirm-bw-warm-agent-k'));
+    await eventually("the companion's call is pending", () => pendingCall('bw-warm', 'bw-warm-agent-k', 'confirm-bw-warm-agent-k'));
     const submitted = await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'bw-warm', toolCallId: 'confirm-bw-warm-agent-k', result: { yes: 1 } });
     expect(submitted).toMatchObject({ status: 'accepted' });
     expect(await handle.result()).toMatchObject({ status: 'completed', output: 'desk 2' });
