@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { StreamError } from '../errors/index.js';
 import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
@@ -106,16 +107,7 @@ export class RunLifecycleStep {
     const superseded = current !== null && current.runId !== input.runId;
     if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
     const error = input.error ?? 'Run failed';
-    if (!superseded) {
-      if (input.status === 'completed') {
-        if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
-      } else if (input.status === 'failed') {
-        await emitter.emit({ type: 'error', error, recoverable: false });
-      } else {
-        await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
-      }
-      await emitter.flush();
-    }
+    if (!superseded) await emitFinalChunk(emitter, input, error, dependencies.logger);
     await releaseStreamWriter(input.streamId, input.sessionId);
     if (!superseded) {
       // End the stream before the session status changes: that status is what lets the next turn start
@@ -246,4 +238,24 @@ async function reportToParent(stateStore: SessionStateStore, streamManager: Stre
     { key: chunkKey(input, 'subagent_end', parent.callId) },
   );
   await emitter.flush();
+}
+
+/**
+ * The run's last chunk (output, error or run_interrupted). A stream already ended means another execution of this
+ * run finished it (a process that lost its workflow to recovery during a rolling deploy): nothing more to write.
+ */
+async function emitFinalChunk(emitter: StepEnvironment['emitter'], input: FinishRunInput, error: string, logger: StepEnvironment['dependencies']['logger']): Promise<void> {
+  try {
+    if (input.status === 'completed') {
+      if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
+    } else if (input.status === 'failed') {
+      await emitter.emit({ type: 'error', error, recoverable: false });
+    } else {
+      await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
+    }
+    await emitter.flush();
+  } catch (caught) {
+    if (!StreamError.isInstance(caught) || caught.code !== 'STREAM_CLOSED') throw caught;
+    logger.warn('run.finish_stream_ended', { sessionId: input.sessionId, runId: input.runId });
+  }
 }
