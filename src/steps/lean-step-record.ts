@@ -2,7 +2,9 @@ import { currentOwnerXid } from '@dbos-inc/dbos-sdk/internal/context';
 import type { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
-import type { Pool, PoolClient } from 'pg';
+import { createHash } from 'node:crypto';
+import type { PoolClient, QueryResultRow } from 'pg';
+import type { SqlConnection } from '../store/postgres/database.js';
 import type { RecordWrite } from './step-record.js';
 
 /** DBOS 5.3's system database, as the lean step's record uses it. */
@@ -35,7 +37,7 @@ export interface StepRecordRow {
  * @example
  * await recordStepRow(database.pool, database, step);
  */
-export async function recordStepRow(queryable: Pool | PoolClient, database: Pick<SystemDatabase, 'schemaName' | 'appName'>, step: StepRecordRow): Promise<void> {
+export async function recordStepRow(queryable: SqlConnection, database: Pick<SystemDatabase, 'schemaName' | 'appName'>, step: StepRecordRow): Promise<void> {
   const schema = database.schemaName;
   const ownerXid = currentOwnerXid(step.workflowID) ?? null;
   const result = await queryable.query<{ completed_at_epoch_ms: string | number }>(
@@ -67,8 +69,9 @@ export async function recordWithWrites(database: SystemDatabase, writes: readonl
     const client = await database.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-      for (const write of writes) await write.within(client);
-      await recordStepRow(client, database, step);
+      const prepared = preparedStatements(client);
+      for (const write of writes) await write.within(prepared);
+      await recordStepRow(prepared, database, step);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -77,6 +80,20 @@ export async function recordWithWrites(database: SystemDatabase, writes: readonl
       client.release();
     }
   });
+}
+
+/**
+ * `client` running every statement as a named prepared statement (named by the md5 of its text, so one text is
+ * parsed and planned once per connection, not on every step): the step's statements repeat with new values only.
+ *
+ * @example
+ * await write.within(preparedStatements(client));
+ */
+export function preparedStatements(client: PoolClient): SqlConnection {
+  return {
+    query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+      client.query<R>({ name: `helix_${createHash('md5').update(text).digest('hex')}`, text, ...(values === undefined ? {} : { values }) }),
+  };
 }
 
 /**
