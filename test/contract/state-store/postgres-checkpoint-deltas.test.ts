@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStateStore, runMigrations } from '../../../src/store/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+import { PostgresStateStore } from '../../../src/store/index.js';
+import type { TestDatabase } from '../../support/services.js';
+import { migrateBefore, openStoreDatabase, type StoreDatabase } from '../../support/store-database.js';
 
 const STEPS = 200;
 const ITEM_BYTES = 1024;
@@ -14,17 +11,13 @@ const ITEM_BYTES = 1024;
 let database: TestDatabase;
 let admin: pg.Client;
 let store: PostgresStateStore;
+let opened: StoreDatabase;
 beforeAll(async () => {
-  database = await createTestDatabase('checkpoint_deltas');
-  admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  store = new PostgresStateStore({ connectionString: database.url });
-  await store.migrate();
+  opened = await openStoreDatabase('checkpoint_deltas');
+  ({ database, admin, store } = opened);
 });
 afterAll(async () => {
-  await store.close();
-  await admin.end();
-  await database.drop();
+  await opened.close();
 });
 
 interface RowStats {
@@ -130,12 +123,9 @@ describe('PostgresStateStore checkpoints as deltas', () => {
   });
 
   it('rows written before migration 006 read back; an old snapshot equal to the session state is a delta base', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'helix-migrations-'));
-    const schemaDirectory = fileURLToPath(new URL('../../../schema/', import.meta.url));
-    for (const file of readdirSync(schemaDirectory).filter((name) => name < '006')) copyFileSync(join(schemaDirectory, file), join(directory, file));
     const legacy = new PostgresStateStore({ connectionString: database.url }, { schema: 'legacy' });
     try {
-      await runMigrations(admin, 'legacy', { directory });
+      await migrateBefore(admin, 'legacy', '006');
       const before = { items: ['before'], pad: 'p'.repeat(2000) };
       await legacy.createSession('old', { agentType: 'a', customState: before });
       await admin.query(
@@ -159,7 +149,6 @@ describe('PostgresStateStore checkpoints as deltas', () => {
       expect(branch.customState).toEqual(before);
     } finally {
       await legacy.close();
-      rmSync(directory, { recursive: true, force: true });
     }
   });
 

@@ -1,27 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStateStore, runMigrations } from '../../../src/store/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+import { PostgresStateStore } from '../../../src/store/index.js';
+import type { TestDatabase } from '../../support/services.js';
+import { migrateBefore, openStoreDatabase, type StoreDatabase } from '../../support/store-database.js';
 
 let database: TestDatabase;
 let admin: pg.Client;
 let store: PostgresStateStore;
+let opened: StoreDatabase;
 beforeAll(async () => {
-  database = await createTestDatabase('session_state');
-  admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  store = new PostgresStateStore({ connectionString: database.url });
-  await store.migrate();
+  opened = await openStoreDatabase('session_state');
+  ({ database, admin, store } = opened);
 });
 afterAll(async () => {
-  await store.close();
-  await admin.end();
-  await database.drop();
+  await opened.close();
 });
 
 /** One committed step of `target` that appends a random 1 KB item (incompressible). */
@@ -94,12 +87,9 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
   });
 
   it('a session whose row predates migration 008 reads back, commits on top of its checkpoint and branches', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'helix-migrations-'));
-    const schemaDirectory = fileURLToPath(new URL('../../../schema/', import.meta.url));
-    for (const file of readdirSync(schemaDirectory).filter((name) => name < '008')) copyFileSync(join(schemaDirectory, file), join(directory, file));
     const legacy = new PostgresStateStore({ connectionString: database.url }, { schema: 'legacy_state' });
     try {
-      await runMigrations(admin, 'legacy_state', { directory });
+      await migrateBefore(admin, 'legacy_state', '008');
       // As the store before 008 left them: the full state in the row, equal to its pointer checkpoint's; and
       // one whose row was rewritten after its last checkpoint.
       const state = { items: ['a', 'b'], pad: 'p'.repeat(3000) };
@@ -136,7 +126,6 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
       expect((await legacy.loadState(branch.sessionId))?.customState).toEqual(state);
     } finally {
       await legacy.close();
-      rmSync(directory, { recursive: true, force: true });
     }
   });
 });
