@@ -58,7 +58,8 @@ export class RunLifecycleStep {
     const { stateStore } = dependencies;
     // abort() may land after the run record was created and before this step: the run stays aborted and the
     // workflow ends without touching the session (abort() recorded its outcome).
-    if ((await stateStore.getRun(input.sessionId, input.runId))?.status === 'aborted') return { stepCount: 0, aborted: true };
+    const run = await stateStore.getRun(input.sessionId, input.runId);
+    if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
     const toAppend: Message[] = [];
     // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
     // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
@@ -76,7 +77,11 @@ export class RunLifecycleStep {
       stepCount: 0,
       ...(input.initialState === undefined ? {} : { customState: input.initialState }),
     });
-    await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+    // Every run is created `running` with its workflow: rewriting that unconditionally would undo an abort() that
+    // landed since the check above (the run would read `running` with its aborted outcome, and its handle wait forever).
+    if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
+      await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+    }
     await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
     if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
       const state = await stateStore.loadState(input.sessionId);

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { DBOSWorkflowNotFoundError, SessionNotContinuableError } from '../../../src/errors/index.js';
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { standardWorkflowId } from '../../../src/orchestration/ids.js';
-import { setBindingWaitMsForTesting } from '../../../src/steps/runtime-registry.js';
+import { bindRuntimeDependencies, peekRuntimeDependencies, setBindingWaitMsForTesting } from '../../../src/steps/runtime-registry.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../../../src/workflows/agent.workflow.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -89,6 +90,40 @@ describe('no stuck sessions', () => {
     expect((await runtime.stateStore.getRun('abort-race', input.runId))?.status).toBe('aborted');
     expect(await runtime.stateStore.loadState('abort-race')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
     expect((await handle!.result()).status).toBe('aborted');
+  });
+
+  it('abort() while BeginRunStep appends the input: the run stays aborted (the step does not record it running again)', async () => {
+    answerDirectly();
+    const appending = createGate();
+    // The real store, held at the first message append of this one session (the window after BeginRunStep's abort check).
+    const held = new Proxy(runtime.stateStore, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        if (property !== 'appendMessages') return value.bind(target);
+        return async (sessionId: string, ...rest: unknown[]) => {
+          if (sessionId === 'abort-in-begin') await appending.pass();
+          return (value as (...args: unknown[]) => unknown).call(target, sessionId, ...rest);
+        };
+      },
+    });
+    const bound = peekRuntimeDependencies()!;
+    const executor = new DBOSAgentExecutor({ stateStore: held, streamManager: runtime.streamManager, llmAdapter: llm.adapter });
+    let begun: () => void = () => undefined;
+    const begunPromise = new Promise<void>((resolve) => (begun = resolve));
+    try {
+      const handle = await executor.execute(agent, 'go', { sessionId: 'abort-in-begin', hooks: { onAgentStart: () => begun() } });
+      await appending.entered;
+      await handle.abort('changed my mind');
+      appending.open();
+      await begunPromise;
+      expect(await handle.result()).toMatchObject({ status: 'aborted' });
+      expect((await runtime.stateStore.getRun('abort-in-begin', handle.runId))?.status).toBe('aborted');
+      expect(llm.adapter.calls.filter((call) => call.sessionId === 'abort-in-begin')).toHaveLength(0);
+    } finally {
+      appending.open();
+      bindRuntimeDependencies(bound); // steps bind to the last executor constructed: give them the runtime's again
+    }
   });
 
   it('a run whose workflow was cancelled outside the executor is repaired to failed; retry() then runs the session', async () => {
