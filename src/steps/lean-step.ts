@@ -8,6 +8,7 @@ import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
 import { recordStepRow, recordWithWrites, writeAlone } from './lean-step-record.js';
 import { databaseFingerprint } from '../database/database-fingerprint.js';
+import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
 import { SEPARATE_RECORD, sharesSystemDatabase, type RecordWrite, type StepRecord } from './step-record.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
@@ -17,16 +18,22 @@ interface RecordedStep {
   error: string | null;
   function_name: string | null;
   serialization: string | null;
+  /** The highest function id the workflow has recorded (any execution), null when none. */
+  max_function_id: number | null;
 }
+
+/** Per workflow execution (its DBOS context): what its lean steps learnt about the workflow's recorded steps. */
+const frontiers = new WeakMap<object, RecordedFrontier>();
 
 /**
  * Run `body` as a durable step of the calling workflow, recorded exactly as `@DBOS.step` records it (one
- * `operation_outputs` row under the next function id, owner-checked, with its start and end times), in two round
- * trips instead of four: one read of the recorded outcome together with the workflow's cancellation (DBOS reads
- * the status twice and the outcome once, each on its own), and DBOS's own `recordOperationResult` transaction. A recorded step returns (or throws) its recorded outcome
- * without running; a cancelled workflow throws `DBOSWorkflowCancelledError`. `body` runs in DBOS's step context
- * (`DBOS.isInStep()`, `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps using this
- * retry inside their bodies). Outside a workflow, or inside a step, `body` just runs.
+ * `operation_outputs` row under the next function id, owner-checked, with its start and end times), in one or two
+ * round trips instead of DBOS's seven: a read of the recorded outcome together with the workflow's cancellation
+ * (skipped where no replay is possible, see `mayRunUnread`), and a one-statement record (`recordStepRow`). A
+ * recorded step returns (or throws) its recorded outcome without running; a cancelled workflow throws
+ * `DBOSWorkflowCancelledError`. `body` runs in DBOS's step context (`DBOS.isInStep()`,
+ * `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps using this retry inside their
+ * bodies). Outside a workflow, or inside a step, `body` just runs.
  *
  * The body gets the step's {@link StepRecord}: writes of a store or stream manager on DBOS's system database that
  * it defers commit in the record's own transaction (one durable write for the step's effects and its record).
@@ -60,10 +67,15 @@ async function runRecorded<T>(
 ): Promise<T> {
   const database = executor.systemDatabase;
   const startedAt = Date.now();
-  // Retried through connection failures, as DBOS retries its own reads.
-  const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
-  if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
-  if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
+  const frontier = frontiers.get(context) ?? {};
+  frontiers.set(context, frontier);
+  if (!mayRunUnread(frontier, functionID, startedAt)) {
+    // Retried through connection failures, as DBOS retries its own reads.
+    const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
+    if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
+    if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
+    frontier.knownMax ??= Number(recorded.max_function_id ?? 0);
+  }
 
   const cancelWatch = database.watchForCancellation(workflowID);
   const writes: RecordWrite[] = [];
@@ -90,6 +102,7 @@ async function runRecorded<T>(
   if (writes.length === 0) {
     // One statement: the ownership check and the insert, the row DBOS records for a step's result.
     await withDbRetry(() => recordStepRow(database.pool, database, step));
+    frontier.lastRecorded = { functionID, at: Date.now() };
     return serialized.deserialized;
   }
   try {
@@ -100,19 +113,21 @@ async function runRecorded<T>(
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
     throw error;
   }
+  frontier.lastRecorded = { functionID, at: Date.now() };
   for (const write of writes) write.committed?.();
   return serialized.deserialized;
 }
 
 async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {
   const { rows } = await pool.query<RecordedStep>(
-    `SELECT status.status, output.output, output.error, output.function_name, output.serialization
+    `SELECT status.status, output.output, output.error, output.function_name, output.serialization,
+       (SELECT MAX(function_id) FROM "${schema}".operation_outputs WHERE workflow_uuid = $1) AS max_function_id
      FROM (SELECT $1::text AS workflow_uuid) AS wanted
      LEFT JOIN "${schema}".workflow_status AS status ON status.workflow_uuid = wanted.workflow_uuid
      LEFT JOIN "${schema}".operation_outputs AS output ON output.workflow_uuid = wanted.workflow_uuid AND output.function_id = $2`,
     [workflowID, functionID],
   );
-  return rows[0] ?? { status: null, output: null, error: null, function_name: null, serialization: null };
+  return rows[0] ?? { status: null, output: null, error: null, function_name: null, serialization: null, max_function_id: null };
 }
 
 async function replay<T>(executor: DBOSExecutor, recorded: RecordedStep, workflowID: string, functionID: number, name: string): Promise<T> {

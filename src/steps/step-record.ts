@@ -68,8 +68,9 @@ export function isRecordParticipant(value: unknown): value is RecordParticipant 
 const verdicts = new WeakMap<object, Promise<boolean>>();
 
 /**
- * Whether `participant` writes to the database behind `systemFingerprint` (asked once per participant and process;
- * a participant that cannot tell, or fails to, writes on its own).
+ * Whether `participant` writes to the database behind `systemFingerprint` (answered once per participant and
+ * process; a participant that cannot tell writes on its own, and one whose question failed writes on its own this
+ * time and is asked again next time).
  *
  * @example
  * const joins = await sharesSystemDatabase(stateStore, () => databaseFingerprint(systemPool));
@@ -80,7 +81,11 @@ export function sharesSystemDatabase(participant: unknown, systemFingerprint: ()
   if (verdict === undefined) {
     verdict = Promise.all([participant.databaseFingerprint(), systemFingerprint()]).then(
       ([own, system]) => own === system,
-      () => false,
+      () => {
+        // A failed question (a database restarting) is asked again by the next step, not answered for the process.
+        verdicts.delete(participant);
+        return false;
+      },
     );
     verdicts.set(participant, verdict);
   }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
+import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { runLeanStep } from '../../../src/steps/lean-step.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -108,6 +109,28 @@ describe('the cost of an agent step', () => {
     expect(inputs).toEqual([0, 1, 2, 3]);
     const { messages } = await runtime.stateStore.getMessages('cost-1');
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('reads a lean step’s recorded outcome only where a replay is possible: once per execution, then each step follows its own record', async () => {
+    script = countingScript(3);
+    llm.reset();
+    const pool = DBOSExecutor.globalInstance!.systemDatabase.pool;
+    const query = pool.query.bind(pool);
+    let reads = 0;
+    pool.query = ((...args: Parameters<typeof query>) => {
+      if (typeof args[0] === 'string' && args[0].includes('max_function_id')) reads += 1;
+      return query(...args);
+    }) as typeof pool.query;
+    try {
+      const handle = await runtime.executor.execute(counter, 'Count to three.', { sessionId: 'cost-reads' });
+      expect(await handle.result()).toMatchObject({ status: 'completed', stepCount: 4 });
+    } finally {
+      pool.query = query;
+    }
+    // Seven lean steps (four LLM calls, three tools): the first reads (and learns nothing is recorded above it),
+    // the six after it each directly follow their own predecessor's record.
+    expect(reads).toBe(1);
+    expect(llm.calls).toHaveLength(4);
   });
 
   it('commits a step whose only work is one tool call in that tool step’s record: no separate commit, nothing staged', async () => {
