@@ -54,7 +54,10 @@ export async function submitAndFollowUp(
   const submit = async (): Promise<SubmitToolResultResponse> => {
     const response = await submitToolResult(stateStore, logger, params);
     if (response.status !== 'accepted') return response;
-    const followUp = await followUpSubmission(stateStore, response.sessionId);
+    let followUp = await followUpSubmission(stateStore, response.sessionId);
+    if (followUp.next === 'continues' && followUp.openCalls === 0 && (await parksMeanwhile(stateStore, response.sessionId, response.toolCallId))) {
+      followUp = await followUpSubmission(stateStore, response.sessionId);
+    }
     const agent = followUp.agentType === undefined ? undefined : peekRegisteredAgent(followUp.agentType);
     if (resume !== undefined && context === 'outside') {
       // Parked companions whose calls are now answered continue on their own sessions (the root need not be parked);
@@ -72,4 +75,32 @@ export async function submitAndFollowUp(
     return { ...response, next: 'resumed', runId: handle.runId };
   };
   return context === 'workflow' ? DBOS.runStep(submit, { name: 'helix.submitToolResult' }) : submit();
+}
+
+/** How long a submission waits for a run whose sub-agent parked to park itself (it does at once, in its current step). */
+const PARENT_PARK_WAIT_MS = 3_000;
+
+/**
+ * The answer came after the (ephemeral) sub-agent that owns the call parked (its workflow ended) but before the run above it
+ * parked (it does so at once, in its current step): the root still reads `running`, yet nothing will continue the
+ * sub-agent but a `resume()` of the root. Wait (briefly) for the root's run to park, so the submission answers
+ * `needs_resume` (or resumes it) instead of a `continues` that would leave the session waiting.
+ *
+ * @example
+ * if (await parksMeanwhile(stateStore, 'root-1', 'call-7')) followUp = await followUpSubmission(stateStore, 'root-1');
+ */
+export async function parksMeanwhile(stateStore: SessionStateStore, rootSessionId: string, toolCallId: string): Promise<boolean> {
+  const owner = (await stateStore.loadState(rootSessionId))?.clientToolCallOwnership?.[toolCallId];
+  if (owner === undefined || owner === rootSessionId) return false;
+  // Companions are persistent sessions, continued on their own (`resumeParkedCompanions`); a non-blocking one's
+  // parent never parks for it.
+  if ((await stateStore.loadState(owner))?.mode === 'persistent') return false;
+  if (!isParkedRunStatus((await stateStore.getCurrentRun(owner))?.status)) return false;
+  const deadline = Date.now() + PARENT_PARK_WAIT_MS;
+  for (;;) {
+    const run = await stateStore.getCurrentRun(rootSessionId);
+    if (run?.status !== 'running') return isParkedRunStatus(run?.status);
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

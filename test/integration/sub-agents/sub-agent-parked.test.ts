@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { HookManager } from '../../../src/hooks/index.js';
+import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/steps/runtime-registry.js';
+import { createGate } from '../run-control/run-control-kit.js';
 import type { AgentSuspendedEvent } from '../../../src/hooks/types.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -83,4 +86,45 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
     expect(executions.transfer).toBe(1);
     expect(await runtime.stateStore.loadState(grandchild)).toMatchObject({ status: 'completed', rootSessionId: root, parentSessionId: child });
   });
+
+  it('an answer that lands after the child parked but before the root parked: the submission waits for the root to park and resumes it', async () => {
+    llm.use(treeScript);
+    executions.transfer = 0;
+    const root = 'park-window';
+    const childCall = `tx-${root}-sub-desk-1`;
+    const rootParking = createGate();
+    const bound = peekRuntimeDependencies()!;
+    // The root's park held at its onAgentSuspended hook: after the child parked, before the root's run reads parked.
+    const executor = new DBOSAgentExecutor({
+      stateStore: runtime.stateStore,
+      streamManager: runtime.streamManager,
+      llmAdapter: llm.adapter,
+      hitlWarmWindowMs: 300,
+      autoResumeOnSubmit: true,
+      hookManager: new HookManager({
+        hooks: [{ onAgentSuspended: async (event) => void (event.sessionId === root && event.reason === 'awaiting_children' && (await rootParking.pass())) }],
+      }),
+    });
+    try {
+      const handle = await executor.execute(frontDesk, 'pay', { sessionId: root });
+      await rootParking.entered;
+      await waitForRunStatus(runtime.stateStore, `${root}-sub-desk-1`, 'suspended_client_tool');
+      expect((await runtime.stateStore.getCurrentRun(root))?.status).toBe('running');
+      const submitting = executor.submitToolResult({ kind: 'approval-response', sessionId: root, toolCallId: childCall, approvalId: childCall, approved: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      rootParking.open();
+      const response = await submitting;
+      // Was `continues`: nothing would have continued the parked child until someone called resume(root).
+      expect(response).toMatchObject({ status: 'accepted', next: 'resumed' });
+      expect(response.runId).not.toBe(handle.runId);
+      const resumed = await executor.getHandle(frontDesk, root);
+      expect(resumed?.runId).toBe(response.runId);
+      expect(await resumed?.result()).toMatchObject({ status: 'completed', output: expect.stringContaining('moved') });
+      expect(executions.transfer).toBe(1);
+    } finally {
+      rootParking.open();
+      bindRuntimeDependencies(bound);
+    }
+  });
 });
+
