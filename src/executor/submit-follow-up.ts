@@ -5,6 +5,7 @@ import { decideSessionOperation, isParkedRunStatus, sessionViewOf } from '../orc
 import { resumeParkedCompanions } from './companion-resume.js';
 import { peekRegisteredAgent } from '../steps/runtime-registry.js';
 import type { SessionStateStore } from '../store/state-store.js';
+import type { SessionState } from '../types/session.js';
 import { openCallsOfDescendants } from './agent-handle.js';
 import { dbosCallContext } from './replay-safe.js';
 import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
@@ -81,7 +82,7 @@ export async function submitAndFollowUp(
 const PARENT_PARK_WAIT_MS = 3_000;
 
 /**
- * The answer came after the (ephemeral) sub-agent that owns the call parked (its workflow ended) but before the run above it
+ * The answer came after the sub-agent (ephemeral, or a blocking companion) that owns the call parked (its workflow ended) but before the run above it
  * parked (it does so at once, in its current step): the root still reads `running`, yet nothing will continue the
  * sub-agent but a `resume()` of the root. Wait (briefly) for the root's run to park, so the submission answers
  * `needs_resume` (or resumes it) instead of a `continues` that would leave the session waiting.
@@ -92,9 +93,10 @@ const PARENT_PARK_WAIT_MS = 3_000;
 export async function parksMeanwhile(stateStore: SessionStateStore, rootSessionId: string, toolCallId: string): Promise<boolean> {
   const owner = (await stateStore.loadState(rootSessionId))?.clientToolCallOwnership?.[toolCallId];
   if (owner === undefined || owner === rootSessionId) return false;
-  // Companions are persistent sessions, continued on their own (`resumeParkedCompanions`); a non-blocking one's
-  // parent never parks for it.
-  if ((await stateStore.loadState(owner))?.mode === 'persistent') return false;
+  // A non-blocking companion's parent never parks for it (its parked turn is continued on its own session by
+  // `resumeParkedCompanions`); a blocking one's parent does, like an ephemeral child's.
+  const ownerState = await stateStore.loadState(owner);
+  if (ownerState?.mode === 'persistent' && !(await isBlockingCompanion(stateStore, ownerState))) return false;
   if (!isParkedRunStatus((await stateStore.getCurrentRun(owner))?.status)) return false;
   const deadline = Date.now() + PARENT_PARK_WAIT_MS;
   for (;;) {
@@ -103,4 +105,12 @@ export async function parksMeanwhile(stateStore: SessionStateStore, rootSessionI
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A companion its parent's agent declares `blocking` (the parent waits for its turns). */
+async function isBlockingCompanion(stateStore: SessionStateStore, companion: SessionState): Promise<boolean> {
+  if (companion.parentSessionId === undefined) return false;
+  const parent = await stateStore.loadState(companion.parentSessionId);
+  const entry = parent === null ? undefined : peekRegisteredAgent(parent.agentType)?.persistentAgents.find((candidate) => candidate.agentType === companion.agentType);
+  return entry?.mode === 'blocking';
 }

@@ -7,6 +7,10 @@
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import { HookManager } from '../../../src/hooks/index.js';
+import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/steps/runtime-registry.js';
+import { createGate } from '../run-control/run-control-kit.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { eventually, markerOf } from '../persistent/persistent-kit.js';
@@ -101,4 +105,45 @@ describe('a blocking companion waiting for a human', () => {
     const pending = await DBOS.listWorkflows({ status: 'PENDING' });
     expect(pending.filter((workflow) => workflow.workflowID.includes('bw-abort'))).toEqual([]);
   });
+
+  it('an answer that lands after the companion parked but before the parent parked: the submission waits for the park and resumes the root', async () => {
+    const parentCalls: LLMGenerateInput[] = [];
+    llm.use(deskScript(parentCalls));
+    const root = 'bw-window';
+    const parentParking = createGate();
+    const bound = peekRuntimeDependencies()!;
+    // The parent's park held at its onAgentSuspended hook: after the companion parked, before the root reads parked.
+    const executor = new DBOSAgentExecutor({
+      stateStore: runtime.stateStore,
+      streamManager: runtime.streamManager,
+      llmAdapter: llm.adapter,
+      persistentWarmWindowMs: 300,
+      hitlWarmWindowMs: WARM_MS,
+      autoResumeOnSubmit: true,
+      hookManager: new HookManager({
+        hooks: [{ onAgentSuspended: async (event) => void (event.sessionId === root && event.reason === 'awaiting_children' && (await parentParking.pass())) }],
+      }),
+    });
+    try {
+      await executor.execute(desk, 'go', { sessionId: root });
+      await parentParking.entered;
+      await eventually('the companion parked', async () => (await markerOf(runtime.stateStore, `${root}-agent-k`))?.endReason === 'suspended');
+      expect((await runtime.stateStore.getCurrentRun(root))?.status).toBe('running');
+      const submitting = executor.submitToolResult({ kind: 'client-tool-result', sessionId: root, toolCallId: `confirm-${root}-agent-k`, result: { yes: 4 } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      parentParking.open();
+      const response = await submitting;
+      // Was `continues` (or the companion resumed on its own, its result reaching the parked parent only at the next resume(root)).
+      expect(response).toMatchObject({ status: 'accepted', next: 'resumed' });
+      const resumed = await executor.getHandle(desk, root);
+      expect(resumed?.runId).toBe(response.runId);
+      expect(await resumed?.result()).toMatchObject({ status: 'completed', output: 'desk 2' });
+      expect(await toolResultOf(runtime.stateStore, root, 'p1')).toEqual({ content: { name: 'k', status: 'completed', output: { confirmed: { yes: 4 } } }, isError: false });
+      expect(parentCalls).toHaveLength(2);
+    } finally {
+      parentParking.open();
+      bindRuntimeDependencies(bound);
+    }
+  });
 });
+
