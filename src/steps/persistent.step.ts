@@ -1,4 +1,3 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import {
   readPersistentMarker,
   withPersistentMarker,
@@ -12,6 +11,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { isTerminalStatus } from '../stream/stream-status.js';
 import type { RunStatus, SessionState, SessionStateWrite } from '../types/session.js';
+import { runLeanStep } from './lean-step.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
@@ -51,107 +51,119 @@ export interface CloseInput {
  */
 export class PersistentStep {
   /** Take the inbox for this generation: `superseded` when the session moved on (or is gone) — end at once. */
-  @DBOS.step({ name: 'PersistentStep.open' })
-  static async open(input: PersistentWorkflowInput): Promise<{ superseded: boolean }> {
-    const { stateStore } = await runtimeDependencies();
-    const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
-      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: true };
-      return { write: marker.phase === 'live' ? null : { ...marker, phase: 'live' }, value: false };
+  static open(input: PersistentWorkflowInput): Promise<{ superseded: boolean }> {
+    return runLeanStep('PersistentStep.open', async () => {
+      const { stateStore } = await runtimeDependencies();
+      const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
+        if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: true };
+        return { write: marker.phase === 'live' ? null : { ...marker, phase: 'live' }, value: false };
+      });
+      return { superseded: value ?? true };
     });
-    return { superseded: value ?? true };
   }
 
   /**
    * Record the turn's run (idempotent by runId) after reactivating the session stream; the session becomes
    * `active` again. A run left `running` by a workflow that vanished is recorded failed first.
    */
-  @DBOS.step({ name: 'PersistentStep.openTurn' })
-  static async openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
-    const { stateStore, streamManager } = await runtimeDependencies();
-    markWorkflowStartedHere(input.turnKey ?? input.workflowId);
-    const existing = await stateStore.getRun(input.sessionId, input.runId);
-    if (existing !== null) {
-      // This step ran before and crashed after recording the run: the same turn. A turn that already ended
-      // (a generation restarted from its start input runs its initial messages again) is not run twice.
-      const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
-      if (existing.status === 'running' && (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, healUnpaired: false, alreadyRan: true };
-      return { startSequence: existing.startSequence, healUnpaired: recorded?.healUnpaired === true, ...(existing.status === 'running' ? {} : { alreadyRan: true }) };
-    }
-    const previous = await stateStore.getCurrentRun(input.sessionId);
-    if (previous !== null && previous.status === 'running') {
-      await stateStore.updateRunStatus(input.sessionId, previous.runId, 'failed', { completionReason: 'failed', error: LOST_TURN_MESSAGE, endedAt: Date.now() });
-    }
-    const info = await streamManager.getInfo(input.streamId);
-    if (info !== null && isTerminalStatus(info.status)) await streamManager.reactivateStream(input.streamId);
-    const startSequence = info?.lastSequence ?? 0;
-    // An interrupt aimed at an earlier turn (or sent while the session waited) must not stop this one.
-    await stateStore.clearInterruptFlag(input.sessionId);
-    const settles = input.message.resume?.suspension !== undefined;
-    const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
-    await updateSessionWithRetry(stateStore, input.sessionId, (state) => ({
-      write: {
-        status: 'active',
-        error: undefined,
-        failureReason: undefined,
-        interruptContext: undefined,
-        ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
-        ...idleTimeoutWrite(state, input.message.idleTimeoutMs),
-      },
-      value: undefined,
-    }));
-    await stateStore.createRun(input.sessionId, {
-      runId: input.runId,
-      status: 'running',
-      stepCount: 0,
-      startSequence,
-      workflowId: input.workflowId,
-      startedAt: Date.now(),
-      ...(previous === null ? {} : { previousRunId: previous.runId }),
-      metadata: { persistent: true, healUnpaired },
+  static openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
+    return runLeanStep('PersistentStep.openTurn', async () => {
+      const { stateStore, streamManager } = await runtimeDependencies();
+      markWorkflowStartedHere(input.turnKey ?? input.workflowId);
+      // The reads that decide the turn, together (each on its own connection).
+      const [existing, previous, info] = await Promise.all([
+        stateStore.getRun(input.sessionId, input.runId),
+        stateStore.getCurrentRun(input.sessionId),
+        streamManager.getInfo(input.streamId),
+      ]);
+      if (existing !== null) {
+        // This step ran before and crashed after recording the run: the same turn. A turn that already ended
+        // (a generation restarted from its start input runs its initial messages again) is not run twice.
+        const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
+        if (existing.status === 'running' && (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, healUnpaired: false, alreadyRan: true };
+        return { startSequence: existing.startSequence, healUnpaired: recorded?.healUnpaired === true, ...(existing.status === 'running' ? {} : { alreadyRan: true }) };
+      }
+      const startSequence = info?.lastSequence ?? 0;
+      const settles = input.message.resume?.suspension !== undefined;
+      const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
+      // Independent writes, together: the lost turn's outcome, the stream reopened, the interrupt flag cleared (an
+      // interrupt aimed at an earlier turn, or sent while the session waited, must not stop this one), the
+      // session active again. All before the run record, which is what lets a handle see the turn.
+      await Promise.all([
+        previous !== null && previous.status === 'running'
+          ? stateStore.updateRunStatus(input.sessionId, previous.runId, 'failed', { completionReason: 'failed', error: LOST_TURN_MESSAGE, endedAt: Date.now() })
+          : undefined,
+        info !== null && isTerminalStatus(info.status) ? streamManager.reactivateStream(input.streamId) : undefined,
+        stateStore.clearInterruptFlag(input.sessionId),
+        updateSessionWithRetry(stateStore, input.sessionId, (state) => ({
+          write: {
+            status: 'active',
+            error: undefined,
+            failureReason: undefined,
+            interruptContext: undefined,
+            ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
+            ...idleTimeoutWrite(state, input.message.idleTimeoutMs),
+          },
+          value: undefined,
+        })),
+      ]);
+      await stateStore.createRun(input.sessionId, {
+        runId: input.runId,
+        status: 'running',
+        stepCount: 0,
+        startSequence,
+        workflowId: input.workflowId,
+        startedAt: Date.now(),
+        ...(previous === null ? {} : { previousRunId: previous.runId }),
+        metadata: { persistent: true, healUnpaired },
+      });
+      signalRunChanged(input.runId);
+      if (await abortedMeanwhile(stateStore, input)) return { startSequence, healUnpaired, alreadyRan: true };
+      return { startSequence, healUnpaired };
     });
-    signalRunChanged(input.runId);
-    if (await abortedMeanwhile(stateStore, input)) return { startSequence, healUnpaired, alreadyRan: true };
-    return { startSequence, healUnpaired };
   }
 
   /** `live` → `closing` for this generation; false when the session moved on (then end without closing). */
-  @DBOS.step({ name: 'PersistentStep.beginClose' })
-  static async beginClose(input: CloseInput): Promise<{ ok: boolean }> {
-    const { stateStore } = await runtimeDependencies();
-    const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
-      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: false };
-      return { write: { ...marker, phase: 'closing' }, value: true };
+  static beginClose(input: CloseInput): Promise<{ ok: boolean }> {
+    return runLeanStep('PersistentStep.beginClose', async () => {
+      const { stateStore } = await runtimeDependencies();
+      const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
+        if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: false };
+        return { write: { ...marker, phase: 'closing' }, value: true };
+      });
+      return { ok: value ?? false };
     });
-    return { ok: value ?? false };
   }
 
   /** A message arrived while closing: `closing` → `live`, the workflow goes on. */
-  @DBOS.step({ name: 'PersistentStep.reopen' })
-  static async reopen(input: CloseInput): Promise<void> {
-    const { stateStore } = await runtimeDependencies();
-    await updateMarker(stateStore, input.sessionId, (marker) => {
-      if (marker?.workflowId !== input.workflowId || marker.phase !== 'closing') return { write: null, value: undefined };
-      return { write: { ...marker, phase: 'live' }, value: undefined };
+  static reopen(input: CloseInput): Promise<void> {
+    return runLeanStep('PersistentStep.reopen', async () => {
+      const { stateStore } = await runtimeDependencies();
+      await updateMarker(stateStore, input.sessionId, (marker) => {
+        if (marker?.workflowId !== input.workflowId || marker.phase !== 'closing') return { write: null, value: undefined };
+        return { write: { ...marker, phase: 'live' }, value: undefined };
+      });
     });
   }
 
   /** `closing` (or `live`) → `closed` with the reason; messages drained while closing are kept as `deferred`. */
-  @DBOS.step({ name: 'PersistentStep.endClose' })
-  static async endClose(input: CloseInput & { reason: PersistentEndReason; idleDeadlineAt?: number; deferred?: PersistentTurnMessage[] }): Promise<void> {
-    const { stateStore } = await runtimeDependencies();
-    await updateMarker(stateStore, input.sessionId, (marker) => {
-      if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: undefined };
-      const deferred = [...(marker.deferred ?? []), ...(input.deferred ?? [])];
-      return {
-        write: {
-          ...marker,
-          phase: 'closed',
-          endReason: input.reason,
-          ...(input.idleDeadlineAt === undefined ? {} : { idleDeadlineAt: input.idleDeadlineAt }),
-          ...(deferred.length === 0 ? {} : { deferred }),
-        },
-        value: undefined,
-      };
+  static endClose(input: CloseInput & { reason: PersistentEndReason; idleDeadlineAt?: number; deferred?: PersistentTurnMessage[] }): Promise<void> {
+    return runLeanStep('PersistentStep.endClose', async () => {
+      const { stateStore } = await runtimeDependencies();
+      await updateMarker(stateStore, input.sessionId, (marker) => {
+        if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: undefined };
+        const deferred = [...(marker.deferred ?? []), ...(input.deferred ?? [])];
+        return {
+          write: {
+            ...marker,
+            phase: 'closed',
+            endReason: input.reason,
+            ...(input.idleDeadlineAt === undefined ? {} : { idleDeadlineAt: input.idleDeadlineAt }),
+            ...(deferred.length === 0 ? {} : { deferred }),
+          },
+          value: undefined,
+        };
+      });
     });
   }
 }
