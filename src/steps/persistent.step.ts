@@ -95,17 +95,7 @@ export class PersistentStep {
           : undefined,
         info !== null && isTerminalStatus(info.status) ? streamManager.reactivateStream(input.streamId) : undefined,
         stateStore.clearInterruptFlag(input.sessionId),
-        updateSessionWithRetry(stateStore, input.sessionId, (state) => ({
-          write: {
-            status: 'active',
-            error: undefined,
-            failureReason: undefined,
-            interruptContext: undefined,
-            ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
-            ...idleTimeoutWrite(state, input.message.idleTimeoutMs),
-          },
-          value: undefined,
-        })),
+        activateSession(stateStore, input.sessionId, settles, input.message.idleTimeoutMs),
       ]);
       await stateStore.createRun(input.sessionId, {
         runId: input.runId,
@@ -211,6 +201,25 @@ async function abortedMeanwhile(stateStore: SessionStateStore, input: OpenTurnIn
 
 function needsHeal(status: RunStatus | null | undefined): boolean {
   return status === 'interrupted' || status === 'failed' || status === 'aborted';
+}
+
+/**
+ * The session `active` again for a turn (a parked step's fields kept when the turn settles it). One write; with an
+ * idle-timeout override, a read-modify-write (the override also goes into the marker).
+ */
+async function activateSession(stateStore: SessionStateStore, sessionId: string, settles: boolean, idleTimeoutMs: number | undefined): Promise<void> {
+  const write: SessionStateWrite = {
+    status: 'active',
+    error: undefined,
+    failureReason: undefined,
+    interruptContext: undefined,
+    ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
+  };
+  if (idleTimeoutMs === undefined) {
+    await stateStore.saveState(sessionId, write);
+    return;
+  }
+  await updateSessionWithRetry(stateStore, sessionId, (state) => ({ write: { ...write, ...idleTimeoutWrite(state, idleTimeoutMs) }, value: undefined }));
 }
 
 /** An idle-timeout override also goes into the marker's start input, so a restart keeps it. */

@@ -11,6 +11,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
 import { forgetHistory, loadHistory } from './history-cache.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { runLeanStep } from './lean-step.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
@@ -52,46 +53,47 @@ export interface FinishRunInput extends RunScope {
  * stream, fires onAgentComplete/onAgentFail and returns the AgentResult.
  */
 export class RunLifecycleStep {
-  @DBOS.step({ name: 'BeginRunStep' })
-  static async begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    const { dependencies, hooks } = await stepEnvironment(input, 0);
-    const { stateStore } = dependencies;
-    // abort() may land after the run record was created and before this step: the run stays aborted and the
-    // workflow ends without touching the session (abort() recorded its outcome).
-    const run = await stateStore.getRun(input.sessionId, input.runId);
-    if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
-    const toAppend: Message[] = [];
-    // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
-    // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
-    const continuesUnsettled = (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) || input.healUnpaired === true;
-    if (input.userMessage !== undefined || continuesUnsettled) {
-      const history = await loadHistory(stateStore, input.sessionId);
-      const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
-      const healed = alreadyAppended ? [] : healUnpairedCalls(history, input.runId, continuesUnsettled);
-      toAppend.push(...healed);
-      if (input.userMessage !== undefined) toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
-      if (healed.length > 0) await settleHealedCalls(stateStore, input.sessionId, healed);
-    }
-    if (toAppend.length > 0) await stateStore.appendMessages(input.sessionId, toAppend);
-    await stateStore.saveState(input.sessionId, {
-      stepCount: 0,
-      ...(input.initialState === undefined ? {} : { customState: input.initialState }),
-    });
-    // Every run is created `running` with its workflow: rewriting that unconditionally would undo an abort() that
-    // landed since the check above (the run would read `running` with its aborted outcome, and its handle wait forever).
-    if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
-      await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
-    }
-    await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
-    if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
-      const state = await stateStore.loadState(input.sessionId);
-      await hooks.fire('onAgentResumed', {
-        ...hookIdentity(input),
-        previousRunId: input.resumedFrom.previousRunId,
-        ...(state?.checkpointId === undefined ? {} : { resumedFromCheckpointId: state.checkpointId }),
+  static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
+    return runLeanStep('BeginRunStep', async () => {
+      const { dependencies, hooks } = await stepEnvironment(input, 0);
+      const { stateStore } = dependencies;
+      // abort() may land after the run record was created and before this step: the run stays aborted and the
+      // workflow ends without touching the session (abort() recorded its outcome).
+      const run = await stateStore.getRun(input.sessionId, input.runId);
+      if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
+      const toAppend: Message[] = [];
+      // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
+      // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
+      const continuesUnsettled = (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) || input.healUnpaired === true;
+      if (input.userMessage !== undefined || continuesUnsettled) {
+        const history = await loadHistory(stateStore, input.sessionId);
+        const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
+        const healed = alreadyAppended ? [] : healUnpairedCalls(history, input.runId, continuesUnsettled);
+        toAppend.push(...healed);
+        if (input.userMessage !== undefined) toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
+        if (healed.length > 0) await settleHealedCalls(stateStore, input.sessionId, healed);
+      }
+      if (toAppend.length > 0) await stateStore.appendMessages(input.sessionId, toAppend);
+      await stateStore.saveState(input.sessionId, {
+        stepCount: 0,
+        ...(input.initialState === undefined ? {} : { customState: input.initialState }),
       });
-    }
-    return { stepCount: 0 };
+      // Every run is created `running` with its workflow: rewriting that unconditionally would undo an abort() that
+      // landed since the check above (the run would read `running` with its aborted outcome, and its handle wait forever).
+      if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
+        await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+      }
+      await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
+      if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
+        const state = await stateStore.loadState(input.sessionId);
+        await hooks.fire('onAgentResumed', {
+          ...hookIdentity(input),
+          previousRunId: input.resumedFrom.previousRunId,
+          ...(state?.checkpointId === undefined ? {} : { resumedFromCheckpointId: state.checkpointId }),
+        });
+      }
+      return { stepCount: 0 };
+    });
   }
 
   /** Durable {@link abandonRun}. */
@@ -100,66 +102,67 @@ export class RunLifecycleStep {
     return abandonRun(input);
   }
 
-  @DBOS.step({ name: 'FinishRunStep' })
-  static async finish(input: FinishRunInput): Promise<AgentResult> {
-    const environment = await stepEnvironment(input, input.stepCount);
-    const { dependencies, hooks, emitter } = environment;
-    const { stateStore, streamManager, usageStore } = dependencies;
-    const now = Date.now();
-    // A replay of this step after a newer run started (crash after the status write) must not touch the
-    // session or its stream: they belong to that run now.
-    const current = await stateStore.getCurrentRun(input.sessionId);
-    const superseded = current !== null && current.runId !== input.runId;
-    if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
-    const error = input.error ?? 'Run failed';
-    if (!superseded) await emitFinalChunk(emitter, input, error, dependencies.logger);
-    await releaseStreamWriter(input.streamId, input.sessionId);
-    if (!superseded) {
-      // End the stream before the session status changes: that status is what lets the next turn start
-      // (from any process) and reactivate the stream, which this step must not end afterwards.
-      if (input.parent === undefined) await streamManager.endStream(input.streamId, input.output);
-      else await reportToParent(dependencies.stateStore, streamManager, input);
-      if (input.status === 'completed') {
-        await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
-      } else if (input.status === 'failed') {
-        await stateStore.saveState(input.sessionId, { status: 'failed', error, stepCount: input.stepCount });
-      } else {
-        await stateStore.saveState(input.sessionId, {
-          status: 'interrupted',
-          interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
-        });
+  static finish(input: FinishRunInput): Promise<AgentResult> {
+    return runLeanStep('FinishRunStep', async () => {
+      const environment = await stepEnvironment(input, input.stepCount);
+      const { dependencies, hooks, emitter } = environment;
+      const { stateStore, streamManager, usageStore } = dependencies;
+      const now = Date.now();
+      // A replay of this step after a newer run started (crash after the status write) must not touch the
+      // session or its stream: they belong to that run now.
+      const current = await stateStore.getCurrentRun(input.sessionId);
+      const superseded = current !== null && current.runId !== input.runId;
+      if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
+      const error = input.error ?? 'Run failed';
+      if (!superseded) await emitFinalChunk(emitter, input, error, dependencies.logger);
+      await releaseStreamWriter(input.streamId, input.sessionId);
+      if (!superseded) {
+        // End the stream before the session status changes: that status is what lets the next turn start
+        // (from any process) and reactivate the stream, which this step must not end afterwards.
+        if (input.parent === undefined) await streamManager.endStream(input.streamId, input.output);
+        else await reportToParent(dependencies.stateStore, streamManager, input);
+        if (input.status === 'completed') {
+          await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
+        } else if (input.status === 'failed') {
+          await stateStore.saveState(input.sessionId, { status: 'failed', error, stepCount: input.stepCount });
+        } else {
+          await stateStore.saveState(input.sessionId, {
+            status: 'interrupted',
+            interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
+          });
+        }
       }
-    }
-    // The run record last: whoever sees the run ended also sees the session's outcome.
-    await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
-      stepCount: input.stepCount,
-      completionReason: input.completionReason,
-      endedAt: now,
-      ...(input.error === undefined ? {} : { error: input.error }),
-      // The run's own output, kept with the run: a later turn of the session overwrites the session's output.
-      ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
+      // The run record last: whoever sees the run ended also sees the session's outcome.
+      await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
+        stepCount: input.stepCount,
+        completionReason: input.completionReason,
+        endedAt: now,
+        ...(input.error === undefined ? {} : { error: input.error }),
+        // The run's own output, kept with the run: a later turn of the session overwrites the session's output.
+        ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
+      });
+      signalRunChanged(input.runId);
+      if (input.status === 'completed') {
+        await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
+      } else if (input.status === 'failed') {
+        await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
+      }
+      workflowHookManagers.unregister(turnKeyOf(input));
+      forgetWorkflow(turnKeyOf(input));
+      forgetHistory(input.sessionId);
+      const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
+      workflowUsageStores.delete(input.workflowId);
+      return {
+        sessionId: input.sessionId,
+        runId: input.runId,
+        status: input.status,
+        completionReason: input.completionReason,
+        stepCount: input.stepCount,
+        ...(input.output === undefined ? {} : { output: input.output }),
+        ...(input.error === undefined ? {} : { error: input.error }),
+        ...(usage === undefined ? {} : { usage }),
+      };
     });
-    signalRunChanged(input.runId);
-    if (input.status === 'completed') {
-      await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
-    } else if (input.status === 'failed') {
-      await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
-    }
-    workflowHookManagers.unregister(turnKeyOf(input));
-    forgetWorkflow(turnKeyOf(input));
-    forgetHistory(input.sessionId);
-    const usage = usageStore === undefined ? undefined : await usageStore.getRunUsage(input.sessionId, input.runId);
-    workflowUsageStores.delete(input.workflowId);
-    return {
-      sessionId: input.sessionId,
-      runId: input.runId,
-      status: input.status,
-      completionReason: input.completionReason,
-      stepCount: input.stepCount,
-      ...(input.output === undefined ? {} : { output: input.output }),
-      ...(input.error === undefined ? {} : { error: input.error }),
-      ...(usage === undefined ? {} : { usage }),
-    };
   }
 }
 
