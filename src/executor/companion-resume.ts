@@ -63,5 +63,15 @@ async function awaitedByParent(stateStore: SessionStateStore, state: SessionStat
 function companionAgent(root: SessionState, agentType: string): AnyAgentConfig | undefined {
   const registered = peekRegisteredAgent(agentType);
   if (registered !== undefined) return registered;
-  return peekRegisteredAgent(root.agentType)?.persistentAgents.find((entry) => entry.agentType === agentType)?.agent;
+  return companionEntry(root.agentType, agentType)?.agent;
+}
+
+/**
+ * The `persistentAgents` entry of the (registered) agent `parentAgentType` for companions of `agentType`.
+ *
+ * @example
+ * companionEntry('desk', 'clerk')?.mode; // 'blocking'
+ */
+export function companionEntry(parentAgentType: string, agentType: string): AnyAgentConfig['persistentAgents'][number] | undefined {
+  return peekRegisteredAgent(parentAgentType)?.persistentAgents.find((entry) => entry.agentType === agentType);
 }

@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
 import type { Logger } from '../hooks/types.js';
 import { decideSessionOperation, isParkedRunStatus, sessionViewOf } from '../orchestration/session-transitions.js';
-import { resumeParkedCompanions } from './companion-resume.js';
+import { companionEntry, resumeParkedCompanions } from './companion-resume.js';
 import { peekRegisteredAgent } from '../steps/runtime-registry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { SessionState } from '../types/session.js';
@@ -111,6 +111,5 @@ export async function parksMeanwhile(stateStore: SessionStateStore, rootSessionI
 async function isBlockingCompanion(stateStore: SessionStateStore, companion: SessionState): Promise<boolean> {
   if (companion.parentSessionId === undefined) return false;
   const parent = await stateStore.loadState(companion.parentSessionId);
-  const entry = parent === null ? undefined : peekRegisteredAgent(parent.agentType)?.persistentAgents.find((candidate) => candidate.agentType === companion.agentType);
-  return entry?.mode === 'blocking';
+  return parent !== null && companionEntry(parent.agentType, companion.agentType)?.mode === 'blocking';
 }

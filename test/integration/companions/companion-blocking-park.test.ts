@@ -7,10 +7,7 @@
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
-import { HookManager } from '../../../src/hooks/index.js';
-import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/steps/runtime-registry.js';
-import { createGate } from '../run-control/run-control-kit.js';
+import { withRootParkHeld } from '../run-control/run-control-kit.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { eventually, markerOf } from '../persistent/persistent-kit.js';
@@ -110,21 +107,9 @@ describe('a blocking companion waiting for a human', () => {
     const parentCalls: LLMGenerateInput[] = [];
     llm.use(deskScript(parentCalls));
     const root = 'bw-window';
-    const parentParking = createGate();
-    const bound = peekRuntimeDependencies()!;
-    // The parent's park held at its onAgentSuspended hook: after the companion parked, before the root reads parked.
-    const executor = new DBOSAgentExecutor({
-      stateStore: runtime.stateStore,
-      streamManager: runtime.streamManager,
-      llmAdapter: llm.adapter,
-      persistentWarmWindowMs: 300,
-      hitlWarmWindowMs: WARM_MS,
-      autoResumeOnSubmit: true,
-      hookManager: new HookManager({
-        hooks: [{ onAgentSuspended: async (event) => void (event.sessionId === root && event.reason === 'awaiting_children' && (await parentParking.pass())) }],
-      }),
-    });
-    try {
+    const config = { stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter, persistentWarmWindowMs: 300, hitlWarmWindowMs: WARM_MS, autoResumeOnSubmit: true };
+    // The parent's park held: after the companion parked, before the root reads parked.
+    await withRootParkHeld(config, root, async (executor, parentParking) => {
       await executor.execute(desk, 'go', { sessionId: root });
       await parentParking.entered;
       await eventually('the companion parked', async () => (await markerOf(runtime.stateStore, `${root}-agent-k`))?.endReason === 'suspended');
@@ -140,10 +125,7 @@ describe('a blocking companion waiting for a human', () => {
       expect(await resumed?.result()).toMatchObject({ status: 'completed', output: 'desk 2' });
       expect(await toolResultOf(runtime.stateStore, root, 'p1')).toEqual({ content: { name: 'k', status: 'completed', output: { confirmed: { yes: 4 } } }, isError: false });
       expect(parentCalls).toHaveLength(2);
-    } finally {
-      parentParking.open();
-      bindRuntimeDependencies(bound);
-    }
+    });
   });
 });
 

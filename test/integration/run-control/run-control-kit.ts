@@ -1,3 +1,7 @@
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import type { DBOSAgentExecutorConfig } from '../../../src/executor/types.js';
+import { HookManager } from '../../../src/hooks/index.js';
+import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/steps/runtime-registry.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import type { Message } from '../../../src/types/message.js';
 import type { RunStatus } from '../../../src/types/session.js';
@@ -89,4 +93,37 @@ export function conversation(messages: readonly Message[]): string[] {
     }
     return `${message.role}:${message.content}`;
   });
+}
+
+/**
+ * Run `body` with a second executor on the same stores whose park of `rootSessionId` for its children is held at
+ * the `onAgentSuspended` hook (reason `awaiting_children`: after the child parked, before the root's run reads
+ * parked) until the body opens `parking`. Steps bind to the last executor constructed: the previous binding is
+ * restored (and the gate opened) when the body ends.
+ *
+ * @example
+ * await withRootParkHeld({ ...stores, llmAdapter, autoResumeOnSubmit: true }, 'root-1', async (executor, parking) => {
+ *   await executor.execute(agent, 'go', { sessionId: 'root-1' });
+ *   await parking.entered;
+ * });
+ */
+export async function withRootParkHeld(
+  config: Omit<DBOSAgentExecutorConfig, 'hookManager'>,
+  rootSessionId: string,
+  body: (executor: DBOSAgentExecutor, parking: Gate) => Promise<void>,
+): Promise<void> {
+  const parking = createGate();
+  const bound = peekRuntimeDependencies();
+  const executor = new DBOSAgentExecutor({
+    ...config,
+    hookManager: new HookManager({
+      hooks: [{ onAgentSuspended: async (event) => void (event.sessionId === rootSessionId && event.reason === 'awaiting_children' && (await parking.pass())) }],
+    }),
+  });
+  try {
+    await body(executor, parking);
+  } finally {
+    parking.open();
+    if (bound !== undefined) bindRuntimeDependencies(bound);
+  }
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { HookManager } from '../../../src/hooks/index.js';
-import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/steps/runtime-registry.js';
-import { createGate } from '../run-control/run-control-kit.js';
+import { withRootParkHeld } from '../run-control/run-control-kit.js';
 import type { AgentSuspendedEvent } from '../../../src/hooks/types.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -92,20 +90,8 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
     executions.transfer = 0;
     const root = 'park-window';
     const childCall = `tx-${root}-sub-desk-1`;
-    const rootParking = createGate();
-    const bound = peekRuntimeDependencies()!;
-    // The root's park held at its onAgentSuspended hook: after the child parked, before the root's run reads parked.
-    const executor = new DBOSAgentExecutor({
-      stateStore: runtime.stateStore,
-      streamManager: runtime.streamManager,
-      llmAdapter: llm.adapter,
-      hitlWarmWindowMs: 300,
-      autoResumeOnSubmit: true,
-      hookManager: new HookManager({
-        hooks: [{ onAgentSuspended: async (event) => void (event.sessionId === root && event.reason === 'awaiting_children' && (await rootParking.pass())) }],
-      }),
-    });
-    try {
+    const config = { stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter, hitlWarmWindowMs: 300, autoResumeOnSubmit: true };
+    await withRootParkHeld(config, root, async (executor, rootParking) => {
       const handle = await executor.execute(frontDesk, 'pay', { sessionId: root });
       await rootParking.entered;
       await waitForRunStatus(runtime.stateStore, `${root}-sub-desk-1`, 'suspended_client_tool');
@@ -121,10 +107,7 @@ describe('human-in-the-loop inside sub-agents, parked', () => {
       expect(resumed?.runId).toBe(response.runId);
       expect(await resumed?.result()).toMatchObject({ status: 'completed', output: expect.stringContaining('moved') });
       expect(executions.transfer).toBe(1);
-    } finally {
-      rootParking.open();
-      bindRuntimeDependencies(bound);
-    }
+    });
   });
 });
 
