@@ -55,11 +55,16 @@ async function closeLocalPersistentSessions(logger: Logger, timeoutMs: number): 
     }),
   );
   const deadline = Date.now() + timeoutMs;
-  while (workflowIds.some((workflowId) => localPersistentWorkflows.has(workflowId))) {
+  let waiting = workflowIds;
+  while (waiting.length > 0) {
     if (Date.now() >= deadline) {
-      logger.warn('persistent.shutdown_timed_out', { sessions: workflowIds.filter((workflowId) => localPersistentWorkflows.has(workflowId)).length });
+      logger.warn('persistent.shutdown_timed_out', { sessions: waiting.length });
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
+    // A body that ended has left the set; DBOS records its outcome just after the body returns, and only then is
+    // nothing left for recovery.
+    const still = await Promise.all(waiting.map(async (workflowId) => localPersistentWorkflows.has(workflowId) || (await DBOS.getWorkflowStatus(workflowId))?.status === 'PENDING'));
+    waiting = waiting.filter((_, index) => still[index]);
   }
 }

@@ -16,6 +16,8 @@ import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
 import { markWorkflowStartedHere } from './stream-reset-tracker.js';
+import { appendBeginMessages, beginAppends, beginReadsHistory, beginRun, beginSessionWrite, fireBeginHooks, type BeginRunInput } from './begin-run.js';
+import { loadHistory } from './history-cache.js';
 
 /** Error text of a turn whose workflow vanished from DBOS before the turn ended (system database reset or retention). */
 export const LOST_TURN_MESSAGE = 'The workflow running this turn was lost (its DBOS record is gone); the turn did not finish.';
@@ -23,15 +25,19 @@ export const LOST_TURN_MESSAGE = 'The workflow running this turn was lost (its D
 /** Input of `PersistentStep.openTurn`. */
 export interface OpenTurnInput extends RunScope {
   message: Pick<PersistentTurnMessage, 'runId' | 'resume' | 'idleTimeoutMs'>;
+  /** What the run's begin appends and writes (the turn is begun in this step: no BeginRunStep follows). */
+  begin: Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom'>;
+  /** The generation's first turn, without a `PersistentStep.open` before it: take the inbox here (or find the session moved on). */
+  opensGeneration?: boolean;
 }
 
 /** What `PersistentStep.openTurn` recorded. */
 export interface OpenedTurn {
   startSequence: number;
-  /** The turn follows one that ended interrupted, failed or aborted: pair the calls it left unanswered. */
-  healUnpaired: boolean;
-  /** The turn's run already ended (its message was run before): skip it. */
+  /** The turn's run already ended (its message was run before), or was aborted while it opened: skip it. */
   alreadyRan?: boolean;
+  /** `opensGeneration` found the session moved on to another workflow (or gone): end at once. */
+  superseded?: boolean;
 }
 
 /** Input of the close steps. */
@@ -52,50 +58,58 @@ export interface CloseInput {
 export class PersistentStep {
   /** Take the inbox for this generation: `superseded` when the session moved on (or is gone) — end at once. */
   static open(input: PersistentWorkflowInput): Promise<{ superseded: boolean }> {
-    return runLeanStep('PersistentStep.open', async () => {
-      const { stateStore } = await runtimeDependencies();
-      const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
-        if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: true };
-        return { write: marker.phase === 'live' ? null : { ...marker, phase: 'live' }, value: false };
-      });
-      return { superseded: value ?? true };
-    });
+    return runLeanStep('PersistentStep.open', async () => ({ superseded: await takeInbox((await runtimeDependencies()).stateStore, input) }));
   }
 
   /**
-   * Record the turn's run (idempotent by runId) after reactivating the session stream; the session becomes
-   * `active` again. A run left `running` by a workflow that vanished is recorded failed first.
+   * Open and begin a turn (idempotent by runId): the session stream reactivated, the session `active` with its step
+   * count reset, the turn's input appended (calls a failed turn left unpaired healed first), then the run record and
+   * the start hooks — what BeginRunStep does for a standard run, in this one step. A run left `running` by a workflow
+   * that vanished is recorded failed first.
    */
   static openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     return runLeanStep('PersistentStep.openTurn', async () => {
       const { stateStore, streamManager } = await runtimeDependencies();
       markWorkflowStartedHere(input.turnKey ?? input.workflowId);
+      const begin: BeginRunInput = { ...runScopeOf(input), ...input.begin };
       // The reads that decide the turn, together (each on its own connection).
-      const [existing, previous, info] = await Promise.all([
+      const [existing, previous, info, session, history] = await Promise.all([
         stateStore.getRun(input.sessionId, input.runId),
         stateStore.getCurrentRun(input.sessionId),
         streamManager.getInfo(input.streamId),
+        input.opensGeneration === true ? stateStore.loadState(input.sessionId) : undefined,
+        beginReadsHistory(begin) ? loadHistory(stateStore, input.sessionId) : undefined,
       ]);
+      if (input.opensGeneration === true && session !== undefined) {
+        const marker = readPersistentMarker(session?.metadata);
+        const live = session !== null && marker?.workflowId === input.workflowId && marker.phase === 'live';
+        if (!live && (await takeInbox(stateStore, input))) return { startSequence: 0, superseded: true };
+      }
       if (existing !== null) {
-        // This step ran before and crashed after recording the run: the same turn. A turn that already ended
-        // (a generation restarted from its start input runs its initial messages again) is not run twice.
+        // This step ran before and crashed after recording the run: the same turn, begun again (every write of the
+        // begin is idempotent). A turn that already ended (a generation restarted from its start input runs its
+        // initial messages again) is not run twice.
+        if (existing.status !== 'running' || (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, alreadyRan: true };
         const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
-        if (existing.status === 'running' && (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, healUnpaired: false, alreadyRan: true };
-        return { startSequence: existing.startSequence, healUnpaired: recorded?.healUnpaired === true, ...(existing.status === 'running' ? {} : { alreadyRan: true }) };
+        await beginRun(recorded?.healUnpaired === true ? { ...begin, healUnpaired: true } : begin, { run: existing });
+        return { startSequence: existing.startSequence };
       }
       const startSequence = info?.lastSequence ?? 0;
       const settles = input.message.resume?.suspension !== undefined;
       const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
+      const beginning: BeginRunInput = healUnpaired ? { ...begin, healUnpaired: true } : begin;
+      const transcript = history ?? (beginReadsHistory(beginning) ? await loadHistory(stateStore, input.sessionId) : []);
       // Independent writes, together: the lost turn's outcome, the stream reopened, the interrupt flag cleared (an
       // interrupt aimed at an earlier turn, or sent while the session waited, must not stop this one), the
-      // session active again. All before the run record, which is what lets a handle see the turn.
+      // session active again, the turn's input. All before the run record, which is what lets a handle see the turn.
       await Promise.all([
         previous !== null && previous.status === 'running'
           ? stateStore.updateRunStatus(input.sessionId, previous.runId, 'failed', { completionReason: 'failed', error: LOST_TURN_MESSAGE, endedAt: Date.now() })
           : undefined,
         info !== null && isTerminalStatus(info.status) ? streamManager.reactivateStream(input.streamId) : undefined,
         stateStore.clearInterruptFlag(input.sessionId),
-        activateSession(stateStore, input.sessionId, settles, input.message.idleTimeoutMs),
+        activateSession(stateStore, input.sessionId, { settles, idleTimeoutMs: input.message.idleTimeoutMs, also: beginSessionWrite(beginning) }),
+        appendBeginMessages(stateStore, input.sessionId, beginAppends(beginning, transcript, Date.now())),
       ]);
       await stateStore.createRun(input.sessionId, {
         runId: input.runId,
@@ -108,8 +122,9 @@ export class PersistentStep {
         metadata: { persistent: true, healUnpaired },
       });
       signalRunChanged(input.runId);
-      if (await abortedMeanwhile(stateStore, input)) return { startSequence, healUnpaired, alreadyRan: true };
-      return { startSequence, healUnpaired };
+      if (await abortedMeanwhile(stateStore, input)) return { startSequence, alreadyRan: true };
+      await fireBeginHooks(beginning, stateStore);
+      return { startSequence };
     });
   }
 
@@ -204,22 +219,38 @@ function needsHeal(status: RunStatus | null | undefined): boolean {
 }
 
 /**
- * The session `active` again for a turn (a parked step's fields kept when the turn settles it). One write; with an
- * idle-timeout override, a read-modify-write (the override also goes into the marker).
+ * The session `active` again for a turn, with the begin's fields (`also`; a parked step's fields kept when the turn
+ * settles it). One write; with an idle-timeout override, a read-modify-write (the override also goes into the marker).
  */
-async function activateSession(stateStore: SessionStateStore, sessionId: string, settles: boolean, idleTimeoutMs: number | undefined): Promise<void> {
+async function activateSession(stateStore: SessionStateStore, sessionId: string, options: { settles: boolean; idleTimeoutMs: number | undefined; also: SessionStateWrite }): Promise<void> {
   const write: SessionStateWrite = {
+    ...options.also,
     status: 'active',
     error: undefined,
     failureReason: undefined,
     interruptContext: undefined,
-    ...(settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
+    ...(options.settles ? {} : { suspendedStepId: undefined, suspendedAwaitingChildren: undefined }),
   };
+  const idleTimeoutMs = options.idleTimeoutMs;
   if (idleTimeoutMs === undefined) {
     await stateStore.saveState(sessionId, write);
     return;
   }
   await updateSessionWithRetry(stateStore, sessionId, (state) => ({ write: { ...write, ...idleTimeoutWrite(state, idleTimeoutMs) }, value: undefined }));
+}
+
+/** Take the inbox for `input`'s generation (its marker `live`); true when the session moved on (or is gone). */
+async function takeInbox(stateStore: SessionStateStore, input: { sessionId: string; workflowId: string }): Promise<boolean> {
+  const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
+    if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: true };
+    return { write: marker.phase === 'live' ? null : { ...marker, phase: 'live' }, value: false };
+  });
+  return value ?? true;
+}
+
+function runScopeOf(input: OpenTurnInput): RunScope {
+  const { message: _message, begin: _begin, opensGeneration: _opens, ...scope } = input;
+  return scope;
 }
 
 /** An idle-timeout override also goes into the marker's start input, so a restart keeps it. */

@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { beginRun, type BeginRunInput } from './begin-run.js';
 import { StreamError } from '../errors/index.js';
-import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -8,9 +8,7 @@ import type { AgentResult } from '../types/result.js';
 import { ChunkEmitter, chunkKey } from './stream-writers.js';
 import type { CompletionReason } from '../types/session.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import type { Message, ToolResultMessage, UserMessage } from '../types/message.js';
-import { forgetHistory, loadHistory } from './history-cache.js';
-import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { forgetHistory } from './history-cache.js';
 import { runLeanStep } from './lean-step.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
@@ -19,20 +17,7 @@ import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
-/** Input of `RunLifecycleStep.begin`. */
-export interface BeginRunInput extends RunScope {
-  /** The turn's user message (id `${runId}:0:0`), appended exactly once. */
-  userMessage?: UserMessage;
-  /** Custom state to write before the first step (validated by the executor). */
-  initialState?: Record<string, unknown>;
-  /** Set for resume/retry runs: onAgentResumed fires here unless a suspension is settled (its wake fires it). */
-  resumedFrom?: { previousRunId: string; settlesSuspension: boolean };
-  /**
-   * Pair every tool call of the last assistant message left without a result (not only a dangling `__finish__`):
-   * a persistent session's new turn after a turn that ended interrupted or failed.
-   */
-  healUnpaired?: boolean;
-}
+export type { BeginRunInput } from './begin-run.js';
 
 /** Input of `RunLifecycleStep.finish`. */
 export interface FinishRunInput extends RunScope {
@@ -54,46 +39,7 @@ export interface FinishRunInput extends RunScope {
  */
 export class RunLifecycleStep {
   static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    return runLeanStep('BeginRunStep', async () => {
-      const { dependencies, hooks } = await stepEnvironment(input, 0);
-      const { stateStore } = dependencies;
-      // abort() may land after the run record was created and before this step: the run stays aborted and the
-      // workflow ends without touching the session (abort() recorded its outcome).
-      const run = await stateStore.getRun(input.sessionId, input.runId);
-      if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
-      const toAppend: Message[] = [];
-      // A retry (or resume) that does not settle a parked step continues a transcript that may end on tool calls
-      // left without results (an aborted parked step, a failed settle): pair them before the next LLM call.
-      const continuesUnsettled = (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) || input.healUnpaired === true;
-      if (input.userMessage !== undefined || continuesUnsettled) {
-        const history = await loadHistory(stateStore, input.sessionId);
-        const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
-        const healed = alreadyAppended ? [] : healUnpairedCalls(history, input.runId, continuesUnsettled);
-        toAppend.push(...healed);
-        if (input.userMessage !== undefined) toAppend.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() });
-        if (healed.length > 0) await settleHealedCalls(stateStore, input.sessionId, healed);
-      }
-      if (toAppend.length > 0) await stateStore.appendMessages(input.sessionId, toAppend);
-      await stateStore.saveState(input.sessionId, {
-        stepCount: 0,
-        ...(input.initialState === undefined ? {} : { customState: input.initialState }),
-      });
-      // Every run is created `running` with its workflow: rewriting that unconditionally would undo an abort() that
-      // landed since the check above (the run would read `running` with its aborted outcome, and its handle wait forever).
-      if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
-        await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
-      }
-      await hooks.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
-      if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
-        const state = await stateStore.loadState(input.sessionId);
-        await hooks.fire('onAgentResumed', {
-          ...hookIdentity(input),
-          previousRunId: input.resumedFrom.previousRunId,
-          ...(state?.checkpointId === undefined ? {} : { resumedFromCheckpointId: state.checkpointId }),
-        });
-      }
-      return { stepCount: 0 };
-    });
+    return runLeanStep('BeginRunStep', () => beginRun(input));
   }
 
   /** Durable {@link abandonRun}. */
@@ -206,19 +152,6 @@ export async function abandonRun(input: RunScope & { error: string; parent?: Par
 }
 
 /** Healed calls no longer wait for a client: drop their pending entries (a late submission gets `already_completed`). */
-async function settleHealedCalls(stateStore: SessionStateStore, sessionId: string, healed: readonly ToolResultMessage[]): Promise<void> {
-  await updateSessionWithRetry(stateStore, sessionId, (state) => {
-    const ids = healed.map((message) => message.toolCallId).filter((id) => state.pendingClientToolCalls?.[id] !== undefined);
-    if (ids.length === 0) return { write: null, value: undefined };
-    const now = Date.now();
-    const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !ids.includes(id)));
-    return {
-      write: { pendingClientToolCalls: pending, completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) } },
-      value: undefined,
-    };
-  });
-}
-
 /**
  * A sub-agent run ended: update the parent's ref and write `subagent_end` under the parent's identity, after the
  * child's own last chunk. The shared stream stays open (the reference's skipStreamClose).

@@ -8,7 +8,7 @@ import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
 import type { RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
-import { runRecordedTurn } from './turn-runner.js';
+import { beginOf, runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { persistentInbox } from './workflow-messages.js';
 
@@ -49,18 +49,24 @@ export class PersistentWorkflows {
       completionReason: endReason === 'parked' || endReason === 'superseded' ? 'suspended' : endReason,
       turns,
     });
-    if ((await PersistentStep.open(input)).superseded) return ended('superseded', 0);
-    const close = { sessionId: input.sessionId, workflowId: input.workflowId };
     const queue = [...input.initialMessages];
+    // A generation started with a message takes its inbox in that first turn's openTurn (one step less).
+    let opening = queue.length > 0;
+    if (!opening && (await PersistentStep.open(input)).superseded) return ended('superseded', 0);
+    const close = { sessionId: input.sessionId, workflowId: input.workflowId };
     let idleTimeoutMs = input.idleTimeoutMs;
-    let lastActivity = await DBOS.now();
+    // Durable time is read only when the loop waits; the time a turn ended is the first "now" of the wait after it.
+    let lastActivity: number | undefined;
+    let endedAt: number | undefined;
     let turns = 0;
     localPersistentWorkflows.add(input.workflowId);
     try {
       for (;;) {
         let message: PersistentTurnMessage | undefined = queue.shift();
         if (message === undefined) {
-          const now = await DBOS.now();
+          const now = endedAt ?? (await DBOS.now());
+          endedAt = undefined;
+          lastActivity ??= now;
           const idleDeadline = lastActivity + idleTimeoutMs;
           const closeAt = Math.min(idleDeadline, lastActivity + input.idleWarmWindowMs);
           if (now < closeAt) {
@@ -79,13 +85,16 @@ export class PersistentWorkflows {
           }
         }
         if (message.idleTimeoutMs !== undefined) idleTimeoutMs = message.idleTimeoutMs;
-        const result = await runPersistentTurn(agent, input, message);
+        const result = await runPersistentTurn(agent, input, message, opening);
+        if (result === 'superseded') return ended('superseded', 0);
+        opening = false;
         if (result !== undefined) turns += 1;
         if (result?.status === 'suspended_client_tool') {
           await closeKeepingMessages(close, queue, 'suspended');
           return ended('suspended', turns);
         }
         lastActivity = await DBOS.now();
+        endedAt = lastActivity;
       }
     } catch (error) {
       // Cancelled (abort) or ownership lost: not this session's failure.
@@ -138,8 +147,11 @@ async function drainAndClose(close: { sessionId: string; workflowId: string }, q
   await PersistentStep.endClose({ ...close, reason, deferred });
 }
 
-/** One message → one recorded turn (undefined when its turn ran before: a restarted generation's initial message). */
-async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflowInput, message: PersistentTurnMessage): Promise<AgentResult | undefined> {
+/**
+ * One message → one recorded turn (undefined when its turn ran before: a restarted generation's initial message).
+ * `opensGeneration`: the generation's first step, which also takes the inbox ('superseded': the session moved on).
+ */
+async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflowInput, message: PersistentTurnMessage, opensGeneration: boolean): Promise<AgentResult | 'superseded' | undefined> {
   const scope: RunScope = {
     sessionId: input.sessionId,
     runId: message.runId,
@@ -148,7 +160,13 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
     workflowId: input.workflowId,
     turnKey: persistentTurnKey(message.runId),
   };
-  const opened = await PersistentStep.openTurn({ ...scope, message: { runId: message.runId, ...(message.resume === undefined ? {} : { resume: message.resume }), ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }) } });
+  const opened = await PersistentStep.openTurn({
+    ...scope,
+    message: { runId: message.runId, ...(message.resume === undefined ? {} : { resume: message.resume }), ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }) },
+    begin: beginOf(message),
+    ...(opensGeneration ? { opensGeneration: true } : {}),
+  });
+  if (opened.superseded === true) return 'superseded';
   if (opened.alreadyRan === true) return undefined;
   const companion = input.parent === undefined ? undefined : { childSessionId: input.sessionId, parent: input.parent, runId: message.runId };
   if (companion !== undefined) await CompanionStep.reportTurn({ ...companion, phase: 'started' });
@@ -161,7 +179,8 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
     ...(message.initialState === undefined ? {} : { initialState: message.initialState }),
     ...(message.resume === undefined ? {} : { resume: message.resume }),
   };
-  const result = await runRecordedTurn(agent, scope, turnInput, { healUnpaired: opened.healUnpaired });
+  // openTurn began the run (input appended, hooks fired): no BeginRunStep.
+  const result = await runRecordedTurn(agent, scope, turnInput, { begun: true });
   // A companion's turn ended: the parent's ref gets its outcome and a waiting parent run is woken.
   if (companion !== undefined) await CompanionStep.reportTurn({ ...companion, phase: 'ended' });
   return result;

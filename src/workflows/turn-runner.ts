@@ -1,6 +1,7 @@
 import type { AnyAgentConfig } from '../agent/index.js';
 import { CompanionStep } from '../steps/companion.step.js';
 import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
+import type { BeginRunInput } from '../steps/begin-run.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
@@ -10,26 +11,34 @@ import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome }
 
 /** Options of {@link runRecordedTurn}. */
 export interface RecordedTurnOptions {
-  /** Pair every unanswered tool call of the transcript before the turn (a persistent turn after an interrupted one). */
-  healUnpaired?: boolean;
+  /** The run was begun by an earlier step of the workflow (a persistent turn's `openTurn`): no BeginRunStep. */
+  begun?: boolean;
 }
 
 /**
- * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals), the turn loop (`runTurn`),
- * then FinishRunStep, or the suspended result of a turn that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
- * (ownership lost, cancelled) propagate untouched. Shared by standard runs and persistent turns.
+ * What a turn's begin appends and writes, from its workflow input: the user message (after a settled parked step's
+ * tool results instead when a resume settles one), the initial state, the run it resumes.
+ *
+ * @example
+ * await RunLifecycleStep.begin({ ...scope, ...beginOf(input) });
  */
-export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
-  const begun = await RunLifecycleStep.begin({
-    ...scope,
+export function beginOf(input: Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>): Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom'> {
+  return {
     // A message sent with a resume that settles a parked step goes after that step's tool results.
     ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
     ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
     ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
-    ...(options.healUnpaired === true ? { healUnpaired: true } : {}),
-  });
+  };
+}
+
+/**
+ * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals; skipped when `begun`), the turn loop (`runTurn`),
+ * then FinishRunStep, or the suspended result of a turn that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
+ * (ownership lost, cancelled) propagate untouched. Shared by standard runs and persistent turns.
+ */
+export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
   // Aborted between the run record and this begin: the run stays aborted and nothing runs.
-  if (begun.aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) })).aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
   const progress: TurnContext['progress'] = { step: 0 };

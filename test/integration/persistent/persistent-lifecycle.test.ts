@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM, sleep } from '../executor/executor-test-kit.js';
+import type { PersistentTurnMessage, PersistentWorkflowInput } from '../../../src/orchestration/persistent-session.js';
+import { startPersistentWorkflow } from '../../../src/workflows/persistent.workflow.js';
 import { chat, eventually, lastUserText, markerOf, userTexts, workflowEnd } from './persistent-kit.js';
 
 const llm = scriptedLLM();
@@ -130,5 +132,33 @@ describe('persistent session lifecycle', () => {
     expect(results.map((result) => result.status)).toEqual(Array(8).fill('completed'));
     expect(new Set(handles.map((handle) => handle.workflowId))).toEqual(new Set(['chat__park-2__persistent__restart-1']));
     expect((await runtime.stateStore.listRuns('park-2')).runs).toHaveLength(9);
+  });
+
+  it('a generation started after the session moved on ends superseded and runs nothing, with or without a first message', async () => {
+    echo();
+    await (await runtime.executor.execute(chat, 'one', { sessionId: 'sup-1', mode: 'persistent' })).result();
+    const live = await markerOf(runtime.stateStore, 'sup-1');
+    expect(live).toMatchObject({ workflowId: 'chat__sup-1__persistent', phase: 'live' });
+    const stale = (generation: number, initialMessages: PersistentTurnMessage[]): PersistentWorkflowInput => ({
+      ...live!.start!,
+      workflowId: `chat__sup-1__persistent__restart-${generation}`,
+      generation,
+      initialMessages,
+    });
+    // With a message, the first openTurn takes the inbox (no open step): it finds the marker elsewhere.
+    const withMessage = stale(7, [{ kind: 'turn', runId: 'run-stale', userMessage: { id: 'run-stale:0:0', role: 'user', content: 'stale' } }]);
+    await startPersistentWorkflow(withMessage);
+    expect(await workflowEnd(withMessage.workflowId)).toMatchObject({ endReason: 'superseded', completionReason: 'suspended', turns: 0 });
+    // Without one, the open step does.
+    const empty = stale(8, []);
+    await startPersistentWorkflow(empty);
+    expect(await workflowEnd(empty.workflowId)).toMatchObject({ endReason: 'superseded', turns: 0 });
+    expect(await runtime.stateStore.getRun('sup-1', 'run-stale')).toBeNull();
+    expect((await runtime.stateStore.getMessages('sup-1')).messages.map((message) => message.content)).not.toContain('stale');
+    expect(await markerOf(runtime.stateStore, 'sup-1')).toEqual(live);
+    // The live generation still takes messages.
+    const next = await runtime.executor.execute(chat, 'two', { sessionId: 'sup-1', mode: 'persistent' });
+    expect(next.workflowId).toBe('chat__sup-1__persistent');
+    expect(await next.result()).toMatchObject({ status: 'completed', output: 'echo: two' });
   });
 });

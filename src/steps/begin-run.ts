@@ -1,0 +1,139 @@
+import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
+import type { HookManager } from '../hooks/index.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
+import type { RunRecord, SessionStateWrite } from '../types/session.js';
+import { loadHistory } from './history-cache.js';
+import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+
+/** Input of `RunLifecycleStep.begin` (and of a persistent turn's `openTurn`, which begins its run itself). */
+export interface BeginRunInput extends RunScope {
+  /** The turn's user message (id `${runId}:0:0`), appended exactly once. */
+  userMessage?: UserMessage;
+  /** Custom state to write before the first step (validated by the executor). */
+  initialState?: Record<string, unknown>;
+  /** Set for resume/retry runs: onAgentResumed fires here unless a suspension is settled (its wake fires it). */
+  resumedFrom?: { previousRunId: string; settlesSuspension: boolean };
+  /**
+   * Pair every tool call of the last assistant message left without a result (not only a dangling `__finish__`):
+   * a persistent session's new turn after a turn that ended interrupted or failed.
+   */
+  healUnpaired?: boolean;
+}
+
+/** What beginning a run appends: results for calls left unpaired (first), then the turn's user message. */
+export interface BeginAppends {
+  messages: Message[];
+  healed: ToolResultMessage[];
+}
+
+/**
+ * Whether beginning `input` reads the history: it appends a user message, or continues a transcript that may end on
+ * tool calls without results.
+ *
+ * @example
+ * const history = beginReadsHistory(input) ? await loadHistory(stateStore, input.sessionId) : [];
+ */
+export function beginReadsHistory(input: BeginRunInput): boolean {
+  return input.userMessage !== undefined || continuesUnsettled(input);
+}
+
+/**
+ * What beginning `input` appends to `history` (pure): a retry or resume that does not settle a parked step (or a
+ * persistent turn after a failed one) pairs the calls left without results; a user message already appended (a re-run)
+ * is not appended again, and then nothing is healed either (the first run did it).
+ *
+ * @example
+ * const { messages, healed } = beginAppends(input, history);
+ */
+export function beginAppends(input: BeginRunInput, history: readonly StoredMessage[], now: number): BeginAppends {
+  if (!beginReadsHistory(input)) return { messages: [], healed: [] };
+  const alreadyAppended = input.userMessage !== undefined && history.some((message) => message.id === input.userMessage?.id);
+  const healed = alreadyAppended ? [] : healUnpairedCalls(history, input.runId, continuesUnsettled(input));
+  const messages: Message[] = [...healed];
+  if (input.userMessage !== undefined) messages.push({ ...input.userMessage, createdAt: input.userMessage.createdAt ?? now });
+  return { messages, healed };
+}
+
+/**
+ * Append what {@link beginAppends} decided (the healed calls also leave the session's pending client calls).
+ *
+ * @example
+ * await appendBeginMessages(stateStore, sessionId, beginAppends(input, history, Date.now()));
+ */
+export async function appendBeginMessages(stateStore: SessionStateStore, sessionId: string, appends: BeginAppends): Promise<void> {
+  if (appends.healed.length > 0) await settleHealedCalls(stateStore, sessionId, appends.healed);
+  if (appends.messages.length > 0) await stateStore.appendMessages(sessionId, appends.messages);
+}
+
+/**
+ * The session fields a run's begin writes: the step count restarts, the initial state (if any) replaces customState.
+ *
+ * @example
+ * await stateStore.saveState(sessionId, beginSessionWrite(input));
+ */
+export function beginSessionWrite(input: BeginRunInput): SessionStateWrite {
+  return { stepCount: 0, ...(input.initialState === undefined ? {} : { customState: input.initialState }) };
+}
+
+/**
+ * onAgentStart, then onAgentResumed for a resume that does not settle a parked step (its wake fires that).
+ *
+ * @example
+ * await fireBeginHooks(input, stateStore);
+ */
+export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionStateStore, hooks?: HookManager): Promise<void> {
+  const manager = hooks ?? (await stepEnvironment(input, 0)).hooks;
+  await manager.fire('onAgentStart', { ...hookIdentity(input), stepCount: 0 });
+  if (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) {
+    const state = await stateStore.loadState(input.sessionId);
+    await manager.fire('onAgentResumed', {
+      ...hookIdentity(input),
+      previousRunId: input.resumedFrom.previousRunId,
+      ...(state?.checkpointId === undefined ? {} : { resumedFromCheckpointId: state.checkpointId }),
+    });
+  }
+}
+
+/**
+ * The whole begin of a run, inside a step: nothing when the run was aborted meanwhile; else the appends, the session
+ * write, the run `running` with this workflow (unless it already is: rewriting would undo an abort that landed since
+ * the check), and the hooks.
+ *
+ * @example
+ * const begun = await beginRun(input);
+ */
+export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | null }): Promise<{ stepCount: number; aborted?: true }> {
+  const { dependencies, hooks } = await stepEnvironment(input, 0);
+  const { stateStore } = dependencies;
+  // abort() may land after the run record was created and before this step: the run stays aborted and the
+  // workflow ends without touching the session (abort() recorded its outcome).
+  const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
+  if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
+  const history = beginReadsHistory(input) ? await loadHistory(stateStore, input.sessionId) : [];
+  await appendBeginMessages(stateStore, input.sessionId, beginAppends(input, history, Date.now()));
+  await stateStore.saveState(input.sessionId, beginSessionWrite(input));
+  if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
+    await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+  }
+  await fireBeginHooks(input, stateStore, hooks);
+  return { stepCount: 0 };
+}
+
+function continuesUnsettled(input: BeginRunInput): boolean {
+  return (input.resumedFrom !== undefined && !input.resumedFrom.settlesSuspension) || input.healUnpaired === true;
+}
+
+async function settleHealedCalls(stateStore: SessionStateStore, sessionId: string, healed: readonly ToolResultMessage[]): Promise<void> {
+  await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const ids = healed.map((message) => message.toolCallId).filter((id) => state.pendingClientToolCalls?.[id] !== undefined);
+    if (ids.length === 0) return { write: null, value: undefined };
+    const now = Date.now();
+    const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !ids.includes(id)));
+    return {
+      write: { pendingClientToolCalls: pending, completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) } },
+      value: undefined,
+    };
+  });
+}
