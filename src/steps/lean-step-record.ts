@@ -5,6 +5,7 @@ import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { SqlConnection } from '../store/postgres/database.js';
+import { heldAsCtes, type DeferringConnection } from '../store/postgres/statement-batch.js';
 import type { RecordWrite } from './step-record.js';
 
 /** DBOS 5.3's system database, as the lean step's record uses it. */
@@ -37,23 +38,67 @@ export interface StepRecordRow {
  * @example
  * await recordStepRow(database.pool, database, step);
  */
-export async function recordStepRow(queryable: SqlConnection, database: Pick<SystemDatabase, 'schemaName' | 'appName'>, step: StepRecordRow): Promise<void> {
+export async function recordStepRow(
+  queryable: SqlConnection,
+  database: Pick<SystemDatabase, 'schemaName' | 'appName'>,
+  step: StepRecordRow,
+  held?: HeldWrites,
+): Promise<void> {
   const schema = database.schemaName;
   const ownerXid = currentOwnerXid(step.workflowID) ?? null;
+  // Writes held for this statement (a step commit's write batch) run as its first CTEs: executed with the insert, in
+  // the same transaction, rolled back with it when the owner check fails.
+  const carried = held === undefined || held.statements.length === 0 ? undefined : heldAsCtes(held.statements, held.values, 'held');
+  const shift = carried?.shift ?? ((text: string) => text);
   const result = await queryable.query<{ completed_at_epoch_ms: string | number }>(
-    `WITH owner AS (
-       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = $1 AND ($9::text IS NULL OR owner_xid = $9) FOR NO KEY UPDATE
+    `WITH ${carried === undefined ? '' : `${carried.ctes.join(', ')}, `}owner AS (
+       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND (${shift('$9')}::text IS NULL OR owner_xid = ${shift('$9')}) FOR NO KEY UPDATE
      )
      INSERT INTO "${schema}".operation_outputs
        (workflow_uuid, function_id, output, error, function_name, child_workflow_id, started_at_epoch_ms, completed_at_epoch_ms, serialization, application_name, retention_timestamp)
-     SELECT $1, $2, $3, NULL, $4, NULL, $5, $6, $7, $8, (EXTRACT(EPOCH FROM now()) * 1000)::bigint FROM owner
+     SELECT ${shift('$1, $2, $3')}, NULL, ${shift('$4')}, NULL, ${shift('$5, $6, $7, $8')}, (EXTRACT(EPOCH FROM now()) * 1000)::bigint FROM owner
      ON CONFLICT (workflow_uuid, function_id) DO UPDATE SET completed_at_epoch_ms = operation_outputs.completed_at_epoch_ms
      RETURNING completed_at_epoch_ms`,
-    [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid],
+    [...(held?.values ?? []), step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid],
   );
   const row = result.rows[0];
   if (row === undefined) throw new DBOSWorkflowConflictError(step.workflowID);
   if (Number(row.completed_at_epoch_ms) !== step.endedAt) throw new DBOSStepNondeterminismError(step.workflowID, step.functionID);
+}
+
+/** Data-modifying statements held for a step's record statement (see `DeferringConnection`). */
+export interface HeldWrites {
+  statements: string[];
+  values: unknown[];
+}
+
+/**
+ * The record transaction's connection: a write batch handed over (`deferWrites`) is held for the next statement —
+ * the record's, when the batch is the transaction's last write (a step commit) — and run on its own before any other.
+ */
+function holdingConnection(inner: SqlConnection): DeferringConnection & { take(): HeldWrites | undefined } {
+  let held: HeldWrites | undefined;
+  const runHeld = async (): Promise<void> => {
+    if (held === undefined) return;
+    const { statements, values } = held;
+    held = undefined;
+    await inner.query(`WITH ${heldAsCtes(statements, values, 'held').ctes.join(', ')} SELECT 1`, values);
+  };
+  return {
+    query: async <R extends QueryResultRow>(text: string, values?: unknown[]) => {
+      await runHeld();
+      return inner.query<R>(text, values);
+    },
+    deferWrites: async (statements, values) => {
+      await runHeld();
+      held = { statements, values };
+    },
+    take: () => {
+      const taken = held;
+      held = undefined;
+      return taken;
+    },
+  };
 }
 
 /**
@@ -70,8 +115,10 @@ export async function recordWithWrites(database: SystemDatabase, writes: readonl
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
       const prepared = preparedStatements(client);
-      for (const write of writes) await write.within(prepared);
-      await recordStepRow(prepared, database, step);
+      // The last write batch (a step commit's) rides in the record's statement: one round trip fewer.
+      const connection = holdingConnection(prepared);
+      for (const write of writes) await write.within(connection);
+      await recordStepRow(prepared, database, step, connection.take());
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -80,10 +80,18 @@ export class WriteBatch implements SqlConnection {
     return { rows: [], rowCount: 0, command: 'BATCHED', oid: 0, fields: [] };
   }
 
-  /** Run every collected statement as one on `connection`. */
+  /**
+   * Run every collected statement as one on `connection`; on a {@link DeferringConnection} hand them over as CTEs
+   * instead (they run with the connection's next statement, in the same transaction).
+   */
   async flush(connection: SqlConnection): Promise<void> {
     const queued = this.#queued.splice(0);
     if (queued.length === 0) return;
+    if (isDeferring(connection)) {
+      const { texts, values } = combined(queued, (text) => text);
+      await connection.deferWrites(texts, values);
+      return;
+    }
     if (queued.length === 1) {
       await connection.query(queued[0]!.text, queued[0]!.values);
       return;
@@ -91,4 +99,42 @@ export class WriteBatch implements SqlConnection {
     const { texts, values } = combined(queued, (text, index) => `w${index} AS (${text})`);
     await connection.query(`WITH ${texts.join(', ')} SELECT 1`, values);
   }
+}
+
+/**
+ * A connection inside a transaction that can hold data-modifying statements whose results nobody reads and run them
+ * as CTEs of the transaction's next statement (a step record's connection: the step commit's writes ride in the
+ * record's statement, one round trip fewer). It must run held writes before any other statement it is given, so the
+ * transaction's order of statements does not change.
+ *
+ * @example
+ * if (isDeferring(connection)) connection.deferWrites(['UPDATE t SET a = $1'], [1]);
+ */
+export interface DeferringConnection extends SqlConnection {
+  /**
+   * Hold `statements` (placeholders numbered from $1 over `values`, in order) for the next statement; writes held
+   * before are run first (a later batch may depend on an earlier one's effects, which one statement would not see).
+   */
+  deferWrites(statements: string[], values: unknown[]): Promise<void>;
+}
+
+/**
+ * Whether `connection` takes deferred writes.
+ *
+ * @example
+ * if (isDeferring(connection)) connection.deferWrites(texts, values);
+ */
+export function isDeferring(connection: SqlConnection): connection is DeferringConnection {
+  return typeof (connection as Partial<DeferringConnection>).deferWrites === 'function';
+}
+
+/**
+ * `statements` as CTEs `${prefix}0 AS (…)`, … ahead of a statement whose own placeholders start after `values`
+ * (the held writes of a {@link DeferringConnection}, prepended to the statement that carries them).
+ *
+ * @example
+ * const { ctes, shift } = heldAsCtes(['UPDATE t SET a = $1'], [1], 'held');
+ */
+export function heldAsCtes(statements: readonly string[], values: readonly unknown[], prefix: string): { ctes: string[]; shift: (text: string) => string } {
+  return { ctes: statements.map((text, index) => `${prefix}${index} AS (${text})`), shift: (text) => shifted(text, values.length) };
 }
