@@ -124,17 +124,47 @@ export async function findCommitCheckpoints(
   checkpointId: string,
   pointerId: string | undefined,
 ): Promise<{ exists: boolean; base: CheckpointBase | undefined }> {
-  const result = await connection.query<{ checkpoint_id: string; chain_bytes: string | number; base_matches: boolean | null }>(
-    `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
-       CASE WHEN checkpoint.checkpoint_id = $3 THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
+  const result = await connection.query<CommitCheckpointRow>(commitCheckpointsSql(tables, '$3'), [sessionId, checkpointId, pointerId ?? null]);
+  return decideCommitCheckpoints(result.rows, checkpointId, pointerId);
+}
+
+/** A row of the commit's checkpoint lookup. */
+export interface CommitCheckpointRow {
+  checkpoint_id: string;
+  chain_bytes: string | number;
+  base_matches: boolean | null;
+}
+
+/**
+ * {@link findCommitCheckpoints}'s lookup with the pointer taken from the session row itself (as the statement's
+ * snapshot sees it), for a read issued together with the lock; decide with {@link decideCommitCheckpoints} once the
+ * locked row's pointer is known.
+ *
+ * @example
+ * const rows = await readCommitCheckpointRows(reads, tables, 's1', 'r1:2');
+ */
+export async function readCommitCheckpointRows(connection: SqlConnection, tables: StoreTables, sessionId: string, checkpointId: string): Promise<CommitCheckpointRow[]> {
+  return (await connection.query<CommitCheckpointRow>(commitCheckpointsSql(tables, 'session.checkpoint_id'), [sessionId, checkpointId])).rows;
+}
+
+/**
+ * Whether the commit's checkpoint exists, and the delta base: the pointer checkpoint when its state matches.
+ *
+ * @example
+ * const { exists, base } = decideCommitCheckpoints(rows, 'r1:2', 'r1:1');
+ */
+export function decideCommitCheckpoints(rows: readonly CommitCheckpointRow[], checkpointId: string, pointerId: string | undefined): { exists: boolean; base: CheckpointBase | undefined } {
+  const exists = rows.some((row) => row.checkpoint_id === checkpointId);
+  const baseRow = rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
+  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: toNumber(baseRow.chain_bytes) ?? 0 } };
+}
+
+function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
+  return `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
+       CASE WHEN checkpoint.checkpoint_id = ${pointer} THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
          THEN checkpoint.custom_state = session.custom_state ELSE checkpoint.state_hash = md5(session.custom_state::text) END END AS base_matches
      FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
-     WHERE checkpoint.session_id = $1 AND checkpoint.checkpoint_id IN ($2, $3)`,
-    [sessionId, checkpointId, pointerId ?? null],
-  );
-  const exists = result.rows.some((row) => row.checkpoint_id === checkpointId);
-  const baseRow = result.rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
-  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: toNumber(baseRow.chain_bytes) ?? 0 } };
+     WHERE checkpoint.session_id = $1 AND checkpoint.checkpoint_id IN ($2, ${pointer})`;
 }
 
 /**

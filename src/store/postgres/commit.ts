@@ -1,16 +1,16 @@
-import { StaleStateError } from '../../errors/index.js';
+import { SessionNotFoundError, StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
 import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
 import type { StepCommitReport } from '../../types/step-commit-report.js';
-import { withMessageIds } from '../message-append.js';
+import { prepareMessagesForAppend, withMessageIds } from '../message-append.js';
 import { buildStepCommit, rowsToApply } from '../step-commit.js';
 import { assertCheckpointMeta, assertIdentifier } from '../validation.js';
-import { findCommitCheckpoints, insertCheckpointRow } from './checkpoint-chain.js';
+import { decideCommitCheckpoints, findCommitCheckpoints, insertCheckpointRow, readCommitCheckpointRows } from './checkpoint-chain.js';
 import type { PostgresContext, SqlConnection } from './database.js';
 import type { StoreTables } from './tables.js';
-import { insertPostgresMessages, planPostgresAppend } from './messages.js';
+import { insertPostgresMessages, selectExistingMessageIds } from './messages.js';
 import { writeSession } from './session-lock.js';
-import { lockSession } from './session-read.js';
+import { decodeSessionRead, sessionReadSql, type SessionReadRow } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
 import { SelectBatch, WriteBatch } from './statement-batch.js';
 
@@ -63,16 +63,10 @@ export async function commitPostgresStepOn(
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
-  const { state, messageCount, interruptRequested } = await lockSession(connection, tables, sessionId);
-  // The checkpoint lookup, the step's staged rows and the new messages' existing ids: one round trip.
-  const reads = new SelectBatch();
-  const pending = Promise.all([
-    findCommitCheckpoints(reads, tables, sessionId, meta.checkpointId, state.checkpointId),
-    selectStagedChanges(reads, tables, sessionId, stepId),
-    planPostgresAppend(reads, tables, sessionId, stableMessages, messageCount),
-  ]);
-  // Awaited together, so a failed read rejects once (and no caller's promise is left unhandled).
-  const [[{ exists, base }, staged, messages]] = await Promise.all([pending, reads.flush(connection)]);
+  const { read, checkpoints, staged, existing } = await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages);
+  const { state, messageCount, interruptRequested } = read;
+  const { exists, base } = checkpoints;
+  const messages = prepareMessagesForAppend(stableMessages, existing, messageCount);
   if (exists) {
     return { newVersion: state.version, checkpointId: meta.checkpointId, report: { state, messageCount, appended: [], interruptRequested } };
   }
@@ -97,3 +91,35 @@ export async function commitPostgresStepOn(
   await writes.flush(connection);
   return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
 }
+
+/**
+ * The commit's reads in ONE statement: the session row locked (its state rebuilt from the chain), the checkpoint
+ * lookup (pointer taken from the row), the step's staged rows and the new messages' existing ids. When the lock
+ * waited for a concurrent writer (the locked version is not the one the statement's snapshot sees), the other reads
+ * may miss that writer's rows: they run again in a second statement, as before the lock was merged.
+ */
+async function lockAndRead(connection: SqlConnection, tables: StoreTables, sessionId: string, checkpointId: string, stepId: string, messages: readonly Message[]) {
+  const reads = new SelectBatch();
+  const pending = Promise.all([
+    reads.query<SessionReadRow>(sessionReadSql(tables, { lock: true, chain: true, xmin: true }), [sessionId]),
+    readCommitCheckpointRows(reads, tables, sessionId, checkpointId),
+    selectStagedChanges(reads, tables, sessionId, stepId),
+    selectExistingMessageIds(reads, tables, sessionId, messages),
+  ]);
+  const [[locked, checkpointRows, staged, existing]] = await Promise.all([pending, reads.flush(connection)]);
+  const row = locked.rows[0];
+  if (row === undefined) throw new SessionNotFoundError(sessionId);
+  const read = await decodeSessionRead(connection, tables, row, true);
+  if (row.locked_xmin === row.snapshot_xmin) {
+    return { read, checkpoints: decideCommitCheckpoints(checkpointRows, checkpointId, read.state.checkpointId), staged, existing };
+  }
+  const again = new SelectBatch();
+  const retried = Promise.all([
+    findCommitCheckpoints(again, tables, sessionId, checkpointId, read.state.checkpointId),
+    selectStagedChanges(again, tables, sessionId, stepId),
+    selectExistingMessageIds(again, tables, sessionId, messages),
+  ]);
+  const [[checkpoints, stagedAgain, existingAgain]] = await Promise.all([retried, again.flush(connection)]);
+  return { read, checkpoints, staged: stagedAgain, existing: existingAgain };
+}
+

@@ -21,16 +21,23 @@ export async function planPostgresAppend(
   messages: readonly Message[],
   messageCount: number,
 ): Promise<StoredMessage[]> {
+  return prepareMessagesForAppend(messages, await selectExistingMessageIds(connection, tables, sessionId, messages), messageCount);
+}
+
+/**
+ * The ids among `messages` that the session already has (a retried append's), one statement (none for no ids).
+ *
+ * @example
+ * const existing = await selectExistingMessageIds(connection, tables, 's1', messages);
+ */
+export async function selectExistingMessageIds(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]): Promise<Set<string>> {
   const ids = messageIdsOf(messages);
-  let existing = new Set<string>();
-  if (ids.length > 0) {
-    const result = await connection.query<{ message_id: string }>(
-      `SELECT message_id FROM ${tables.messages} WHERE session_id = $1 AND message_id = ANY($2::text[])`,
-      [sessionId, ids],
-    );
-    existing = new Set(result.rows.map((row) => row.message_id));
-  }
-  return prepareMessagesForAppend(messages, existing, messageCount);
+  if (ids.length === 0) return new Set<string>();
+  const result = await connection.query<{ message_id: string }>(`SELECT message_id FROM ${tables.messages} WHERE session_id = $1 AND message_id = ANY($2::text[])`, [
+    sessionId,
+    ids,
+  ]);
+  return new Set(result.rows.map((row) => row.message_id));
 }
 
 /**

@@ -49,29 +49,54 @@ export async function readSession(
   sessionId: string,
   options: { lock: boolean; chain?: boolean },
 ): Promise<SessionRead | undefined> {
-  const select = `SELECT * FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}`;
   const withChain = options.chain !== false;
-  const sql = withChain
-    ? `WITH RECURSIVE session AS (${select}), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
-       SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows FROM session`
-    : select;
-  const result = await connection.query<SessionRow & { chain_rows?: CheckpointRow[] | null }>(sql, [sessionId]);
+  const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: options.lock, chain: withChain }), [sessionId]);
   const row = result.rows[0];
-  if (row === undefined) return undefined;
+  return row === undefined ? undefined : decodeSessionRead(connection, tables, row, withChain);
+}
+
+/** A row of {@link sessionReadSql}. */
+export type SessionReadRow = SessionRow & { chain_rows?: CheckpointRow[] | null; locked_xmin?: string; snapshot_xmin?: string | null };
+
+/**
+ * The statement of {@link readSession} (parameter `$1`: the session id). With `xmin`, the row also carries the
+ * locked version's `xmin` and the one the statement's snapshot sees: they differ when the lock waited for a
+ * concurrent writer, whose other rows this statement's snapshot then does not see.
+ *
+ * @example
+ * const sql = sessionReadSql(tables, { lock: true, chain: true, xmin: true });
+ */
+export function sessionReadSql(tables: StoreTables, options: { lock: boolean; chain: boolean; xmin?: boolean }): string {
+  const xmin = options.xmin === true;
+  const select = `SELECT *${xmin ? ', xmin::text AS locked_xmin' : ''} FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}`;
+  if (!options.chain) return select;
+  const snapshot = xmin ? `, (SELECT xmin::text FROM ${tables.sessions} WHERE session_id = $1) AS snapshot_xmin` : '';
+  return `WITH RECURSIVE session AS (${select}), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
+       SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows${snapshot} FROM session`;
+}
+
+/**
+ * A {@link SessionReadRow} as a {@link SessionRead}: the state rebuilt from the chain the row carries, or read again
+ * on `connection` when that chain does not reach the pointer (read in a snapshot from before a concurrent commit).
+ *
+ * @example
+ * const read = await decodeSessionRead(connection, tables, row, true);
+ */
+export async function decodeSessionRead(connection: SqlConnection, tables: StoreTables, row: SessionReadRow, withChain: boolean): Promise<SessionRead> {
   const stateInCheckpoint = row.custom_state === null;
   let customState: unknown = row.custom_state;
   if (stateInCheckpoint) {
     const chain = row.chain_rows ?? [];
-    // A chain that does not reach the pointer was read in a snapshot from before a concurrent commit: read it again.
     customState = !withChain
       ? {}
       : chain.at(-1)?.checkpoint_id === row.checkpoint_id
         ? checkpointFromChain(chain)?.customState
-        : await readCheckpointState(connection, tables, sessionId, row.checkpoint_id);
+        : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
   }
+  const { chain_rows: _chain, locked_xmin: _locked, snapshot_xmin: _snapshot, ...sessionRow } = row;
   return {
-    state: sessionFromRow({ ...row, custom_state: customState }),
-    messageCount: row.message_count,
+    state: sessionFromRow({ ...sessionRow, custom_state: customState }),
+    messageCount: Number(row.message_count),
     interruptRequested: row.interrupt_requested === true,
     stateInCheckpoint,
     customStateResolved: withChain || !stateInCheckpoint,
