@@ -73,10 +73,11 @@ export class PersistentStep {
       markWorkflowStartedHere(input.turnKey ?? input.workflowId);
       const begin: BeginRunInput = { ...runScopeOf(input), ...input.begin };
       // The reads that decide the turn, together (each on its own connection).
-      const [existing, previous, info, session, history] = await Promise.all([
+      const [existing, previous, info, interruptSet, session, history] = await Promise.all([
         stateStore.getRun(input.sessionId, input.runId),
         stateStore.getCurrentRun(input.sessionId),
         streamManager.getInfo(input.streamId),
+        stateStore.isInterruptRequested(input.sessionId),
         input.opensGeneration === true ? stateStore.loadState(input.sessionId) : undefined,
         beginReadsHistory(begin) ? loadHistory(stateStore, input.sessionId) : undefined,
       ]);
@@ -99,15 +100,16 @@ export class PersistentStep {
       const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
       const beginning: BeginRunInput = healUnpaired ? { ...begin, healUnpaired: true } : begin;
       const transcript = history ?? (beginReadsHistory(beginning) ? await loadHistory(stateStore, input.sessionId) : []);
-      // Independent writes, together: the lost turn's outcome, the stream reopened, the interrupt flag cleared (an
-      // interrupt aimed at an earlier turn, or sent while the session waited, must not stop this one), the
-      // session active again, the turn's input. All before the run record, which is what lets a handle see the turn.
+      // Independent writes, together: the lost turn's outcome, the stream reopened, the interrupt flag cleared when
+      // set (an interrupt aimed at an earlier turn, or sent while the session waited, must not stop this one; one
+      // sent from here on is aimed at this turn), the session active again, the turn's input. All before the run
+      // record, which is what lets a handle see the turn.
       await Promise.all([
         previous !== null && previous.status === 'running'
           ? stateStore.updateRunStatus(input.sessionId, previous.runId, 'failed', { completionReason: 'failed', error: LOST_TURN_MESSAGE, endedAt: Date.now() })
           : undefined,
         info !== null && isTerminalStatus(info.status) ? streamManager.reactivateStream(input.streamId) : undefined,
-        stateStore.clearInterruptFlag(input.sessionId),
+        interruptSet ? stateStore.clearInterruptFlag(input.sessionId) : undefined,
         activateSession(stateStore, input.sessionId, { settles, idleTimeoutMs: input.message.idleTimeoutMs, also: beginSessionWrite(beginning) }),
         appendBeginMessages(stateStore, input.sessionId, beginAppends(beginning, transcript, Date.now())),
       ]);
