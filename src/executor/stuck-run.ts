@@ -53,6 +53,9 @@ export async function repairStuckRun(
   return true;
 }
 
+/** How long a call waits for a running run's stream to end (its terminal chunk may already be out) before refusing. */
+export const STREAM_ENDING_WAIT_MS = 1_000;
+
 /** How long a call waits for a run that has ended its stream to record its outcome. */
 export const FINISHING_RUN_WAIT_MS = 3_000;
 
@@ -68,7 +71,15 @@ export const FINISHING_RUN_WAIT_MS = 3_000;
  */
 export async function finishedMeanwhile(stateStore: SessionStateStore, streamManager: StreamManager, session: SessionState | null): Promise<boolean> {
   if (session === null || session.status !== 'active') return false;
-  const stream = await streamManager.getInfo(session.streamId ?? session.sessionId);
+  const streamId = session.streamId ?? session.sessionId;
+  let stream = await streamManager.getInfo(streamId);
+  // A UI stream ends at the run's terminal chunk, which the finish step writes just before it ends the stream: a
+  // client that sends at once can arrive in between. Give a finishing run that moment before refusing.
+  const endingBy = Date.now() + STREAM_ENDING_WAIT_MS;
+  while (stream !== null && stream.status === 'active' && Date.now() < endingBy) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stream = await streamManager.getInfo(streamId);
+  }
   if (stream === null || stream.status === 'active') return false;
   const deadline = Date.now() + FINISHING_RUN_WAIT_MS;
   while (Date.now() < deadline) {
