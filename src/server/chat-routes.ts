@@ -1,7 +1,6 @@
 import { isParkedRunStatus } from '../index.js';
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from 'ai';
 import { Hono, type Context } from 'hono';
-import { AgentAlreadyRunningError } from '../errors/dbos-errors.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import { answersOf, knownToolCallsOf, userText } from './chat-request.js';
 import { parseBody } from './http-errors.js';
@@ -32,7 +31,8 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     if (last.role === 'user') {
       const text = userText(last);
       if (text.length === 0) throw new AgentServerHttpError(400, 'INVALID_REQUEST', 'The last message has no text.');
-      if (existing?.status === 'active') throw new AgentAlreadyRunningError(sessionId, 'active');
+      // A session still running is the executor's to decide: it waits for a run that is finishing (its stream
+      // ended, its status not yet written), attaches a repeat of the running turn's message, refuses another.
       // A message after a stop continues the interrupted conversation with it.
       const handle =
         existing?.status === 'interrupted'

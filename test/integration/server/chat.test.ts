@@ -45,6 +45,25 @@ describe('chat routes with the AI SDK client (DefaultChatTransport + readUIMessa
     expect(await transport.reconnectToStream({ chatId: 'chat-1' })).toBeNull(); // 204: nothing runs
   });
 
+  it('a message sent the moment the answer stream ends starts the next turn (the finishing run is waited for)', async () => {
+    const store = kit.runtime.stateStore;
+    const saveState = store.saveState.bind(store);
+    // The finish step ends the stream, then writes the session's status: widen that gap.
+    store.saveState = async (...args) => {
+      if (args[1].status === 'completed') await new Promise((resolve) => setTimeout(resolve, 400));
+      return saveState(...args);
+    };
+    try {
+      const first = await read(await send('chat-quick', [user('hello quick')]));
+      expect((await store.loadState('chat-quick'))?.status).toBe('active'); // inside the gap
+      const second = await read(await send('chat-quick', [user('hello quick'), first, user('next', 'u2')]));
+      expect(second.id).not.toBe(first.id);
+      expect((await store.listRuns('chat-quick')).runs).toHaveLength(2);
+    } finally {
+      store.saveState = saveState;
+    }
+  });
+
   it('a client that disconnects mid-answer and reconnects gets exactly the full text; the run never stopped', async () => {
     const controller = new AbortController();
     const stream = await send('chat-long', [user('long: tell me a story')], controller.signal);
