@@ -1,3 +1,4 @@
+import { canSendAhead, type SendAheadConnection } from '../database/send-ahead.js';
 import { exhaustedError, type TransientRetryPolicy } from '../database/transient-retry.js';
 import { StoreError, StreamError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
@@ -29,8 +30,25 @@ export interface ChunkBatchSink {
  * @example
  * const connection: ChunkConnection = poolClient;
  */
-export interface ChunkConnection {
+export interface ChunkConnection extends Partial<SendAheadConnection> {
   query(text: string, values?: unknown[]): Promise<{ rowCount: number | null }>;
+}
+
+/** `connection` with every check of a statement sent ahead also reporting its failure to `onFailure`. */
+function observingChecks(connection: ChunkConnection, onFailure: (error: unknown) => void): ChunkConnection {
+  if (!canSendAhead(connection)) return connection;
+  return {
+    query: (text, values) => connection.query(text, values),
+    sendAhead: (text, values, check) =>
+      connection.sendAhead(text, values, (result) => {
+        try {
+          check(result);
+        } catch (error) {
+          onFailure(error);
+          throw error;
+        }
+      }),
+  };
 }
 
 /**
@@ -149,10 +167,13 @@ export class BufferedStreamWriter implements StreamWriter {
     const streamId = this.#options.streamId;
     return {
       within: async (connection) => {
-        try {
-          await appendOn(connection, streamId, chunks);
-        } catch (error) {
+        const noticeClosed = (error: unknown): void => {
           if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') this.#options.onStreamClosed();
+        };
+        try {
+          await appendOn(observingChecks(connection, noticeClosed), streamId, chunks);
+        } catch (error) {
+          noticeClosed(error);
           throw error;
         }
       },

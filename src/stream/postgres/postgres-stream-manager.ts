@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { canSendAhead } from '../../database/send-ahead.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
@@ -271,15 +272,15 @@ export class PostgresStreamManager implements StreamManager {
 
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
   async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void> {
-    const result = await connection.query(this.#sql.append, [
-      streamId,
-      JSON.stringify(chunks.map((keyed) => keyed.chunk)),
-      this.#sql.channel,
-      chunks.map((keyed) => keyed.key),
-    ]);
-    if (result.rowCount === 0) {
-      throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
-    }
+    const values = [streamId, JSON.stringify(chunks.map((keyed) => keyed.chunk)), this.#sql.channel, chunks.map((keyed) => keyed.key)];
+    const check = (result: { rowCount: number | null }): void => {
+      if (result.rowCount === 0) {
+        throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
+      }
+    };
+    // Inside a step record's transaction: sent with its next statement, checked before it commits.
+    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.append, values, check);
+    check(await connection.query(this.#sql.append, values));
   }
 
   async #finish(streamId: string, status: 'ended' | 'failed', output: string | null, error: string | null): Promise<void> {
