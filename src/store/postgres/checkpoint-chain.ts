@@ -38,12 +38,10 @@ export interface CheckpointRow {
  * session's customState still equals that checkpoint's (same md5 of the jsonb text).
  *
  * @example
- * const base: CheckpointBase = { checkpointId: 'r1:1', chainBytes: 2048 };
+ * const base: CheckpointBase = { checkpointId: 'r1:1' };
  */
 export interface CheckpointBase {
   checkpointId: string;
-  /** `chain_bytes` of the base row (0 for a snapshot). */
-  chainBytes: number;
 }
 
 /**
@@ -131,7 +129,6 @@ export async function findCommitCheckpoints(
 /** A row of the commit's checkpoint lookup. */
 export interface CommitCheckpointRow {
   checkpoint_id: string;
-  chain_bytes: string | number;
   base_matches: boolean | null;
 }
 
@@ -156,11 +153,11 @@ export async function readCommitCheckpointRows(connection: SqlConnection, tables
 export function decideCommitCheckpoints(rows: readonly CommitCheckpointRow[], checkpointId: string, pointerId: string | undefined): { exists: boolean; base: CheckpointBase | undefined } {
   const exists = rows.some((row) => row.checkpoint_id === checkpointId);
   const baseRow = rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
-  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: toNumber(baseRow.chain_bytes) ?? 0 } };
+  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id } };
 }
 
 function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
-  return `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
+  return `SELECT checkpoint.checkpoint_id,
        CASE WHEN checkpoint.checkpoint_id = ${pointer} THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
          THEN checkpoint.custom_state = session.custom_state ELSE checkpoint.state_hash = md5(session.custom_state::text) END END AS base_matches
      FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
@@ -170,8 +167,10 @@ function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
 /**
  * Inside a transaction: insert the checkpoint row, as the delta `patches` on `delta.base` when given and
  * the chain stays under the state's size, else as a full snapshot of `checkpoint.customState`. The state
- * travels as one parameter either way: Postgres measures it, stores it in a snapshot, and gives a delta its
- * `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly). One statement.
+ * travels as one parameter either way: Postgres measures it and the chain (the base row's `chain_bytes` plus these
+ * patches and {@link DELTA_ROW_ALLOWANCE}; a base that is missing makes a snapshot), stores the state in a snapshot,
+ * and gives a delta its `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly).
+ * One statement, which reads nothing the caller must have read first.
  *
  * @example
  * await insertCheckpointRow(connection, tables, commit.checkpoint, { base, patches: commit.delta });
@@ -182,8 +181,6 @@ export async function insertCheckpointRow(
   checkpoint: Checkpoint,
   delta: { base: CheckpointBase; patches: readonly JsonPatchOperation[] } | undefined,
 ): Promise<void> {
-  const patchesText = delta === undefined ? null : toJsonText(delta.patches, 'patches');
-  const chainBytes = delta === undefined || patchesText === null ? null : delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
   await connection.query(
     `INSERT INTO ${tables.checkpoints}
        (session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes, state_hash)
@@ -191,10 +188,14 @@ export async function insertCheckpointRow(
        CASE WHEN plan.delta THEN NULL ELSE state.value END,
        CASE WHEN plan.delta THEN $7::jsonb END,
        CASE WHEN plan.delta THEN $8::text END,
-       CASE WHEN plan.delta THEN $9::bigint ELSE 0 END,
+       CASE WHEN plan.delta THEN measured.chain ELSE 0 END,
        CASE WHEN plan.delta THEN md5(state.text) END
-     FROM (SELECT value, value::text AS text FROM (SELECT $10::jsonb AS value) AS parsed) AS state
-     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND $9::bigint < octet_length(state.text) AS delta) AS plan`,
+     FROM (SELECT value, value::text AS text FROM (SELECT $9::jsonb AS value) AS parsed) AS state
+     CROSS JOIN LATERAL (
+       SELECT (SELECT base.chain_bytes FROM ${tables.checkpoints} AS base WHERE base.session_id = $1 AND base.checkpoint_id = $8::text)
+         + octet_length($7::jsonb::text) + ${DELTA_ROW_ALLOWANCE} AS chain
+     ) AS measured
+     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND coalesce(measured.chain < octet_length(state.text), false) AS delta) AS plan`,
     [
       checkpoint.sessionId,
       checkpoint.id,
@@ -202,9 +203,8 @@ export async function insertCheckpointRow(
       checkpoint.stepCount,
       checkpoint.messageCount,
       checkpoint.createdAt,
-      patchesText,
+      delta === undefined ? null : toJsonText(delta.patches, 'patches'),
       delta?.base.checkpointId ?? null,
-      chainBytes,
       toJsonText(checkpoint.customState, 'customState'),
     ],
   );
