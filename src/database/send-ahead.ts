@@ -2,16 +2,17 @@ import type { QueryResult, QueryResultRow } from 'pg';
 
 /**
  * A connection inside a transaction that can send a statement without waiting for its answer: the statement goes out
- * with the transaction's next one (node-postgres pipeline mode, one network round trip for both), and the answer —
- * `check` run on it — is awaited before the transaction commits; an error or a failed check fails the transaction.
+ * with the transaction's next ones (node-postgres pipeline mode, one network round trip for all), possibly with its
+ * COMMIT. So the statement must FAIL (raise an error) whenever it must not commit — a `check` of its answer only
+ * names the failure for the caller (`refused` maps the statement's error), it cannot stop the COMMIT.
  * For a write whose result only needs checking (a chunk append), not reading before the next statement.
  *
  * @example
- * if (canSendAhead(connection)) await connection.sendAhead(sql, values, (result) => assertAppended(result));
+ * if (canSendAhead(connection)) await connection.sendAhead(raisingSql, values, (result) => assertAppended(result), toStreamClosed);
  */
 export interface SendAheadConnection {
-  /** Send `text` now (resolves once it is sent, not answered); `check` throws to fail the transaction. */
-  sendAhead(text: string, values: unknown[], check: (result: QueryResult<QueryResultRow>) => void): Promise<void>;
+  /** Send `text` now (resolves once it is sent, not answered); the transaction fails with `check`'s or `refused`'s error. */
+  sendAhead(text: string, values: unknown[], check: (result: QueryResult<QueryResultRow>) => void, refused?: (error: unknown) => unknown): Promise<void>;
 }
 
 /**

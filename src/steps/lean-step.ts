@@ -6,10 +6,11 @@ import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serial
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
-import { recordStepRow, recordWithWrites, writeAlone } from './lean-step-record.js';
+import { recordStepRow, writeAlone } from './lean-step-record.js';
+import { recordWithWrites } from './record-transaction.js';
 import { databaseFingerprint } from '../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
-import { SEPARATE_RECORD, sharesSystemDatabase, type RecordWrite, type StepRecord } from './step-record.js';
+import { SEPARATE_RECORD, sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
 interface RecordedStep {
@@ -105,8 +106,9 @@ async function runRecorded<T>(
     frontier.lastRecorded = { functionID, at: Date.now() };
     return serialized.deserialized;
   }
+  let outcome: RecordOutcome;
   try {
-    await recordWithWrites(database, writes, step);
+    outcome = await recordWithWrites(database, writes, step);
   } catch (error) {
     for (const write of writes) write.abandoned?.();
     if (error instanceof DBOSWorkflowConflictError) throw error;
@@ -114,7 +116,7 @@ async function runRecorded<T>(
     throw error;
   }
   frontier.lastRecorded = { functionID, at: Date.now() };
-  for (const write of writes) write.committed?.();
+  for (const write of writes) write.committed?.(outcome);
   return serialized.deserialized;
 }
 

@@ -23,10 +23,21 @@ export interface RecordParticipant {
 export interface RecordWrite {
   /** The writes, on the record's connection inside its transaction (may run again when the transaction is retried). */
   within(connection: SqlConnection): Promise<void>;
-  /** The transaction committed. */
-  committed?(): void;
+  /** The transaction committed; `outcome.transactionId` is its id (the `xmin` of every row it wrote), when known. */
+  committed?(outcome: RecordOutcome): void;
   /** The record's transaction failed for good (the step fails): undo any hand-over (best effort, must not throw). */
   abandoned?(): void;
+}
+
+/**
+ * What a committed record transaction reports to its writes.
+ *
+ * @example
+ * const outcome: RecordOutcome = { transactionId: '1234' };
+ */
+export interface RecordOutcome {
+  /** The committed transaction's id as Postgres's 32-bit `xid` (text), when the record transaction read it. */
+  transactionId?: string;
 }
 
 /**

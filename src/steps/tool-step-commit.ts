@@ -7,14 +7,14 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { RunScope } from './step-scope.js';
-import type { StepRecord } from './step-record.js';
+import type { RecordOutcome, StepRecord } from './step-record.js';
 
 /** A store that can commit a step inside a caller's transaction on its database (`PostgresStateStore`). */
 interface CommitOnConnection {
   commitStepOn(
     connection: SqlConnection,
     ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>
-  ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }>;
+  ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport; onCommitted?: (outcome: RecordOutcome) => void }>;
 }
 
 /** Reports of steps committed by their tool step in this process, for the next `CallLLMStep` (most recent last). */
@@ -60,12 +60,14 @@ export function deferStepCommit(
   const messages = soleToolCommitMessages(commit, outcome);
   const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
   let report: StepCommitReport | undefined;
+  let onCommitted: ((outcome: RecordOutcome) => void) | undefined;
   record.defer({
     within: async (connection) => {
       const store = stateStore as unknown as CommitOnConnection;
-      ({ report } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, { patches: [{ stagingKey: outcome.toolCallId, patches }] }));
+      ({ report, onCommitted } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, { patches: [{ stagingKey: outcome.toolCallId, patches }] }));
     },
-    committed: () => {
+    committed: (recorded) => {
+      onCommitted?.(recorded);
       if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);
     },
   });

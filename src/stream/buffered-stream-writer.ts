@@ -39,15 +39,24 @@ function observingChecks(connection: ChunkConnection, onFailure: (error: unknown
   if (!canSendAhead(connection)) return connection;
   return {
     query: (text, values) => connection.query(text, values),
-    sendAhead: (text, values, check) =>
-      connection.sendAhead(text, values, (result) => {
-        try {
-          check(result);
-        } catch (error) {
-          onFailure(error);
-          throw error;
-        }
-      }),
+    sendAhead: (text, values, check, refused) =>
+      connection.sendAhead(
+        text,
+        values,
+        (result) => {
+          try {
+            check(result);
+          } catch (error) {
+            onFailure(error);
+            throw error;
+          }
+        },
+        (error) => {
+          const named = refused === undefined ? error : refused(error);
+          onFailure(named);
+          return named;
+        },
+      ),
   };
 }
 

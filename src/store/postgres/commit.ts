@@ -1,6 +1,6 @@
 import { SessionNotFoundError, StaleStateError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
-import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite } from '../../types/session.js';
+import type { CheckpointMeta, SaveAndPromoteOptions, SessionStateWrite, StagedChanges } from '../../types/session.js';
 import type { StepCommitReport } from '../../types/step-commit-report.js';
 import { prepareMessagesForAppend, withMessageIds } from '../message-append.js';
 import { buildStepCommit, rowsToApply } from '../step-commit.js';
@@ -9,10 +9,11 @@ import { decideCommitCheckpoints, findCommitCheckpoints, insertCheckpointRow, re
 import type { PostgresContext, SqlConnection } from './database.js';
 import type { StoreTables } from './tables.js';
 import { insertPostgresMessages, selectExistingMessageIds } from './messages.js';
-import { writeSession } from './session-lock.js';
+import { sessionUpdate } from './session-lock.js';
+import type { CommitCache, CommittedSession } from './commit-cache.js';
 import { decodeSessionRead, sessionReadSql, type SessionReadRow } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
-import { SelectBatch, WriteBatch } from './statement-batch.js';
+import { isDeferring, SelectBatch, WriteBatch } from './statement-batch.js';
 
 /**
  * `saveStateAndPromoteStaging` in one transaction of three statements whatever the history length: lock the
@@ -47,6 +48,11 @@ export async function commitPostgresStep(
  * {@link commitPostgresStep} on a connection inside the caller's transaction (the caller commits or rolls back):
  * the same statements, for a commit that joins another transaction (a step's record on the same database).
  *
+ * With `cache`, on a connection that enforces guards (a pipelined step record): a session this process committed last
+ * (`cache` entry) is written without reading it first — the session update is a guard (`xmin` still the one that
+ * commit left, no staged rows for this step), so if anyone wrote the row since, the transaction fails and is tried
+ * again, reading (the entry was taken). `onCommitted` remembers what this commit wrote, once its transaction commits.
+ *
  * @example
  * await commitPostgresStepOn(client, tables, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
  */
@@ -58,12 +64,16 @@ export async function commitPostgresStepOn(
   appendMessages: Message[],
   meta: CheckpointMeta,
   options: SaveAndPromoteOptions = {},
-): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
+  cache?: CommitCache,
+): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport; onCommitted?: (outcome: { transactionId?: string }) => void }> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
-  const { read, checkpoints, staged, existing } = await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages);
+  const guarded = cache !== undefined && isDeferring(connection) && connection.enforcesGuards === true;
+  const known = guarded ? cache.take(sessionId) : undefined;
+  const optimistic = known !== undefined && (options.expectedVersion === undefined || options.expectedVersion === known.state.version) ? known : undefined;
+  const { read, checkpoints, staged, existing } = optimistic === undefined ? await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages) : knownRead(optimistic);
   const { state, messageCount, interruptRequested } = read;
   const { exists, base } = checkpoints;
   const messages = prepareMessagesForAppend(stableMessages, existing, messageCount);
@@ -77,7 +87,13 @@ export async function commitPostgresStepOn(
   const commit = buildStepCommit(state, write, rowsToApply(staged, options), total, meta, Date.now());
   // The session update, the staged rows' delete, the checkpoint and the messages: one statement.
   const writes = new WriteBatch();
-  await writeSession(writes, tables, commit.state, { messageCount: total, stateInCheckpoint: true });
+  const update = sessionUpdate(tables, commit.state, { messageCount: total, stateInCheckpoint: true });
+  if (optimistic === undefined) await writes.query(update.text, update.parameters);
+  else {
+    const [xmin, step] = [update.parameters.length + 1, update.parameters.length + 2];
+    const unchanged = `xmin = $${xmin}::xid AND NOT EXISTS (SELECT 1 FROM ${tables.staging} WHERE session_id = $1 AND step_id = $${step})`;
+    writes.guard(`${update.text} AND ${unchanged} RETURNING 1`, [...update.parameters, optimistic.xmin, stepId]);
+  }
   if (staged.length > 0) {
     await writes.query(`DELETE FROM ${tables.staging} WHERE session_id = $1 AND step_id = $2 AND staging_key = ANY($3::text[])`, [
       sessionId,
@@ -89,7 +105,27 @@ export async function commitPostgresStepOn(
   await insertCheckpointRow(writes, tables, commit.checkpoint, delta);
   await insertPostgresMessages(writes, tables, sessionId, messages);
   await writes.flush(connection);
-  return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report: { state: commit.state, messageCount: total, appended: messages, interruptRequested } };
+  const report = { state: commit.state, messageCount: total, appended: messages, interruptRequested };
+  // The next commit may start from here when nobody writes the row meanwhile (its own copy of the state).
+  const remembered = { state: { ...commit.state, customState: commit.checkpoint.customState }, messageCount: total };
+  const onCommitted =
+    guarded && !interruptRequested
+      ? (outcome: { transactionId?: string }) => {
+          if (outcome.transactionId !== undefined) cache.remember(sessionId, { xmin: outcome.transactionId, ...remembered });
+        }
+      : undefined;
+  return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report, ...(onCommitted === undefined ? {} : { onCommitted }) };
+}
+
+/** What {@link lockAndRead} would find after the commit `known` describes, when nobody wrote the session since. */
+function knownRead(known: CommittedSession) {
+  const pointer = known.state.checkpointId;
+  return {
+    read: { state: known.state, messageCount: known.messageCount, interruptRequested: false },
+    checkpoints: { exists: false, base: pointer === undefined ? undefined : { checkpointId: pointer } },
+    staged: [] as StagedChanges[],
+    existing: new Set<string>(),
+  };
 }
 
 /**

@@ -32,6 +32,7 @@ import type { SessionStateStore } from '../state-store.js';
 import { assertIdentifier } from '../validation.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
+import { CommitCache } from './commit-cache.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { Database, type PostgresContext, type SqlConnection } from './database.js';
 import * as interrupt from './interrupt-flag.js';
@@ -87,6 +88,8 @@ export class PostgresStateStore implements SessionStateStore {
   private readonly context: PostgresContext;
   private readonly logger: Logger | undefined;
   private readonly retry: TransientRetryPolicy;
+  /** What this process's step commits left each session as (see `commitPostgresStepOn`). */
+  readonly #commits = new CommitCache();
   private closed = false;
 
   constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
@@ -169,7 +172,7 @@ export class PostgresStateStore implements SessionStateStore {
   }
   /** @internal `saveStateAndPromoteStaging` inside a caller's transaction on this database (a step record's). */
   async commitStepOn(connection: SqlConnection, ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>) {
-    return commitPostgresStepOn(connection, this.context.tables, ...args);
+    return commitPostgresStepOn(connection, this.context.tables, ...args, this.#commits);
   }
   /** @internal Names the database this store writes to (see `databaseFingerprint`). */
   async databaseFingerprint(): Promise<string> {

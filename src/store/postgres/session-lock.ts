@@ -36,6 +36,21 @@ export async function writeSession(
   state: SessionState,
   options: { messageCount?: number; stateInCheckpoint?: boolean } = {},
 ): Promise<void> {
+  const { text, parameters } = sessionUpdate(tables, state, options);
+  await connection.query(text, parameters);
+}
+
+/**
+ * {@link writeSession}'s statement (`UPDATE … WHERE session_id = $1`, to which a caller may add conditions).
+ *
+ * @example
+ * const { text, parameters } = sessionUpdate(tables, nextState, { messageCount: 12, stateInCheckpoint: true });
+ */
+export function sessionUpdate(
+  tables: StoreTables,
+  state: SessionState,
+  options: { messageCount?: number; stateInCheckpoint?: boolean } = {},
+): { text: string; parameters: unknown[] } {
   const parameters = sessionParameters(state, { omitCustomState: options.stateInCheckpoint === true });
   const placeholders = sessionPlaceholders(1);
   const assignments = SESSION_WRITE_COLUMNS.slice(1).map((column, index) => `${column} = ${placeholders[index + 1]}`);
@@ -43,7 +58,7 @@ export async function writeSession(
     parameters.push(options.messageCount);
     assignments.push(`message_count = $${parameters.length}`);
   }
-  await connection.query(`UPDATE ${tables.sessions} SET ${assignments.join(', ')} WHERE session_id = $1`, parameters);
+  return { text: `UPDATE ${tables.sessions} SET ${assignments.join(', ')} WHERE session_id = $1`, parameters };
 }
 
 /**

@@ -74,10 +74,20 @@ export class SelectBatch implements SqlConnection {
  */
 export class WriteBatch implements SqlConnection {
   readonly #queued: Queued[] = [];
+  readonly #guards: number[] = [];
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
     this.#queued.push({ text, values, resolve: () => undefined, reject: () => undefined });
     return { rows: [], rowCount: 0, command: 'BATCHED', oid: 0, fields: [] };
+  }
+
+  /**
+   * A guard: a data-modifying statement ending in `RETURNING 1` that must affect exactly one row, else the whole batch
+   * fails (SQLSTATE 22012, nothing of it applied) — an optimistic write's check that what it was computed from holds.
+   */
+  guard(text: string, values: unknown[]): void {
+    this.#guards.push(this.#queued.length);
+    void this.query(text, values);
   }
 
   /**
@@ -86,19 +96,32 @@ export class WriteBatch implements SqlConnection {
    */
   async flush(connection: SqlConnection): Promise<void> {
     const queued = this.#queued.splice(0);
+    const guards = this.#guards.splice(0);
     if (queued.length === 0) return;
     if (isDeferring(connection)) {
       const { texts, values } = combined(queued, (text) => text);
-      await connection.deferWrites(texts, values);
+      await connection.deferWrites(texts, values, guards.length === 0 ? undefined : { guards });
       return;
     }
-    if (queued.length === 1) {
+    if (queued.length === 1 && guards.length === 0) {
       await connection.query(queued[0]!.text, queued[0]!.values);
       return;
     }
     const { texts, values } = combined(queued, (text, index) => `w${index} AS (${text})`);
-    await connection.query(`WITH ${texts.join(', ')} SELECT 1`, values);
+    await connection.query(`WITH ${texts.join(', ')} SELECT ${guardsHold(guards, 'w')}`, values);
   }
+}
+
+/**
+ * The select-list expression that fails its statement (division by zero, SQLSTATE 22012) unless every guard CTE
+ * (`${prefix}${index}`, each `RETURNING 1`) affected exactly one row; `1` without guards.
+ *
+ * @example
+ * `WITH w0 AS (UPDATE … RETURNING 1) SELECT ${guardsHold([0], 'w')}`;
+ */
+export function guardsHold(guards: readonly number[], prefix: string): string {
+  if (guards.length === 0) return '1';
+  return `1 / (CASE WHEN ${guards.map((index) => `(SELECT count(*) FROM ${prefix}${index}) = 1`).join(' AND ')} THEN 1 ELSE 0 END)`;
 }
 
 /**
@@ -114,8 +137,14 @@ export interface DeferringConnection extends SqlConnection {
   /**
    * Hold `statements` (placeholders numbered from $1 over `values`, in order) for the next statement; writes held
    * before are run first (a later batch may depend on an earlier one's effects, which one statement would not see).
+   * `guards`: indexes of statements that must each affect exactly one row (see `WriteBatch.guard`).
    */
-  deferWrites(statements: string[], values: unknown[]): Promise<void>;
+  deferWrites(statements: string[], values: unknown[], options?: { guards?: readonly number[] }): Promise<void>;
+  /**
+   * True when a failed guard fails the transaction before it commits and the caller learns the committed
+   * transaction's id (`RecordWrite.committed`): only then may a store write optimistically.
+   */
+  readonly enforcesGuards?: boolean;
 }
 
 /**

@@ -273,13 +273,12 @@ export class PostgresStreamManager implements StreamManager {
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
   async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void> {
     const values = [streamId, JSON.stringify(chunks.map((keyed) => keyed.chunk)), this.#sql.channel, chunks.map((keyed) => keyed.key)];
+    const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     const check = (result: { rowCount: number | null }): void => {
-      if (result.rowCount === 0) {
-        throw new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
-      }
+      if (result.rowCount === 0) throw closed();
     };
-    // Inside a step record's transaction: sent with its next statement, checked before it commits.
-    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.append, values, check);
+    // Inside a step record's transaction, sent unread: a stream that is not active fails the statement (22012).
+    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.appendOrFail, values, check, (error) => ((error as { code?: unknown }).code === '22012' ? closed() : error));
     check(await connection.query(this.#sql.append, values));
   }
 

@@ -30,6 +30,8 @@ export interface PostgresStreamStatements {
    * no row when not active. Chunks whose key is stored already (or repeated in the batch) are skipped.
    */
   append: string;
+  /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
+  appendOrFail: string;
   /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, chunk }` (one row, chunk null, when none). */
   read: string;
   /** $1 stream id, $2 status, $3 output jsonb, $4 error, $5 channel → one row when the status changed. */
@@ -75,19 +77,7 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
   const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
-  return {
-    channel,
-    listen: `LISTEN ${escapeIdentifier(channel)}`,
-    open: `WITH inserted AS (
-        INSERT INTO ${streams} (stream_id, status, last_sequence, created_at, updated_at)
-        VALUES ($1, 'active', 0, ${NOW}, ${NOW})
-        ON CONFLICT (stream_id) DO NOTHING
-        RETURNING status
-      )
-      SELECT status FROM inserted
-      UNION ALL
-      SELECT status FROM ${streams} WHERE stream_id = $1`,
-    append: `WITH batch AS (
+  const appendCtes = `WITH batch AS (
         SELECT item.value AS chunk, md5(keys.key)::uuid AS key, item.position,
                row_number() OVER (PARTITION BY keys.key ORDER BY item.position) AS copy
         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item(value, position)
@@ -110,8 +100,24 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         FROM reserved CROSS JOIN fresh
         ON CONFLICT (stream_id, key_hash) DO NOTHING
         RETURNING 1
+      )`;
+  return {
+    channel,
+    listen: `LISTEN ${escapeIdentifier(channel)}`,
+    open: `WITH inserted AS (
+        INSERT INTO ${streams} (stream_id, status, last_sequence, created_at, updated_at)
+        VALUES ($1, 'active', 0, ${NOW}, ${NOW})
+        ON CONFLICT (stream_id) DO NOTHING
+        RETURNING status
       )
+      SELECT status FROM inserted
+      UNION ALL
+      SELECT status FROM ${streams} WHERE stream_id = $1`,
+    append: `${appendCtes}
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)) FROM reserved`,
+    appendOrFail: `${appendCtes}
+      SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
+      FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
     read: `SELECT s.status, c.sequence, c.chunk
       FROM (SELECT 1) AS anchor
       LEFT JOIN ${streams} s ON s.stream_id = $1

@@ -1,0 +1,49 @@
+import type { SessionState } from '../../types/session.js';
+
+/**
+ * What a step commit left a session as, known to the process that committed it: enough for the session's next step
+ * commit to skip its locked read and write optimistically, guarded by `xmin` (the committing transaction's id: any
+ * later write of the session row by anyone changes it, and the guard then fails the commit, which reads instead).
+ *
+ * @example
+ * const known: CommittedSession = { xmin: '7410', state, messageCount: 12 };
+ */
+export interface CommittedSession {
+  /** The id of the transaction that wrote the session row last (its `xmin`), as text. */
+  xmin: string;
+  /** The session as that commit wrote it; its customState is the commit's own copy, shared with no caller. */
+  state: SessionState;
+  messageCount: number;
+}
+
+/** Sessions remembered per store (the least recently committed go first). */
+const MAX_REMEMBERED_SESSIONS = 512;
+
+/**
+ * The sessions this process's step commits left behind, one entry per session, each taken by the session's next
+ * commit (used once: a commit that fails or whose outcome is unknown leaves nothing to trust).
+ *
+ * @example
+ * const known = cache.take(sessionId); // undefined: read under the lock as usual
+ */
+export class CommitCache {
+  readonly #sessions = new Map<string, CommittedSession>();
+
+  /** The session's entry, removed. */
+  take(sessionId: string): CommittedSession | undefined {
+    const known = this.#sessions.get(sessionId);
+    this.#sessions.delete(sessionId);
+    return known;
+  }
+
+  /** Remember what a committed step commit wrote. */
+  remember(sessionId: string, known: CommittedSession): void {
+    this.#sessions.delete(sessionId);
+    this.#sessions.set(sessionId, known);
+    while (this.#sessions.size > MAX_REMEMBERED_SESSIONS) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest === undefined) return;
+      this.#sessions.delete(oldest);
+    }
+  }
+}
