@@ -85,8 +85,7 @@ export class DBOSAgentExecutor {
    * @throws SessionNotContinuableError `SESSION_NOT_CONTINUABLE` for a failed/interrupted/paused session.
    * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
    *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
-   * @throws DBOSPersistentSessionTerminatedError `DBOS_PERSISTENT_SESSION_TERMINATED` (persistent mode) when
-   *   restarting the session's ended workflow kept losing races; retry once.
+   * @throws DBOSPersistentSessionTerminatedError `DBOS_PERSISTENT_SESSION_TERMINATED` (persistent mode): restarts kept losing races.
    * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
@@ -126,7 +125,8 @@ export class DBOSAgentExecutor {
         case 'attach':
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':
-          if (await repairLostStart(stateStore, sessionId)) continue;
+          // Session and run read apart can straddle a finish's two writes (session, then run): decide again.
+          if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await stateStore.loadState(sessionId))?.status !== 'active')) continue;
           // The session was taken for a new run not recorded yet: wait for that run, not the ended one.
           return this.launcher.handleOfRunningSession(any, sessionId, run?.runId, sameTurn ?? '');
         case 'start_turn': {

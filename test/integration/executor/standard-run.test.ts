@@ -108,6 +108,29 @@ describe('DBOSAgentExecutor standard mode', () => {
     }
   });
 
+  it('a message whose session read predates the finish (session still active, run already completed) starts the next turn', async () => {
+    script = () => ({ type: 'structured_output', output: { summary: 'done' } });
+    const store = runtime.stateStore;
+    const first = await runtime.executor.execute(noteAgent, 'first', { sessionId: 'straddled-1' });
+    await first.result();
+    // The first session read of the next execute() as if taken just before the finish step's two writes.
+    const loadState = store.loadState.bind(store);
+    let stale = true;
+    store.loadState = async (sessionId) => {
+      const state = await loadState(sessionId);
+      if (!stale || state === null) return state;
+      stale = false;
+      return { ...state, status: 'active' };
+    };
+    try {
+      const second = await runtime.executor.execute(noteAgent, 'second', { sessionId: 'straddled-1' });
+      expect(second.runId).not.toBe(first.runId);
+      expect(await second.result()).toMatchObject({ status: 'completed' });
+    } finally {
+      store.loadState = loadState;
+    }
+  });
+
   it('continues a completed session as a new run that sees the conversation', async () => {
     script = () => ({ type: 'structured_output', output: { summary: 'continued' } });
     llm.reset();
