@@ -92,13 +92,13 @@ export class PersistentStep {
         // initial messages again) is not run twice.
         if (existing.status !== 'running' || (await abortedMeanwhile(stateStore, input))) return { startSequence: existing.startSequence, alreadyRan: true };
         const recorded = existing.metadata as { healUnpaired?: boolean } | undefined;
-        await beginRun(recorded?.healUnpaired === true ? { ...begin, healUnpaired: true } : begin, { run: existing });
+        await beginRun(healing(begin, recorded?.healUnpaired === true), { run: existing });
         return { startSequence: existing.startSequence };
       }
       const startSequence = info?.lastSequence ?? 0;
       const settles = input.message.resume?.suspension !== undefined;
       const healUnpaired = input.message.resume === undefined && needsHeal(previous?.status);
-      const beginning: BeginRunInput = healUnpaired ? { ...begin, healUnpaired: true } : begin;
+      const beginning = healing(begin, healUnpaired);
       const transcript = history ?? (beginReadsHistory(beginning) ? await loadHistory(stateStore, input.sessionId) : []);
       // Independent writes, together: the lost turn's outcome, the stream reopened, the interrupt flag cleared when
       // set (an interrupt aimed at an earlier turn, or sent while the session waited, must not stop this one; one
@@ -260,4 +260,9 @@ function idleTimeoutWrite(state: SessionState, idleTimeoutMs: number | undefined
   const marker = readPersistentMarker(state.metadata);
   if (idleTimeoutMs === undefined || marker?.start === undefined || marker.start.idleTimeoutMs === idleTimeoutMs) return {};
   return { metadata: withPersistentMarker(state.metadata, { ...marker, start: { ...marker.start, idleTimeoutMs } }) };
+}
+
+/** `begin` that heals a dangling `__finish__` call first when `heal` (a turn after one that did not finish). */
+function healing(begin: BeginRunInput, heal: boolean): BeginRunInput {
+  return heal ? { ...begin, healUnpaired: true } : begin;
 }

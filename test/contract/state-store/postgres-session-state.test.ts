@@ -63,42 +63,26 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
     const sessionId = 'lock-wait';
     await store.createSession(sessionId, { agentType: 'a', customState: { items: [] } });
     await commitGrowingStep(store, sessionId, 1);
-    const other = new pg.Client({ connectionString: database.url });
-    await other.connect();
-    try {
-      // Another writer commits a step by hand while holding the row: a snapshot checkpoint and the pointer.
-      await other.query('BEGIN');
-      await other.query('SELECT 1 FROM __agents_sessions WHERE session_id = $1 FOR NO KEY UPDATE', [sessionId]);
-      const waiting = store.saveState(sessionId, { status: 'paused' });
-      // Let the store's statement start (and take its snapshot) before the other writer commits.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    // Another writer commits a step by hand while holding the row: a snapshot checkpoint and the pointer.
+    await whileRowHeld(sessionId, () => store.saveState(sessionId, { status: 'paused' }), async (other) => {
       await other.query(
         `INSERT INTO __agents_checkpoints (session_id, checkpoint_id, run_id, step_count, message_count, custom_state, created_at, state_hash)
          VALUES ($1, 'r1:2', 'r1', 2, 0, '{"items": ["concurrent"]}', 2, md5('{"items": ["concurrent"]}'))`,
         [sessionId],
       );
       await other.query(`UPDATE __agents_sessions SET checkpoint_id = 'r1:2', custom_state = NULL, version = version + 1 WHERE session_id = $1`, [sessionId]);
-      await other.query('COMMIT');
-      await waiting;
-      expect(await store.loadState(sessionId)).toMatchObject({ status: 'paused', checkpointId: 'r1:2', customState: { items: ['concurrent'] } });
-    } finally {
-      await other.end();
-    }
+    });
+    expect(await store.loadState(sessionId)).toMatchObject({ status: 'paused', checkpointId: 'r1:2', customState: { items: ['concurrent'] } });
   });
 
   it("a step commit whose lock waited for a concurrent commit of the same checkpoint finds it: nothing written twice, no error", async () => {
     const sessionId = 'lock-wait-commit';
     await store.createSession(sessionId, { agentType: 'a', customState: { items: [] } });
     await commitGrowingStep(store, sessionId, 1);
-    const other = new pg.Client({ connectionString: database.url });
-    await other.connect();
-    try {
-      // A retried commit of step 2 whose first attempt still holds the row: its checkpoint and message land while the
-      // retry's statement (and its snapshot) waits for the lock.
-      await other.query('BEGIN');
-      await other.query('SELECT 1 FROM __agents_sessions WHERE session_id = $1 FOR NO KEY UPDATE', [sessionId]);
-      const retry = store.saveStateAndPromoteStaging(sessionId, { stepCount: 2 }, [{ id: 'r1:2:0', role: 'assistant', content: 'two' }], { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    // A retried commit of step 2 whose first attempt still holds the row: its checkpoint and message land while the
+    // retry's statement (and its snapshot) waits for the lock.
+    const retry = () => store.saveStateAndPromoteStaging(sessionId, { stepCount: 2 }, [{ id: 'r1:2:0', role: 'assistant', content: 'two' }], { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
+    await whileRowHeld(sessionId, retry, async (other) => {
       await other.query(
         `INSERT INTO __agents_checkpoints (session_id, checkpoint_id, run_id, step_count, message_count, custom_state, created_at, state_hash)
          VALUES ($1, 'r1:2', 'r1', 2, 1, '{"items": ["first"]}', 2, md5('{"items": ["first"]}'))`,
@@ -106,14 +90,10 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
       );
       await other.query(`INSERT INTO __agents_messages (session_id, sequence, message_id, message, created_at) VALUES ($1, 1, 'r1:2:0', '{"role": "assistant", "content": "two"}', 2)`, [sessionId]);
       await other.query(`UPDATE __agents_sessions SET checkpoint_id = 'r1:2', custom_state = NULL, message_count = 1, version = version + 1 WHERE session_id = $1`, [sessionId]);
-      await other.query('COMMIT');
-      await retry;
-      expect((await store.listCheckpoints(sessionId)).map((checkpoint) => checkpoint.id)).toEqual(['r1:1', 'r1:2']);
-      expect((await store.getMessages(sessionId)).messages.map((message) => message.id)).toEqual(['r1:2:0']);
-      expect(await store.loadState(sessionId)).toMatchObject({ checkpointId: 'r1:2', customState: { items: ['first'] } });
-    } finally {
-      await other.end();
-    }
+    });
+    expect((await store.listCheckpoints(sessionId)).map((checkpoint) => checkpoint.id)).toEqual(['r1:1', 'r1:2']);
+    expect((await store.getMessages(sessionId)).messages.map((message) => message.id)).toEqual(['r1:2:0']);
+    expect(await store.loadState(sessionId)).toMatchObject({ checkpointId: 'r1:2', customState: { items: ['first'] } });
   });
 
   it('a session whose row predates migration 008 reads back, commits on top of its checkpoint and branches', async () => {
@@ -159,3 +139,24 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
     }
   });
 });
+
+/**
+ * Hold the session row (a second client, `FOR NO KEY UPDATE`), start `storeCall` (its statement takes its snapshot and
+ * waits for the lock), then `write` by hand on the holding client and commit; returns once `storeCall` settles.
+ */
+async function whileRowHeld(sessionId: string, storeCall: () => Promise<unknown>, write: (other: pg.Client) => Promise<void>): Promise<void> {
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query('SELECT 1 FROM __agents_sessions WHERE session_id = $1 FOR NO KEY UPDATE', [sessionId]);
+    const waiting = storeCall();
+    // Let the store's statement start (and take its snapshot) before the other writer commits.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await write(other);
+    await other.query('COMMIT');
+    await waiting;
+  } finally {
+    await other.end();
+  }
+}

@@ -116,12 +116,12 @@ describe('DBOSAgentExecutor standard mode', () => {
     // The first session read of the next execute() as if taken just before the finish step's two writes.
     const loadState = store.loadState.bind(store);
     let stale = true;
-    store.loadState = async (sessionId) => {
+    store.loadState = (async (sessionId: string) => {
       const state = await loadState(sessionId);
       if (!stale || state === null) return state;
       stale = false;
       return { ...state, status: 'active' };
-    };
+    }) as typeof store.loadState;
     try {
       const second = await runtime.executor.execute(noteAgent, 'second', { sessionId: 'straddled-1' });
       expect(second.runId).not.toBe(first.runId);
