@@ -132,6 +132,7 @@ export class PostgresStateStore implements SessionStateStore {
     return sessions.postgresSessionExists(this.context, sessionId);
   }
   async deleteSession(sessionId: string): Promise<void> {
+    this.#commits.take(sessionId);
     await sessions.deletePostgresSession(this.context, sessionId);
   }
   async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
@@ -145,12 +146,14 @@ export class PostgresStateStore implements SessionStateStore {
     return sessions.loadPostgresState<TState, TOutput>(this.context, sessionId);
   }
   async saveState(sessionId: string, write: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }> {
+    this.#commits.take(sessionId); // the row changes: what the last step commit left is no use (a finish, a park) — memory only
     return state.savePostgresState(this.context, sessionId, write, options);
   }
   async mergeCustomState(sessionId: string, patches: JsonPatchOperation[]): Promise<{ newVersion: number }> {
     return state.mergePostgresCustomState(this.context, sessionId, patches);
   }
   async updateStatus(sessionId: string, status: SessionStatus, context?: StatusContext): Promise<void> {
+    this.#commits.take(sessionId);
     await state.updatePostgresStatus(this.context, sessionId, status, context);
   }
   async compareAndSetStatus(
