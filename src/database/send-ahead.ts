@@ -16,6 +16,17 @@ export interface SendAheadConnection {
 }
 
 /**
+ * Whether `error` is a statement refusing by error, the way statements sent ahead (and a record that must not commit)
+ * refuse: a division by zero their SQL provokes on purpose (SQLSTATE 22012).
+ *
+ * @example
+ * if (isRefusedByError(error)) throw closedStreamError();
+ */
+export function isRefusedByError(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '22012';
+}
+
+/**
  * Whether `connection` takes statements sent ahead.
  *
  * @example

@@ -4,7 +4,8 @@ import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-in
 import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { SqlConnection } from '../store/postgres/database.js';
-import { heldAsCtes } from '../store/postgres/statement-batch.js';
+import { isRefusedByError } from '../database/send-ahead.js';
+import { guardsHeld, heldAsCtes } from '../store/postgres/statement-batch.js';
 import type { RecordWrite } from './step-record.js';
 
 /** DBOS 5.3's system database, as the lean step's record uses it. */
@@ -58,11 +59,10 @@ export async function recordStepRow(
   // Refused by error: a refusal (no owner, another completion time) fails the statement itself (division by zero), so a
   // COMMIT sent right behind it (pipelined) rolls back instead of committing the held writes without their record.
   // The held writes' guards hold too, else the same refusal. It also reads the transaction's id for the writes.
-  const guards = (held?.guards ?? []).map((index) => ` AND (SELECT count(*) FROM held${index}) = 1`).join('');
   const main = options.refuseByError
     ? `recorded AS (${insert})
      SELECT recorded.completed_at_epoch_ms, pg_current_xact_id()::xid::text AS transaction_id,
-       1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift('$6')}${guards} THEN 1 ELSE 0 END) AS accepted
+       1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift('$6')} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted
      FROM (SELECT 1) AS one LEFT JOIN recorded ON true`
     : insert;
   const text = `WITH ${carried === undefined ? '' : `${carried.ctes.join(', ')}, `}owner AS (
@@ -74,7 +74,7 @@ export async function recordStepRow(
   try {
     result = await queryable.query<{ completed_at_epoch_ms: string | number; transaction_id?: string }>(text, values);
   } catch (error) {
-    if (options.refuseByError && (error as { code?: unknown }).code === DIVISION_BY_ZERO) throw new StepRecordRefused(held?.guards !== undefined && held.guards.length > 0);
+    if (options.refuseByError && isRefusedByError(error)) throw new StepRecordRefused();
     throw error;
   }
   const row = result.rows[0];
@@ -83,18 +83,15 @@ export async function recordStepRow(
   return row.transaction_id;
 }
 
-/** SQLSTATE of the refusal a `refuseByError` record raises. */
-const DIVISION_BY_ZERO = '22012';
-
 /**
- * A `refuseByError` record refused, its transaction rolled back (see `explainRefusal`). `guarded`: the record carried
- * guards, which may be what failed (an optimistic write computed from what no longer holds).
+ * A `refuseByError` record refused, its transaction rolled back: no owner, another completion time, or a failed guard
+ * of its held writes (the record transaction tells them apart).
  *
  * @example
- * if (error instanceof StepRecordRefused && error.guarded) retryWithoutGuards();
+ * if (error instanceof StepRecordRefused) throw await explainRefusal(client, database, step);
  */
 export class StepRecordRefused extends Error {
-  constructor(readonly guarded: boolean) {
+  constructor() {
     super('The step record was refused.');
   }
 }

@@ -120,8 +120,18 @@ export class WriteBatch implements SqlConnection {
  * `WITH w0 AS (UPDATE … RETURNING 1) SELECT ${guardsHold([0], 'w')}`;
  */
 export function guardsHold(guards: readonly number[], prefix: string): string {
-  if (guards.length === 0) return '1';
-  return `1 / (CASE WHEN ${guards.map((index) => `(SELECT count(*) FROM ${prefix}${index}) = 1`).join(' AND ')} THEN 1 ELSE 0 END)`;
+  return guards.length === 0 ? '1' : `1 / (CASE WHEN ${guardsHeld(guards, prefix)} THEN 1 ELSE 0 END)`;
+}
+
+/**
+ * The condition that every guard CTE (`${prefix}${index}`, each `RETURNING 1`) affected exactly one row (`true`
+ * without guards), for a statement that refuses by error on other conditions too (a step record).
+ *
+ * @example
+ * `… CASE WHEN recorded.ok AND ${guardsHeld([0], 'held')} THEN 1 ELSE 0 END`;
+ */
+export function guardsHeld(guards: readonly number[], prefix: string): string {
+  return guards.length === 0 ? 'true' : guards.map((index) => `(SELECT count(*) FROM ${prefix}${index}) = 1`).join(' AND ');
 }
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
-import { canSendAhead } from '../../database/send-ahead.js';
+import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
@@ -278,7 +278,7 @@ export class PostgresStreamManager implements StreamManager {
       if (result.rowCount === 0) throw closed();
     };
     // Inside a step record's transaction, sent unread: a stream that is not active fails the statement (22012).
-    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.appendOrFail, values, check, (error) => ((error as { code?: unknown }).code === '22012' ? closed() : error));
+    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.appendOrFail, values, check, (error) => (isRefusedByError(error) ? closed() : error));
     check(await connection.query(this.#sql.append, values));
   }
 

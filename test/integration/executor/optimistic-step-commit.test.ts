@@ -1,32 +1,26 @@
-import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { SystemDatabase } from '../../../src/steps/lean-step-record.js';
 import { recordWithWrites } from '../../../src/steps/record-transaction.js';
 import type { RecordOutcome, RecordWrite } from '../../../src/steps/step-record.js';
 import type { StepCommitReport } from '../../../src/types/step-commit-report.js';
 import type { Message } from '../../../src/types/message.js';
-import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import type { TestRuntime } from '../../support/runtime.js';
+import { startRecordKit, type RecordKit } from './record-kit.js';
 
 // A step commit riding in its tool step's record: a session this process committed last is committed next without
 // reading it (its session update guarded by the row's xmin); anything written since makes it read, losing nothing.
+let kit: RecordKit;
 let runtime: TestRuntime;
 let database: SystemDatabase;
-let client: pg.Client;
 const workflowID = 'optimistic-commit-workflow';
 let functionID = 0;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime('optimistic_commit', new MockLLMAdapter(() => ({ type: 'text', text: 'unused' })));
-  database = DBOSExecutor.globalInstance!.systemDatabase;
-  client = new pg.Client({ connectionString: runtime.database.url });
-  await client.connect();
-  await client.query(`INSERT INTO "${database.schemaName}".workflow_status (workflow_uuid, status, name, created_at, updated_at) VALUES ($1, 'SUCCESS', 'test', 0, 0)`, [workflowID]);
+  kit = await startRecordKit('optimistic_commit', workflowID);
+  ({ runtime, database } = kit);
 });
 afterAll(async () => {
-  await client?.end();
-  await runtime?.shutdown();
+  await kit?.close();
 });
 
 interface Committed {

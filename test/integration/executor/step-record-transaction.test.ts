@@ -1,19 +1,19 @@
-import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canSendAhead } from '../../../src/database/send-ahead.js';
-import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { isDeferring } from '../../../src/store/postgres/statement-batch.js';
 import { recordStepRow, type StepRecordRow, type SystemDatabase } from '../../../src/steps/lean-step-record.js';
 import { recordWithWrites } from '../../../src/steps/record-transaction.js';
 import type { RecordWrite } from '../../../src/steps/step-record.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import { BufferedStreamWriter } from '../../../src/stream/buffered-stream-writer.js';
-import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import type { TestRuntime } from '../../support/runtime.js';
+import { startRecordKit, type RecordKit } from './record-kit.js';
 
 // The step record's transaction (pipelined: BEGIN and statements sent ahead go out with the first statement that is
 // read, the record with the COMMIT): whatever refuses the record or fails a check commits none of its writes.
+let kit: RecordKit;
 let runtime: TestRuntime;
 let database: SystemDatabase;
 let client: pg.Client;
@@ -21,18 +21,12 @@ let workflowID: string;
 let functionID = 1_000;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime('step_record_tx', new MockLLMAdapter(() => ({ type: 'text', text: 'unused' })));
-  database = DBOSExecutor.globalInstance!.systemDatabase;
-  client = new pg.Client({ connectionString: runtime.database.url });
-  await client.connect();
+  kit = await startRecordKit('step_record_tx', 'step-record-tx-workflow');
+  ({ runtime, database, client, workflowID } = kit);
   await client.query('CREATE TABLE record_marker (name text PRIMARY KEY)');
-  // A real workflow row to record steps for (ended: no owner to check against).
-  workflowID = 'step-record-tx-workflow';
-  await client.query(`INSERT INTO "${database.schemaName}".workflow_status (workflow_uuid, status, name, created_at, updated_at) VALUES ($1, 'SUCCESS', 'test', 0, 0)`, [workflowID]);
 });
 afterAll(async () => {
-  await client?.end();
-  await runtime?.shutdown();
+  await kit?.close();
 });
 
 const stepOf = (overrides: Partial<StepRecordRow> = {}): StepRecordRow => ({
