@@ -1,7 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { functionIDGetIncrement, getCurrentContextStore, runInStepContext } from '@dbos-inc/dbos-sdk/internal/context';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import { DBOSUnexpectedStepError, DBOSWorkflowCancelledError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
+import { DBOSStepNondeterminismError, DBOSUnexpectedStepError, DBOSWorkflowCancelledError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
@@ -88,10 +88,12 @@ async function runRecorded<T>(
   try {
     result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, () => body(record));
   } catch (error) {
-    if (cancelWatch.cancelled) await database.checkIfCanceled(workflowID);
-    await writeAlone(database, writes);
-    // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded.
+    // Asked also when writes wait to be stored alone (the watch may not have seen a cancellation yet).
+    if (cancelWatch.cancelled || writes.length > 0) await database.checkIfCanceled(workflowID);
+    // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded and its
+    // chunks are dropped (a cancelled run's stream may be ended, reactivated and written by its retry meanwhile).
     if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
+    await writeAlone(database, writes);
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
     throw error;
   } finally {
@@ -110,8 +112,9 @@ async function runRecorded<T>(
   try {
     outcome = await recordWithWrites(database, writes, step);
   } catch (error) {
-    for (const write of writes) write.abandoned?.();
+    // Refused (lost ownership, or another execution recorded the step): its writes are not ours to flush.
     if (error instanceof DBOSWorkflowConflictError) throw error;
+    if (!(error instanceof DBOSStepNondeterminismError)) for (const write of writes) write.abandoned?.();
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
     throw error;
   }

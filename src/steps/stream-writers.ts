@@ -57,13 +57,20 @@ export class ChunkEmitter {
     return step === this.step ? this : new ChunkEmitter(this.streamManager, this.streamId, this.agentId, this.agentType, step);
   }
 
+  /**
+   * The cached writer, unless it believes the stream closed: that belief can be older than another process's
+   * reactivation (a retry or the next turn started elsewhere), so a new writer reads the stream's status — and
+   * refuses only when the stream really is closed.
+   */
   private async writer(): Promise<StreamWriter> {
     const key = writerKey(this.streamId, this.agentId);
     const cached = writers.get(key);
     writers.delete(key);
     if (cached !== undefined && cached.manager === this.streamManager) {
       writers.set(key, cached); // most recently used last
-      return cached.writer;
+      const writer = await cached.writer;
+      if (!(writer instanceof BufferedStreamWriter) || !writer.believesStreamClosed) return writer;
+      await releaseStreamWriter(this.streamId, this.agentId);
     }
     const writer = this.streamManager.createWriter(this.streamId, this.agentId, this.agentType);
     writers.set(key, { manager: this.streamManager, writer });

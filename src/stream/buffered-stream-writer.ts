@@ -77,7 +77,7 @@ export interface ChunkHandover {
  * Options of {@link BufferedStreamWriter}; the callbacks connect it to its manager.
  *
  * @example
- * const options: BufferedStreamWriterOptions = { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger: noopLogger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY };
+ * const options: BufferedStreamWriterOptions = { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger: noopLogger, isStreamClosed: () => false, closedNotice: () => () => {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY };
  */
 export interface BufferedStreamWriterOptions {
   streamId: string;
@@ -90,8 +90,12 @@ export interface BufferedStreamWriterOptions {
   logger: Logger;
   /** True while the manager knows the stream is ended/failed (checked by every `write`; a reactivation clears it). */
   isStreamClosed(): boolean;
-  /** Called when an append finds the stream ended/failed: from then on `isStreamClosed()` must return true. */
-  onStreamClosed(): void;
+  /**
+   * Called as an append starts; what it returns is called when that append finds the stream ended/failed: from then
+   * on `isStreamClosed()` returns true — unless the stream was reactivated after the append started (its answer is
+   * then stale, and a later append must not be refused for it).
+   */
+  closedNotice(): () => void;
   /** Called once when the writer is closed. */
   onRelease(): void;
   /** The transient condition of an append error (dropped connection, restarting server), else `undefined`. */
@@ -113,7 +117,7 @@ export interface BufferedStreamWriterOptions {
  * retryable). A background failure is thrown by the next `write`, `flush` or `close`.
  *
  * @example
- * const writer = new BufferedStreamWriter(sink, { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger, isStreamClosed: () => false, onStreamClosed() {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY });
+ * const writer = new BufferedStreamWriter(sink, { streamId: 's1', agentId: 'a', agentType: 't', batchSize: 100, flushIntervalMs: 10, logger, isStreamClosed: () => false, closedNotice: () => () => {}, onRelease() {}, classifyTransient: () => undefined, retry: DEFAULT_TRANSIENT_RETRY });
  * await writer.write({ type: 'text_delta', delta: 'Hi', agentId: 'a', agentType: 't', step: 1, timestamp: Date.now() });
  * await writer.close();
  */
@@ -135,6 +139,11 @@ export class BufferedStreamWriter implements StreamWriter {
   /** The stream this writer appends to. */
   get streamId(): string {
     return this.#options.streamId;
+  }
+
+  /** True when this process knows the stream ended or failed (`write` refuses without asking the backend). */
+  get believesStreamClosed(): boolean {
+    return this.#options.isStreamClosed();
   }
 
   /** Buffer a chunk; flushes (and waits for it) when the buffer reaches `batchSize`. */
@@ -176,8 +185,9 @@ export class BufferedStreamWriter implements StreamWriter {
     const streamId = this.#options.streamId;
     return {
       within: async (connection) => {
+        const closed = this.#options.closedNotice();
         const noticeClosed = (error: unknown): void => {
-          if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') this.#options.onStreamClosed();
+          if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') closed();
         };
         try {
           await appendOn(observingChecks(connection, noticeClosed), streamId, chunks);
@@ -208,6 +218,7 @@ export class BufferedStreamWriter implements StreamWriter {
     let attempts = 0;
     while (this.#buffer.length > 0) {
       const batch = this.#buffer.slice(0, this.#options.batchSize);
+      const closed = this.#options.closedNotice();
       try {
         attempts += 1;
         await this.#sink.append(this.#options.streamId, batch);
@@ -216,7 +227,7 @@ export class BufferedStreamWriter implements StreamWriter {
       } catch (error) {
         if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') {
           this.#buffer.length = 0;
-          this.#options.onStreamClosed();
+          closed();
           throw error;
         }
         const condition = this.#options.classifyTransient(error);
@@ -255,6 +266,9 @@ export class BufferedStreamWriter implements StreamWriter {
     const error = this.#unreportedError;
     if (error === undefined) return;
     this.#unreportedError = undefined;
+    // A background append that found the stream closed is news only while it is: once the stream is reactivated
+    // (a retry or the next turn reusing this writer), the refusal belongs to the run that wrote those chunks.
+    if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED' && !this.#options.isStreamClosed()) return;
     throw error;
   }
 

@@ -21,6 +21,8 @@ interface LocalStream {
   writers: Set<BufferedStreamWriter>;
   /** This process knows the stream is ended or failed. */
   closed: boolean;
+  /** Counts reactivations: an append that started before one cannot close the stream again. */
+  epoch: number;
 }
 
 /**
@@ -43,9 +45,10 @@ export class BufferedWriterRegistry {
 
   /** Create a writer for `streamId`; `closed` is the stream status just read from the backend. */
   open(streamId: string, agentId: string, agentType: string, closed: boolean, settings: BufferedWriterSettings): BufferedStreamWriter {
-    const local = this.#streams.get(streamId) ?? { writers: new Set<BufferedStreamWriter>(), closed };
+    const local = this.#streams.get(streamId) ?? { writers: new Set<BufferedStreamWriter>(), closed, epoch: 0 };
     this.#streams.set(streamId, local);
     local.closed = closed;
+    if (!closed) local.epoch += 1; // the status just read is newer than any append in flight
     const writer: BufferedStreamWriter = new BufferedStreamWriter(settings.sink, {
       streamId,
       agentId,
@@ -56,8 +59,11 @@ export class BufferedWriterRegistry {
       classifyTransient: (error) => settings.classifyTransient(error),
       retry: settings.retry,
       isStreamClosed: () => local.closed,
-      onStreamClosed: () => {
-        local.closed = true;
+      closedNotice: () => {
+        const epoch = local.epoch;
+        return () => {
+          if (local.epoch === epoch) local.closed = true;
+        };
       },
       onRelease: () => {
         local.writers.delete(writer);
@@ -71,7 +77,9 @@ export class BufferedWriterRegistry {
   /** Record that the stream was ended/failed (`true`) or reactivated (`false`) by this manager. */
   setClosed(streamId: string, closed: boolean): void {
     const local = this.#streams.get(streamId);
-    if (local !== undefined) local.closed = closed;
+    if (local === undefined) return;
+    local.closed = closed;
+    if (!closed) local.epoch += 1;
   }
 
   /** Flush every open writer of `streamId`; failures are logged, not thrown. */

@@ -35,7 +35,7 @@ function writer(sink: ChunkBatchSink, overrides: Partial<BufferedStreamWriterOpt
     flushIntervalMs: 10,
     logger: noopLogger,
     isStreamClosed: () => false,
-    onStreamClosed: () => {},
+    closedNotice: () => () => {},
     onRelease: () => {},
     classifyTransient: (error) => (error instanceof Error && error.message === 'connection lost' ? 'ECONNRESET' : undefined),
     retry: { budgetMs: 1_000, initialDelayMs: 5, maxDelayMs: 20 },
@@ -86,7 +86,7 @@ describe('BufferedStreamWriter', () => {
     const sink = new RecordingSink();
     let closed = false;
     const onStreamClosed = vi.fn(() => (closed = true));
-    const subject = writer(sink, { onStreamClosed, isStreamClosed: () => closed, flushIntervalMs: 60_000 });
+    const subject = writer(sink, { closedNotice: () => onStreamClosed, isStreamClosed: () => closed, flushIntervalMs: 60_000 });
     await subject.write(chunk('a'));
     sink.failures.push(new StreamError('STREAM_CLOSED', 's1', 'closed'));
     await expect(subject.flush()).rejects.toSatisfy(isClosed);

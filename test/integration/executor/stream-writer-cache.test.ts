@@ -1,0 +1,61 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamError } from '../../../src/errors/index.js';
+import { ChunkEmitter, releaseAllStreamWriters } from '../../../src/steps/stream-writers.js';
+import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
+import type { StreamChunk } from '../../../src/types/stream.js';
+import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+
+// A step's writer is cached per process; its idea of the stream (closed) can be older than another process's
+// reactivation (a retry or the next turn started elsewhere). The cache must not fail the run for it.
+let database: TestDatabase;
+let admin: pg.Pool;
+let here: PostgresStreamManager;
+let elsewhere: PostgresStreamManager;
+
+beforeAll(async () => {
+  database = await createTestDatabase('stream_writer_cache');
+  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+  await new PostgresStreamManager({ pool: admin }).migrate();
+  here = new PostgresStreamManager({ connectionString: database.url });
+  elsewhere = new PostgresStreamManager({ connectionString: database.url });
+});
+afterAll(async () => {
+  await releaseAllStreamWriters();
+  await Promise.all([here?.close(), elsewhere?.close()]);
+  await admin?.end();
+  await database?.drop();
+});
+
+async function readAll(streamId: string): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of await here.createReader(streamId)) chunks.push(chunk);
+  return chunks;
+}
+const isClosed = (error: unknown): boolean => StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
+
+describe('ChunkEmitter: a cached writer that believes the stream closed', () => {
+  it('writes once another process reactivated the stream (it asks the stream again instead of failing the step)', async () => {
+    const emitter = new ChunkEmitter(here, 'cache-reactivated', 'agent-1', 'assistant', 1);
+    await emitter.emit({ type: 'text_delta', delta: 'first turn' });
+    await emitter.flush();
+    await elsewhere.endStream('cache-reactivated');
+    await expect(emitter.emit({ type: 'text_delta', delta: 'refused' }).then(() => emitter.flush())).rejects.toSatisfy(isClosed);
+    await elsewhere.reactivateStream('cache-reactivated');
+    await emitter.emit({ type: 'text_delta', delta: 'next turn' });
+    await emitter.flush();
+    await elsewhere.endStream('cache-reactivated');
+    const deltas = (await readAll('cache-reactivated')).map((chunk) => (chunk.type === 'text_delta' ? chunk.delta : chunk.type));
+    expect(deltas).toEqual(['first turn', 'next turn']);
+  });
+
+  it('still refuses with STREAM_CLOSED when the stream really is closed', async () => {
+    const emitter = new ChunkEmitter(here, 'cache-closed', 'agent-1', 'assistant', 1);
+    await emitter.emit({ type: 'text_delta', delta: 'only' });
+    await emitter.flush();
+    await elsewhere.endStream('cache-closed');
+    await expect(emitter.emit({ type: 'text_delta', delta: 'refused' }).then(() => emitter.flush())).rejects.toSatisfy(isClosed);
+    await expect(emitter.emit({ type: 'text_delta', delta: 'refused again' })).rejects.toSatisfy(isClosed);
+    expect((await readAll('cache-closed')).map((chunk) => chunk.type)).toEqual(['text_delta']);
+  });
+});
