@@ -88,8 +88,9 @@ async function runRecorded<T>(
   try {
     result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, () => body(record));
   } catch (error) {
-    // Asked also when writes wait to be stored alone (the watch may not have seen a cancellation yet).
-    if (cancelWatch.cancelled || writes.length > 0) await database.checkIfCanceled(workflowID);
+    // Asked also when writes wait to be stored alone (the watch may not have seen a cancellation yet); through a
+    // database outage, like the error's record below.
+    if (cancelWatch.cancelled || writes.length > 0) await withDbRetry(() => database.checkIfCanceled(workflowID));
     // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded and its
     // chunks are dropped (a cancelled run's stream may be ended, reactivated and written by its retry meanwhile).
     if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
