@@ -187,7 +187,7 @@ export class BufferedStreamWriter implements StreamWriter {
       within: async (connection) => {
         const closed = this.#options.closedNotice();
         const noticeClosed = (error: unknown): void => {
-          if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') closed();
+          if (isClosedStreamError(error)) closed();
         };
         try {
           await appendOn(observingChecks(connection, noticeClosed), streamId, chunks);
@@ -225,7 +225,7 @@ export class BufferedStreamWriter implements StreamWriter {
         this.#buffer.splice(0, batch.length);
         delay = this.#options.retry.initialDelayMs;
       } catch (error) {
-        if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED') {
+        if (isClosedStreamError(error)) {
           this.#buffer.length = 0;
           closed();
           throw error;
@@ -268,7 +268,7 @@ export class BufferedStreamWriter implements StreamWriter {
     this.#unreportedError = undefined;
     // A background append that found the stream closed is news only while it is: once the stream is reactivated
     // (a retry or the next turn reusing this writer), the refusal belongs to the run that wrote those chunks.
-    if (StreamError.isInstance(error) && error.code === 'STREAM_CLOSED' && !this.#options.isStreamClosed()) return;
+    if (isClosedStreamError(error) && !this.#options.isStreamClosed()) return;
     throw error;
   }
 
@@ -277,6 +277,11 @@ export class BufferedStreamWriter implements StreamWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** Whether `error` says the stream is ended or failed (an append's answer, or a write refused for it). */
+function isClosedStreamError(error: unknown): boolean {
+  return StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
 }
 
 function closedError(streamId: string): StreamError {

@@ -47,8 +47,7 @@ export class BufferedWriterRegistry {
   open(streamId: string, agentId: string, agentType: string, closed: boolean, settings: BufferedWriterSettings): BufferedStreamWriter {
     const local = this.#streams.get(streamId) ?? { writers: new Set<BufferedStreamWriter>(), closed, epoch: 0 };
     this.#streams.set(streamId, local);
-    local.closed = closed;
-    if (!closed) local.epoch += 1; // the status just read is newer than any append in flight
+    learnStatus(local, closed); // the status just read is newer than any append in flight
     const writer: BufferedStreamWriter = new BufferedStreamWriter(settings.sink, {
       streamId,
       agentId,
@@ -77,9 +76,7 @@ export class BufferedWriterRegistry {
   /** Record that the stream was ended/failed (`true`) or reactivated (`false`) by this manager. */
   setClosed(streamId: string, closed: boolean): void {
     const local = this.#streams.get(streamId);
-    if (local === undefined) return;
-    local.closed = closed;
-    if (!closed) local.epoch += 1;
+    if (local !== undefined) learnStatus(local, closed);
   }
 
   /** Flush every open writer of `streamId`; failures are logged, not thrown. */
@@ -102,3 +99,8 @@ export class BufferedWriterRegistry {
   }
 }
 
+/** Take `closed` as the stream's status; an active one starts a new epoch (older appends can no longer close it). */
+function learnStatus(local: LocalStream, closed: boolean): void {
+  local.closed = closed;
+  if (!closed) local.epoch += 1;
+}

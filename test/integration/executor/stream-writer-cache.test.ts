@@ -34,13 +34,19 @@ async function readAll(streamId: string): Promise<StreamChunk[]> {
 }
 const isClosed = (error: unknown): boolean => StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
 
+/** An emitter that wrote `first`, then learnt from a refused append that another process ended the stream. */
+async function emitterRefusedByEndedStream(streamId: string, first: string): Promise<ChunkEmitter> {
+  const emitter = new ChunkEmitter(here, streamId, 'agent-1', 'assistant', 1);
+  await emitter.emit({ type: 'text_delta', delta: first });
+  await emitter.flush();
+  await elsewhere.endStream(streamId);
+  await expect(emitter.emit({ type: 'text_delta', delta: 'refused' }).then(() => emitter.flush())).rejects.toSatisfy(isClosed);
+  return emitter;
+}
+
 describe('ChunkEmitter: a cached writer that believes the stream closed', () => {
   it('writes once another process reactivated the stream (it asks the stream again instead of failing the step)', async () => {
-    const emitter = new ChunkEmitter(here, 'cache-reactivated', 'agent-1', 'assistant', 1);
-    await emitter.emit({ type: 'text_delta', delta: 'first turn' });
-    await emitter.flush();
-    await elsewhere.endStream('cache-reactivated');
-    await expect(emitter.emit({ type: 'text_delta', delta: 'refused' }).then(() => emitter.flush())).rejects.toSatisfy(isClosed);
+    const emitter = await emitterRefusedByEndedStream('cache-reactivated', 'first turn');
     await elsewhere.reactivateStream('cache-reactivated');
     await emitter.emit({ type: 'text_delta', delta: 'next turn' });
     await emitter.flush();
@@ -50,11 +56,7 @@ describe('ChunkEmitter: a cached writer that believes the stream closed', () => 
   });
 
   it('still refuses with STREAM_CLOSED when the stream really is closed', async () => {
-    const emitter = new ChunkEmitter(here, 'cache-closed', 'agent-1', 'assistant', 1);
-    await emitter.emit({ type: 'text_delta', delta: 'only' });
-    await emitter.flush();
-    await elsewhere.endStream('cache-closed');
-    await expect(emitter.emit({ type: 'text_delta', delta: 'refused' }).then(() => emitter.flush())).rejects.toSatisfy(isClosed);
+    const emitter = await emitterRefusedByEndedStream('cache-closed', 'only');
     await expect(emitter.emit({ type: 'text_delta', delta: 'refused again' })).rejects.toSatisfy(isClosed);
     expect((await readAll('cache-closed')).map((chunk) => chunk.type)).toEqual(['text_delta']);
   });

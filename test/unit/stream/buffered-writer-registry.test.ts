@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StreamError } from '../../../src/errors/index.js';
 import { noopLogger } from '../../../src/hooks/logger.js';
-import type { ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
+import type { BufferedStreamWriter, ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
 import { BufferedWriterRegistry, type BufferedWriterSettings } from '../../../src/stream/buffered-writer-registry.js';
 import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
@@ -25,6 +25,9 @@ class HeldSink implements ChunkBatchSink {
     }
     this.stored.push(...chunks);
   }
+  get deltas(): string[] {
+    return this.stored.map((keyed) => (keyed.chunk.type === 'text_delta' ? keyed.chunk.delta : ''));
+  }
   answer(closed: boolean): void {
     this.#answer?.(closed);
   }
@@ -37,17 +40,23 @@ function settings(sink: ChunkBatchSink): BufferedWriterSettings {
 const chunk = (delta: string): StreamChunkInput => ({ type: 'text_delta', delta, agentId: 'a', agentType: 't', step: 1, timestamp: 1 });
 const isClosed = (error: unknown): boolean => StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
 
+/** A writer of stream `s1` whose flush of one chunk waits in the sink for its answer. */
+async function appendInFlight(): Promise<{ sink: HeldSink; registry: BufferedWriterRegistry; old: BufferedStreamWriter; flushing: Promise<void> }> {
+  const sink = new HeldSink();
+  const registry = new BufferedWriterRegistry(noopLogger);
+  const old = registry.open('s1', 'a', 't', false, settings(sink));
+  await old.write(chunk('before'));
+  const flushing = old.flush();
+  await sink.appending;
+  return { sink, registry, old, flushing };
+}
+
 describe('BufferedWriterRegistry: what a stream refusal teaches the other writers', () => {
   it.each([
     { case: 'the stream was not reactivated meanwhile: later writes are refused locally', reactivate: false, laterWrite: 'refused' },
     { case: 'the stream was reactivated while the append was in flight: its stale answer refuses nothing', reactivate: true, laterWrite: 'accepted' },
   ])('$case', async ({ reactivate, laterWrite }) => {
-    const sink = new HeldSink();
-    const registry = new BufferedWriterRegistry(noopLogger);
-    const old = registry.open('s1', 'a', 't', false, settings(sink));
-    await old.write(chunk('before'));
-    const flushing = old.flush();
-    await sink.appending;
+    const { sink, registry, old, flushing } = await appendInFlight();
     if (reactivate) {
       registry.setClosed('s1', true); // ended (e.g. a stuck run repaired) ...
       registry.setClosed('s1', false); // ... and reactivated by a retry, before the old append's answer arrives
@@ -58,7 +67,7 @@ describe('BufferedWriterRegistry: what a stream refusal teaches the other writer
     if (laterWrite === 'refused') await expect(later).rejects.toSatisfy(isClosed);
     else {
       await later;
-      expect(sink.stored.map((keyed) => (keyed.chunk.type === 'text_delta' ? keyed.chunk.delta : ''))).toEqual(['after']);
+      expect(sink.deltas).toEqual(['after']);
     }
   });
 
@@ -74,16 +83,11 @@ describe('BufferedWriterRegistry: what a stream refusal teaches the other writer
     registry.setClosed('s1', false); // reactivated for the next run, which reuses the writer
     await writer.write(chunk('next run'));
     await writer.flush();
-    expect(sink.stored.map((keyed) => (keyed.chunk.type === 'text_delta' ? keyed.chunk.delta : ''))).toEqual(['next run']);
+    expect(sink.deltas).toEqual(['next run']);
   });
 
   it('a writer opened on a stream just read as active is not refused by an older append answering closed', async () => {
-    const sink = new HeldSink();
-    const registry = new BufferedWriterRegistry(noopLogger);
-    const old = registry.open('s1', 'a', 't', false, settings(sink));
-    await old.write(chunk('before'));
-    const flushing = old.flush();
-    await sink.appending;
+    const { sink, registry, flushing } = await appendInFlight();
     const fresh = registry.open('s1', 'b', 't', false, settings(sink));
     sink.answer(true);
     await expect(flushing).rejects.toSatisfy(isClosed);
