@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from './run-id.js';
 import type { z } from 'zod';
 import type { AgentConfig, AgentInput, AnyAgentConfig } from '../agent/index.js';
 import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../errors/index.js';
@@ -106,7 +106,7 @@ export class DBOSAgentExecutor {
     registerAgent(any);
     if (mode === 'persistent') return this.persistent.execute(any, input, options);
     const { stateStore } = this.config;
-    const runId = `run-${randomUUID()}`;
+    const runId = newRunId();
     const message = typeof input === 'string' ? input : (input as { message?: unknown })?.message;
     const sameTurn = typeof message === 'string' ? message : undefined;
 
@@ -192,7 +192,7 @@ export class DBOSAgentExecutor {
         continue; // another writer (e.g. a submission or a concurrent resume) changed the session: decide again
       }
       await stateStore.incrementResumeCount(sessionId);
-      const runId = `run-${randomUUID()}`;
+      const runId = newRunId();
       if (rewindTo !== undefined) await rewindSession(stateStore, sessionId, rewindTo);
       const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, options);
       await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);

@@ -1,5 +1,5 @@
+import { newRunId } from './run-id.js';
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
-import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
 import {
@@ -60,7 +60,7 @@ export class PersistentSessions {
     const { sessionId } = options;
     if (options.branch !== undefined) throw new InvalidArgumentError('A persistent session cannot be started as a branch; branch in standard mode.', { sessionId });
     const idleTimeoutMs = validIdleTimeout(options.idleTimeoutMs);
-    const runId = `run-${randomUUID()}`;
+    const runId = newRunId();
     const existing = await stateStore.loadState(sessionId);
     if (existing === null) {
       const initial = initializeAgentState(agent, input, { runId });
@@ -118,7 +118,7 @@ export class PersistentSessions {
       const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
       if (!(await takeForResume(stateStore, sessionId, state, parked))) continue;
       await stateStore.incrementResumeCount(sessionId);
-      const runId = `run-${randomUUID()}`;
+      const runId = newRunId();
       if (rewindTo !== undefined) await rewindSession(stateStore, sessionId, rewindTo);
       const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, options);
       const message: PersistentTurnMessage = { kind: 'turn', runId, ...turn };
@@ -142,7 +142,7 @@ export class PersistentSessions {
     }
     await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
     await stateStore.clearInterruptFlag(sessionId);
-    const runId = `run-${randomUUID()}`;
+    const runId = newRunId();
     const message: PersistentTurnMessage = { kind: 'turn', runId, ...(run === null ? {} : { resume: { previousRunId: run.runId } }) };
     return this.deliver(agent, sessionId, message, options, {});
   }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from './run-id.js';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { decideSessionOperation, sessionViewOf } from '../orchestration/session-transitions.js';
 import { registerAgent } from '../steps/runtime-registry.js';
@@ -41,6 +41,6 @@ export async function retrySession(context: RetryContext, agent: AnyAgentConfig,
   await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
   await stateStore.clearInterruptFlag(sessionId); // a flag left by abort() must not stop the retried run
   await config.streamManager.reactivateStream(state.streamId ?? sessionId);
-  const runId = `run-${randomUUID()}`;
+  const runId = newRunId();
   return launcher.startRun(agent, sessionId, runId, run === null ? {} : { resume: { previousRunId: run.runId } }, options);
 }

@@ -47,7 +47,7 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
 export class CallLLMStep {
   /** The durable step (recorded as `CallLLMStep`, see `runLeanStep`). */
   static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
-    return runLeanStep('CallLLMStep', (record) => CallLLMStep.run(input, record));
+    return runLeanStep('CallLLMStep', (record) => CallLLMStep.run(input, record), { portableOutput: true });
   }
 
   private static async run(input: CallLLMStepInput, record: StepRecord): Promise<CallLLMStepOutput> {

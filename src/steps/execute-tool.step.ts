@@ -15,7 +15,7 @@ import { describeError, hookIdentity, stepEnvironment, type RunScope } from './s
 import { chunkKey } from './stream-writers.js';
 import { runLeanStep } from './lean-step.js';
 import { recordUsageWith, type StepRecord } from './step-record.js';
-import { deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
+import { committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 
@@ -43,7 +43,7 @@ export interface ExecuteToolStepInput extends RunScope {
 export class ExecuteToolStep {
   /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
   static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
-    return expandOutcome(input.call, await runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record)));
+    return expandOutcome(input.call, await runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record), { portableOutput: true }));
   }
 
   /** The step's body; what it returns is recorded, so it leaves out what the call already says (`expandOutcome`). */
@@ -53,6 +53,10 @@ export class ExecuteToolStep {
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
     const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
+    if (commitsHere && input.commit !== undefined && record.replayPossible) {
+      const done = await committedEarlier(stateStore, input, input.commit, call.resultMessageId);
+      if (done !== undefined) return { toolCallId: call.toolCallId, ...done };
+    }
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
     if (tool === undefined || tool.kind !== 'server') throw new Error(`"${call.toolName}" is not a server tool of agent "${agent.name}".`);

@@ -43,7 +43,7 @@ export async function recordStepRow(
   database: Pick<SystemDatabase, 'schemaName' | 'appName'>,
   step: StepRecordRow,
   held?: HeldWrites,
-  options: { refuseByError?: boolean } = {},
+  options: { refuseByError?: boolean; rowless?: boolean } = {},
 ): Promise<string | undefined> {
   const schema = database.schemaName;
   const ownerXid = currentOwnerXid(step.workflowID) ?? null;
@@ -51,24 +51,32 @@ export async function recordStepRow(
   // the same transaction, rolled back with it when the owner check fails.
   const carried = held === undefined || held.statements.length === 0 ? undefined : heldAsCtes(held.statements, held.values, 'held');
   const shift = carried?.shift ?? ((text: string) => text);
-  const insert = `INSERT INTO "${schema}".operation_outputs
+  // Rowless (the held writes witness the step): the owner check alone, answering as an inserted row would.
+  const insert = options.rowless
+    ? `SELECT ${shift('$2')}::bigint AS completed_at_epoch_ms FROM owner`
+    : `INSERT INTO "${schema}".operation_outputs
        (workflow_uuid, function_id, output, error, function_name, child_workflow_id, started_at_epoch_ms, completed_at_epoch_ms, serialization, application_name, retention_timestamp)
      SELECT ${shift('$1, $2, $3')}, NULL, ${shift('$4')}, NULL, ${shift('$5, $6, $7, $8')}, (EXTRACT(EPOCH FROM now()) * 1000)::bigint FROM owner
      ON CONFLICT (workflow_uuid, function_id) DO UPDATE SET completed_at_epoch_ms = operation_outputs.completed_at_epoch_ms
      RETURNING completed_at_epoch_ms`;
+  const endedAt = options.rowless ? '$2' : '$6';
+  const ownerXidAt = options.rowless ? '$3' : '$9';
   // Refused by error: a refusal (no owner, another completion time) fails the statement itself (division by zero), so a
   // COMMIT sent right behind it (pipelined) rolls back instead of committing the held writes without their record.
   // The held writes' guards hold too, else the same refusal. It also reads the transaction's id for the writes.
   const main = options.refuseByError
     ? `recorded AS (${insert})
      SELECT recorded.completed_at_epoch_ms, pg_current_xact_id()::xid::text AS transaction_id,
-       1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift('$6')} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted
+       1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift(endedAt)} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted
      FROM (SELECT 1) AS one LEFT JOIN recorded ON true`
     : insert;
   const text = `WITH ${carried === undefined ? '' : `${carried.ctes.join(', ')}, `}owner AS (
-       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND (${shift('$9')}::text IS NULL OR owner_xid = ${shift('$9')}) FOR NO KEY UPDATE
+       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND (${shift(ownerXidAt)}::text IS NULL OR owner_xid = ${shift(ownerXidAt)}) FOR NO KEY UPDATE
      )${options.refuseByError ? ', ' : '\n     '}${main}`;
-  const values = [...(held?.values ?? []), step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
+  const own = options.rowless
+    ? [step.workflowID, step.endedAt, ownerXid]
+    : [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
+  const values = [...(held?.values ?? []), ...own];
   let result: { rows: Array<{ completed_at_epoch_ms: string | number; transaction_id?: string }> };
   if (held?.guards !== undefined && held.guards.length > 0 && !options.refuseByError) throw new Error('Held writes with guards need a record that refuses by error.');
   try {

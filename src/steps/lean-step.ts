@@ -44,7 +44,7 @@ const frontiers = new WeakMap<object, RecordedFrontier>();
  *   return runLeanStep('ExecuteToolStep', (record) => executeTool(input, record));
  * }
  */
-export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promise<T>): Promise<T> {
+export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: LeanStepOptions = {}): Promise<T> {
   if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
   // The lean path reads DBOS internals verified against these releases only; any other DBOS gets its public
   // step API, which records the same operation row (same function id and name), so replays stay compatible.
@@ -55,7 +55,22 @@ export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promi
   const workflowID = DBOS.workflowID;
   const executor = DBOSExecutor.globalInstance;
   if (context === undefined || workflowID === undefined || executor === undefined) throw new Error(`${name} ran outside a DBOS workflow context.`);
-  return runRecorded(executor, context, workflowID, functionID, name, body);
+  return runRecorded(executor, context, workflowID, functionID, name, body, options);
+}
+
+/**
+ * How a lean step records its output.
+ *
+ * @example
+ * runLeanStep('CallLLMStep', body, { portableOutput: true });
+ */
+export interface LeanStepOptions {
+  /**
+   * Record the output as DBOS's portable JSON (plain JSON, ~40 bytes less than the superjson envelope): for outputs
+   * of plain JSON data only, as `undefined` members are dropped and dates become strings — on the first run and on a
+   * replay alike, since the step returns what its record says.
+   */
+  portableOutput?: boolean;
 }
 
 async function runRecorded<T>(
@@ -65,12 +80,14 @@ async function runRecorded<T>(
   functionID: number,
   name: string,
   body: (record: StepRecord) => Promise<T>,
+  options: LeanStepOptions,
 ): Promise<T> {
   const database = executor.systemDatabase;
   const startedAt = Date.now();
   const frontier = frontiers.get(context) ?? {};
   frontiers.set(context, frontier);
-  if (!mayRunUnread(frontier, functionID, startedAt)) {
+  const replayPossible = !mayRunUnread(frontier, functionID, startedAt);
+  if (replayPossible) {
     // Retried through connection failures, as DBOS retries its own reads.
     const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
     if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
@@ -80,9 +97,12 @@ async function runRecorded<T>(
 
   const cancelWatch = database.watchForCancellation(workflowID);
   const writes: RecordWrite[] = [];
+  let rowless = false;
   const record: StepRecord = {
     joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
     defer: (write) => void writes.push(write),
+    replayPossible,
+    witnessedByWrites: () => void (rowless = true),
   };
   let result: T;
   try {
@@ -100,7 +120,7 @@ async function runRecorded<T>(
   } finally {
     cancelWatch.release();
   }
-  const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer);
+  const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer, options.portableOutput === true ? 'portable' : undefined);
   const output = { output: serialized.stringified, serialization: serialized.sername };
   const step = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output };
   if (writes.length === 0) {
@@ -111,7 +131,8 @@ async function runRecorded<T>(
   }
   let outcome: RecordOutcome;
   try {
-    outcome = await recordWithWrites(database, writes, step);
+    // Witnessed by its writes: no operation row (a replay finds the outcome in what the writes stored).
+    outcome = await recordWithWrites(database, writes, step, { rowless });
   } catch (error) {
     // Refused (lost ownership, or another execution recorded the step): its writes are not ours to flush.
     if (error instanceof DBOSWorkflowConflictError) throw error;

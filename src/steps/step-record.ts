@@ -51,6 +51,17 @@ export interface StepRecord {
   joins(participant: unknown): Promise<boolean>;
   /** Commit `write` with the step's record; only after `joins` said yes for everything it writes. */
   defer(write: RecordWrite): void;
+  /**
+   * Whether an earlier execution of the workflow may have completed this step (the lean step read its record and
+   * found none, see `mayRunUnread`): a step whose writes are its witness (`witnessedByWrites`) looks for them first.
+   */
+  readonly replayPossible: boolean;
+  /**
+   * The deferred writes store this step's outcome durably, and the body finds it again from them when
+   * `replayPossible`: the record transaction then checks the workflow's ownership and commits the writes without
+   * inserting DBOS's `operation_outputs` row (an agent step's commit is the tool step's record; ~0.6 KiB a step less).
+   */
+  witnessedByWrites(): void;
 }
 
 /**
@@ -62,6 +73,10 @@ export interface StepRecord {
 export const SEPARATE_RECORD: StepRecord = {
   joins: async () => false,
   defer: () => {
+    throw new Error('This step record takes no writes; check joins() first.');
+  },
+  replayPossible: true,
+  witnessedByWrites: () => {
     throw new Error('This step record takes no writes; check joins() first.');
   },
 };

@@ -61,6 +61,8 @@ export function deferStepCommit(
   const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
   let report: StepCommitReport | undefined;
   let onCommitted: ((outcome: RecordOutcome) => void) | undefined;
+  // The commit (checkpoint `${runId}:${step}`) is the step's record: `committedEarlier` finds it on a replay.
+  record.witnessedByWrites();
   record.defer({
     within: async (connection) => {
       const store = stateStore as unknown as CommitOnConnection;
@@ -71,6 +73,29 @@ export function deferStepCommit(
       if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);
     },
   });
+}
+
+/**
+ * On a possible replay (`record.replayPossible`): the outcome of this tool step when an earlier execution of the run
+ * already committed the agent step with it (checkpoint `${runId}:${step}` exists; the step has no `operation_outputs`
+ * row, see `deferStepCommit`), read back from the committed tool message; else `undefined` (the tool runs).
+ *
+ * @example
+ * const done = await committedEarlier(stateStore, input, input.commit, input.call.resultMessageId);
+ */
+export async function committedEarlier(
+  stateStore: SessionStateStore,
+  scope: RunScope & { step: number },
+  commit: SoleToolCommit,
+  resultMessageId: string,
+): Promise<{ success: boolean; durationMs: number; committed: true } | undefined> {
+  const checkpoint = await stateStore.getCheckpoint(scope.sessionId, checkpointIdFor(scope.runId, scope.step));
+  if (checkpoint === null) return undefined;
+  // The tool's result precedes the commit's tail (a finish reminder) as the step's last messages.
+  const { messages } = await stateStore.getMessages(scope.sessionId, { offset: checkpoint.messageCount - commit.tail.length - 1, limit: 1 });
+  const message = messages[0];
+  if (message?.id !== resultMessageId || message.role !== 'tool') throw new Error(`The committed step ${scope.step} of run ${scope.runId} has no result of its tool call.`);
+  return { success: message.isError !== true, durationMs: 0, committed: true };
 }
 
 /**

@@ -88,11 +88,16 @@ describe('crash drill: SIGKILL during LLM calls', () => {
       () => doomed.worker.describe(),
     );
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 1]);
+    // The tool step's record is the agent step's commit (checkpoint :1): DBOS has no row for it.
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep']);
 
     const { result } = await killAndRecover(env, doomed);
 
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 2]);
+    // The recovered tool step found the commit and returned its outcome without running the tool.
     expect(await toolRunCounts(env.pool, BETWEEN_DRILL)).toEqual({ call_1_lookup_a: 1 });
+    const toolStep = (await stepRecordsOf(env.pool, doomed.workflowId)).find((step) => step.name === 'ExecuteToolStep');
+    expect(JSON.parse(toolStep?.output ?? 'null')).toEqual({ toolCallId: 'call_1_lookup_a', success: true, durationMs: 0, committed: true });
     const messages = await storedMessages(env, BETWEEN_DRILL);
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);

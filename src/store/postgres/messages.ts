@@ -33,10 +33,13 @@ export async function planPostgresAppend(
 export async function selectExistingMessageIds(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]): Promise<Set<string>> {
   const ids = messageIdsOf(messages);
   if (ids.length === 0) return new Set<string>();
-  const result = await connection.query<{ message_id: string }>(`SELECT message_id FROM ${tables.messages} WHERE session_id = $1 AND message_id = ANY($2::text[])`, [
-    sessionId,
-    ids,
-  ]);
+  // The key of the hash index behind the ids' uniqueness (migration 010), one probe per id.
+  const result = await connection.query<{ message_id: string }>(
+    `SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
+     JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
+       AND stored.session_id = $1 AND stored.message_id = wanted.id`,
+    [sessionId, ids],
+  );
   return new Set(result.rows.map((row) => row.message_id));
 }
 

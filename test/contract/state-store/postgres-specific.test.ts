@@ -92,6 +92,32 @@ describe('PostgresStateStore migrations', () => {
   });
 });
 
+describe('PostgresStateStore message ids (migration 010: a hash exclusion constraint)', () => {
+  it('stay unique per session, may repeat across sessions, and a retried append finds the stored ones', async () => {
+    const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'message_ids' });
+    try {
+      await store.migrate();
+      for (const sessionId of ['m1', 'm2']) await store.createSession(sessionId, { agentType: 'a' });
+      const messages: Message[] = [
+        { id: 'run-x:1:0', role: 'user', content: 'Hi' },
+        { id: 'run-x:1:1', role: 'assistant', content: 'Hello' },
+      ];
+      expect(await store.appendMessages('m1', messages)).toBe(2);
+      // A retried append of the same ids (and one new message) adds only the new one.
+      expect(await store.appendMessages('m1', [...messages, { id: 'run-x:2:0', role: 'user', content: 'Again' }])).toBe(3);
+      expect(await store.appendMessages('m2', messages)).toBe(2);
+      expect((await store.getMessages('m1')).messages.map((message) => message.id)).toEqual(['run-x:1:0', 'run-x:1:1', 'run-x:2:0']);
+      // The database refuses a duplicate id in a session even past the store's own check.
+      const duplicate = admin.query(
+        `INSERT INTO message_ids.__agents_messages (session_id, sequence, message_id, message, created_at) VALUES ('m1', 4, 'run-x:1:0', '{}', 0)`,
+      );
+      await expect(duplicate).rejects.toMatchObject({ code: '23P01', constraint: '__agents_messages_id_unique' });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('PostgresStateStore failures', () => {
   it('rolls back a step commit that fails inside Postgres after earlier statements ran', async () => {
     const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'rollback' });
