@@ -21,6 +21,7 @@ import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '
 import { isTerminalStatus } from '../stream-status.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
+import { chunkFromStored, storedChunkText } from './stored-chunk.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -147,13 +148,13 @@ export class PostgresStreamManager implements StreamManager {
     const source: ChunkSource = {
       read: async (afterSequence) => {
         seenVersion = signal.version;
-        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; chunk: StreamChunk | null }>(
+        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; step: number | null; chunk: string | null }>(
           this.#sql.read,
           [streamId, afterSequence, this.#readBatchSize],
         );
         const chunks: StreamChunk[] = [];
         for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null) chunks.push({ ...row.chunk, sequence: Number(row.sequence) });
+          if (row.chunk !== null && row.sequence !== null) chunks.push(chunkFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence)));
         }
         return { status: result.rows[0]?.status ?? null, chunks };
       },
@@ -272,7 +273,8 @@ export class PostgresStreamManager implements StreamManager {
 
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
   async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void> {
-    const values = [streamId, JSON.stringify(chunks.map((keyed) => keyed.chunk)), this.#sql.channel, chunks.map((keyed) => keyed.key)];
+    const texts = chunks.map((keyed) => storedChunkText(keyed.chunk, streamId));
+    const values = [streamId, texts, this.#sql.channel, chunks.map((keyed) => keyed.key), chunks.map((keyed) => keyed.chunk.step)];
     const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     const check = (result: { rowCount: number | null }): void => {
       if (result.rowCount === 0) throw closed();

@@ -26,13 +26,14 @@ export interface PostgresStreamStatements {
   /** $1 stream id → one row `{ status }` (creating the stream as active when missing). */
   open: string;
   /**
-   * $1 stream id, $2 jsonb array of chunks, $3 channel, $4 text[] of chunk keys (same order) → `{ base, stored }`;
-   * no row when not active. Chunks whose key is stored already (or repeated in the batch) are skipped.
+   * $1 stream id, $2 text[] of stored chunks (`storedChunkText`), $3 channel, $4 text[] of chunk keys, $5 int[] of
+   * steps (same order) → `{ base, stored }`; no row when not active. Chunks whose key is stored already (or repeated
+   * in the batch) are skipped.
    */
   append: string;
   /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
   appendOrFail: string;
-  /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, chunk }` (one row, chunk null, when none). */
+  /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, step, chunk }` (one row, chunk null, when none). */
   read: string;
   /** $1 stream id, $2 status, $3 output jsonb, $4 error, $5 channel → one row when the status changed. */
   finish: string;
@@ -70,22 +71,25 @@ const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint
  *
  * @example
  * const sql = postgresStreamStatements('public');
- * await pool.query(sql.append, [streamId, JSON.stringify(chunks), sql.channel, keys]);
+ * await pool.query(sql.append, [streamId, texts, sql.channel, keys, steps]);
  */
 export function postgresStreamStatements(schema: string): PostgresStreamStatements {
   const streams = `${escapeIdentifier(schema)}.__agents_streams`;
   const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
+  // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
   const appendCtes = `WITH batch AS (
-        SELECT item.value AS chunk, md5(keys.key)::uuid AS key, item.position,
-               row_number() OVER (PARTITION BY keys.key ORDER BY item.position) AS copy
-        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item(value, position)
-        JOIN unnest($4::text[]) WITH ORDINALITY AS keys(key, position) ON keys.position = item.position
+        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.position,
+               row_number() OVER (PARTITION BY item.key ORDER BY item.position) AS copy
+        FROM unnest($2::text[], $4::text[], $5::int[]) WITH ORDINALITY AS item(chunk, key, step, position)
       ), fresh AS (
-        SELECT chunk, key, row_number() OVER (ORDER BY position) AS rank
+        SELECT chunk, step, key, row_number() OVER (ORDER BY position) AS rank
         FROM batch
-        WHERE copy = 1 AND NOT EXISTS (SELECT 1 FROM ${chunks} c WHERE c.stream_id = $1 AND c.key_hash = batch.key)
+        WHERE copy = 1 AND NOT EXISTS (
+          SELECT 1 FROM ${chunks} c
+          WHERE (c.stream_id || chr(31) || c.key_hash::text) = ($1 || chr(31) || batch.key::text) AND c.stream_id = $1 AND c.key_hash = batch.key
+        )
       ), reserved AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
         VALUES ($1, 'active', (SELECT count(*) FROM fresh), ${NOW}, ${NOW})
@@ -95,10 +99,9 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         RETURNING s.last_sequence - (SELECT count(*) FROM fresh) AS base
       ), inserted AS (
         INSERT INTO ${chunks} (stream_id, sequence, step, chunk, key_hash)
-        SELECT $1, reserved.base + fresh.rank, (fresh.chunk->>'step')::int,
-               fresh.chunk - 'sequence', fresh.key
+        SELECT $1, reserved.base + fresh.rank, fresh.step, fresh.chunk, fresh.key
         FROM reserved CROSS JOIN fresh
-        ON CONFLICT (stream_id, key_hash) DO NOTHING
+        ON CONFLICT DO NOTHING
         RETURNING 1
       )`;
   return {
@@ -118,11 +121,11 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     appendOrFail: `${appendCtes}
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
-    read: `SELECT s.status, c.sequence, c.chunk
+    read: `SELECT s.status, c.sequence, c.step, c.chunk
       FROM (SELECT 1) AS anchor
       LEFT JOIN ${streams} s ON s.stream_id = $1
       LEFT JOIN LATERAL (
-        SELECT sequence, chunk FROM ${chunks}
+        SELECT sequence, step, chunk FROM ${chunks}
         WHERE stream_id = $1 AND sequence > $2::bigint
         ORDER BY sequence LIMIT $3
       ) c ON true
@@ -145,7 +148,7 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
         (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
-    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2 AND ($4::text IS NULL OR chunk->>'agentId' = $4::text)`,
+    cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2 AND ($4::text IS NULL OR COALESCE(chunk::jsonb->>'agentId', stream_id) = $4::text)`,
     prune: `DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')`,
   };
 }

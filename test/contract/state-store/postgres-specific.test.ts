@@ -118,6 +118,25 @@ describe('PostgresStateStore message ids (migration 010: a hash exclusion constr
   });
 });
 
+describe('stream chunk keys (migration 011: a hash exclusion constraint)', () => {
+  it('stay unique per stream and may repeat across streams', async () => {
+    const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'chunk_keys' });
+    try {
+      await store.migrate();
+      const insert = (streamId: string, sequence: number) =>
+        admin.query(`INSERT INTO chunk_keys.__agents_stream_chunks (stream_id, sequence, step, chunk, key_hash) VALUES ($1, $2, 1, '{}', md5('k')::uuid)`, [
+          streamId,
+          sequence,
+        ]);
+      await insert('a', 1);
+      await insert('b', 1);
+      await expect(insert('a', 2)).rejects.toMatchObject({ code: '23P01', constraint: '__agents_stream_chunks_key_unique' });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('PostgresStateStore failures', () => {
   it('rolls back a step commit that fails inside Postgres after earlier statements ran', async () => {
     const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'rollback' });

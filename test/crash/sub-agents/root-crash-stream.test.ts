@@ -29,7 +29,7 @@ afterAll(async () => {
 /** The stored chunks of one agent in the root's stream, in sequence order, as `sequence:step:type`. */
 async function storedChunksOf(agentId: string): Promise<string[]> {
   const { rows } = await env.pool.query<{ sequence: string; step: number; type: string }>(
-    `SELECT sequence, step, chunk->>'type' AS type FROM __agents_stream_chunks WHERE stream_id = $1 AND chunk->>'agentId' = $2 ORDER BY sequence`,
+    `SELECT sequence, step, chunk::jsonb->>'type' AS type FROM __agents_stream_chunks WHERE stream_id = $1 AND COALESCE(chunk::jsonb->>'agentId', stream_id) = $2 ORDER BY sequence`,
     [ROOT, agentId],
   );
   return rows.map((row) => `${row.sequence}:${row.step}:${row.type}`);

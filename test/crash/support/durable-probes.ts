@@ -183,7 +183,7 @@ export async function checkpointExists(pool: pg.Pool, sessionId: string, checkpo
  */
 export async function chunkRowCount(pool: pg.Pool, streamId: string, type: string, step?: number): Promise<number> {
   const { rows } = await pool.query<{ count: string }>(
-    `SELECT count(*) AS count FROM __agents_stream_chunks WHERE stream_id = $1 AND chunk->>'type' = $2 AND ($3::int IS NULL OR step = $3::int)`,
+    `SELECT count(*) AS count FROM __agents_stream_chunks WHERE stream_id = $1 AND chunk::jsonb->>'type' = $2 AND ($3::int IS NULL OR step = $3::int)`,
     [streamId, type, step ?? null],
   );
   return Number(rows[0]?.count ?? 0);

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { chunkFromStored, storedChunkText } from '../../../src/stream/postgres/stored-chunk.js';
+import type { StreamChunkInput } from '../../../src/types/stream.js';
+
+const rootDelta: StreamChunkInput = { type: 'text_delta', delta: 'Hi', agentId: 's1', agentType: 'a', step: 3, timestamp: 5 };
+const childEnd: StreamChunkInput = { type: 'tool_end', toolCallId: 'c1', toolName: 'lookup', result: { ok: true }, agentId: 's1-sub-c9', agentType: 'child', step: 1, timestamp: 6 };
+
+describe('stored chunks (Postgres stream manager)', () => {
+  it.each([
+    ['the root agent: agentId is the stream id, left out', rootDelta, '{"type":"text_delta","delta":"Hi","agentType":"a","timestamp":5}'],
+    ['a sub-agent in the root stream keeps its agentId', childEnd, '{"type":"tool_end","toolCallId":"c1","toolName":"lookup","result":{"ok":true},"agentId":"s1-sub-c9","agentType":"child","timestamp":6}'],
+  ])('%s; step and sequence are columns', (_case, chunk, text) => {
+    expect(storedChunkText({ ...chunk, sequence: 9 } as StreamChunkInput, 's1')).toBe(text);
+    expect(chunkFromStored(text, 's1', chunk.step, 9)).toEqual({ ...chunk, sequence: 9 });
+  });
+
+  it('reads a row stored before migration 011 (every field, jsonb rendering) as it was', () => {
+    const legacy = '{"step": 2, "type": "text_delta", "delta": "x", "agentId": "other", "agentType": "a", "timestamp": 1}';
+    expect(chunkFromStored(legacy, 's1', 2, 4)).toEqual({ type: 'text_delta', delta: 'x', agentId: 'other', agentType: 'a', step: 2, timestamp: 1, sequence: 4 });
+  });
+});
