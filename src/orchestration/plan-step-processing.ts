@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { FINISH_TOOL_NAME, type AgentTool, type AnyAgentConfig } from '../agent/index.js';
-import type { StepResult } from '../types/llm.js';
+import type { StepDecisionResult } from './step-decision-result.js';
 import type { ToolCall } from '../types/message.js';
 import { buildEffectiveTools } from './build-effective-tools.js';
 import { synthesizeFinishToolResult } from './finish-history.js';
@@ -26,7 +26,7 @@ const FINISH_REMINDER =
  * const plan = planStepProcessing(stepResult, agent, { sessionId, runId, step: 1 });
  * plan.serverToolCalls.map((call) => call.toolName);
  */
-export function planStepProcessing(stepResult: StepResult, agent: AnyAgentConfig, context: StepPlanningContext): StepProcessingPlan {
+export function planStepProcessing(stepResult: StepDecisionResult, agent: AnyAgentConfig, context: StepPlanningContext): StepProcessingPlan {
   const tools = buildEffectiveTools(agent);
   const byName = new Map<string, AgentTool>(tools.map((tool) => [tool.name, tool]));
   const plan: StepProcessingPlan = {

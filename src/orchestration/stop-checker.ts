@@ -1,5 +1,5 @@
 import type { AnyAgentConfig } from '../agent/index.js';
-import type { StepResult } from '../types/llm.js';
+import { fullStepResult, type StepDecisionResult } from './step-decision-result.js';
 import type { CompletionReason } from '../types/session.js';
 
 /**
@@ -14,7 +14,7 @@ export interface StopCheckInput<TState = Record<string, unknown>> {
    * The step's LLM result. Absent when a resumed run settles a step parked by an earlier run: then only a
    * finish (`__finish__` or finishWith) can end the run, and the loop goes on to the next LLM call.
    */
-  stepResult?: StepResult;
+  stepResult?: StepDecisionResult;
   /** Steps completed in this run, including this one (the per-turn `maxSteps` budget). */
   stepCount: number;
   /** Custom state after the step. */
@@ -59,7 +59,7 @@ export function shouldStopExecution<TState>(input: StopCheckInput<TState>): Stop
   if (stepResult.toolCalls.length === 0 && !hasOutputSchema) {
     return { stop: true, reason: 'text_response', status: 'completed', output: stepResult.text };
   }
-  if (agent.stopWhen?.({ stepCount, stepResult, customState: input.customState }) === true) {
+  if (agent.stopWhen?.({ stepCount, stepResult: fullStepResult(stepResult), customState: input.customState }) === true) {
     return { stop: true, reason: 'stop_when', status: 'completed', ...(hasOutputSchema ? {} : { output: stepResult.text }) };
   }
   if (stepCount >= agent.maxSteps) {

@@ -6,7 +6,8 @@ import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index
 import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
-import type { StepResult, ToolSchema } from '../types/llm.js';
+import type { ToolSchema } from '../types/llm.js';
+import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
 import type { SessionState } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
@@ -29,7 +30,7 @@ export interface CallLLMStepInput extends RunScope {
 }
 
 /** Output of `CallLLMStep.call`: the compact LLM result, or an observed interrupt request. */
-export type CallLLMStepOutput = { kind: 'result'; result: StepResult } | { kind: 'interrupted'; reason?: string };
+export type CallLLMStepOutput = { kind: 'result'; result: StepDecisionResult } | { kind: 'interrupted'; reason?: string };
 
 /** LLM attempts inside one step (retryable provider errors only). */
 const LLM_ATTEMPTS = 3;
@@ -39,7 +40,7 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
 
 /**
  * The durable LLM call of one agent step. Checks the interrupt flag, loads history inside the step (never
- * through workflow arguments), streams deltas while the model generates and returns a compact StepResult
+ * through workflow arguments), streams deltas while the model generates and returns the compact StepResult the workflow decides from
  * that DBOS checkpoints, so a recovered workflow never pays for the same call twice. A retried attempt (or
  * the first attempt in a process that recovered the workflow) first removes the step's partial chunks and
  * emits `step_reset`.
@@ -133,7 +134,8 @@ export class CallLLMStep {
           },
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
-        return { kind: 'result', result };
+        // What the workflow decides the step from (the accounting only for a stopWhen): the step's record.
+        return { kind: 'result', result: stepDecisionResult(result, agent) };
       } catch (error) {
         await emitter.flush().catch(() => undefined);
         if (watch.interrupted()) {

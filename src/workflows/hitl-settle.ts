@@ -1,5 +1,5 @@
 import type { Message } from '../types/message.js';
-import type { StepResult } from '../types/llm.js';
+import type { StepDecisionResult } from '../orchestration/step-decision-result.js';
 import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { orderMessages, outcomeMessage, resolutionMessage, type IndexedMessage } from '../orchestration/step-messages.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
@@ -23,7 +23,7 @@ export interface SettleInput {
   suspension: SuspensionRecord;
   previousRunId: string;
   /** The step's LLM result; absent when settling a step parked by an earlier run. */
-  stepResult?: StepResult;
+  stepResult?: StepDecisionResult;
   /** Messages to commit after the step's results (a resume's user message). */
   tail?: Message[];
   /** Children still waiting after phase 1; absent on a resumed run, which continues `suspension.childCalls`. */

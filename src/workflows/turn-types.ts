@@ -2,7 +2,7 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { shouldStopExecution } from '../orchestration/index.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
-import type { StepResult } from '../types/llm.js';
+import type { StepDecisionResult } from '../orchestration/step-decision-result.js';
 import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
 import type { CompletionReason } from '../types/session.js';
 
@@ -57,7 +57,7 @@ export function finished(
 /** What the stop check after a committed step reads. */
 export interface StepStopInput {
   /** The step's LLM result; absent when settling a step parked by an earlier run. */
-  stepResult?: StepResult;
+  stepResult?: StepDecisionResult;
   /** Custom state after the commit. */
   customState: Record<string, unknown> | undefined;
   /** The step's valid `__finish__` call, if any. */

@@ -144,10 +144,11 @@ describe('PostgresStateStore failures', () => {
       await store.migrate();
       await store.createSession('s', { agentType: 'a', customState: { n: 0 } });
       await store.stageChanges('s', { stepId: 'r1:1', stagingKey: 'k', patches: [{ op: 'replace', path: '/n', value: 1 }] });
-      // Postgres jsonb rejects the NUL character, so the final INSERT (messages) fails after the session
-      // UPDATE, the staging DELETE and the checkpoint INSERT already ran in the transaction.
+      // A constraint refuses the message, so the final INSERT (messages) fails after the session UPDATE, the staging
+      // DELETE and the checkpoint INSERT already ran in the transaction.
+      await admin.query(`ALTER TABLE rollback.__agents_messages ADD CONSTRAINT refuse_payload CHECK (message NOT LIKE '%payload%')`);
       const error = await store
-        .saveStateAndPromoteStaging('s', { stepCount: 1 }, [{ role: 'user', content: 'secret\u0000payload' }], { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 })
+        .saveStateAndPromoteStaging('s', { stepCount: 1 }, [{ role: 'user', content: 'secret payload' }], { checkpointId: 'r1:1', runId: 'r1', stepCount: 1 })
         .catch((caught: unknown) => caught);
       expect(StoreError.isInstance(error)).toBe(true);
       expect((error as Error).message).not.toContain('secret');

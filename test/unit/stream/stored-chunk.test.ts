@@ -10,7 +10,7 @@ describe('stored chunks (Postgres stream manager)', () => {
     ['the root agent: agentId is the stream id, left out', rootDelta, '{"type":"text_delta","delta":"Hi","agentType":"a","timestamp":5}'],
     ['a sub-agent in the root stream keeps its agentId', childEnd, '{"type":"tool_end","toolCallId":"c1","toolName":"lookup","result":{"ok":true},"agentId":"s1-sub-c9","agentType":"child","timestamp":6}'],
   ])('%s; step and sequence are columns', (_case, chunk, text) => {
-    expect(storedChunkText({ ...chunk, sequence: 9 } as StreamChunkInput, 's1')).toBe(text);
+    expect(storedChunkText({ ...chunk, sequence: 9 } as unknown as StreamChunkInput, 's1')).toBe(text);
     expect(chunkFromStored(text, 's1', chunk.step, 9)).toEqual({ ...chunk, sequence: 9 });
   });
 

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { defineAgent } from '../../../src/agent/index.js';
+import { shouldStopExecution } from '../../../src/orchestration/index.js';
+import { fullStepResult, stepDecisionResult } from '../../../src/orchestration/step-decision-result.js';
+import type { StepResult } from '../../../src/types/llm.js';
+
+const result: StepResult = {
+  text: 'Looking.',
+  thinking: 'hm',
+  toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'a' } }],
+  usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+  finishReason: 'tool_calls',
+  modelId: 'm',
+};
+const plain = defineAgent({ name: 'plain', systemPrompt: 'x' });
+const stopping = defineAgent({ name: 'stopping', systemPrompt: 'x', stopWhen: ({ stepResult }) => stepResult.usage.totalTokens > 10 });
+
+describe('stepDecisionResult: what an LLM step records for its workflow', () => {
+  it.each([
+    ['an agent without stopWhen: text, thinking and tool calls, no accounting', plain, { text: 'Looking.', thinking: 'hm', toolCalls: result.toolCalls }],
+    ['an agent with stopWhen: the whole result (its stopWhen reads it)', stopping, result],
+  ])('%s', (_case, agent, recorded) => {
+    expect(stepDecisionResult(result, agent)).toEqual(recorded);
+  });
+
+  it('gives a stopWhen the whole result, and refuses loudly one recorded without accounting', () => {
+    expect(shouldStopExecution({ agent: stopping, stepResult: stepDecisionResult(result, stopping), stepCount: 1, customState: {} })).toMatchObject({ stop: true, reason: 'stop_when' });
+    expect(() => fullStepResult(stepDecisionResult(result, plain))).toThrow(/without its usage and finish reason/);
+  });
+});
