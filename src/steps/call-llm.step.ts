@@ -8,6 +8,7 @@ import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { ToolSchema } from '../types/llm.js';
 import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
+import { mayWitnessLLMStep, witnessedEarlier, witnessInSessionRow } from './llm-step-witness.js';
 import type { SessionState } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
@@ -55,6 +56,15 @@ export class CallLLMStep {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
+    // A step that may keep its record in the session row looks there first when an earlier execution may have run it.
+    const witnessed = await mayWitnessLLMStep(stateStore, hooks, record, agent, input.commit !== undefined);
+    if (witnessed && record.replayPossible) {
+      const earlier = await witnessedEarlier(stateStore, input);
+      if (earlier !== undefined) {
+        record.foundEarlier();
+        return { kind: 'result', result: earlier };
+      }
+    }
 
     // The previous step's commit (done here, or by its tool step in this process) reports the session, its new
     // messages and the interrupt flag: no reads of them.
@@ -134,8 +144,11 @@ export class CallLLMStep {
           },
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
-        // What the workflow decides the step from (the accounting only for a stopWhen): the step's record.
-        return { kind: 'result', result: stepDecisionResult(result, agent) };
+        // What the workflow decides the step from (the accounting only for a stopWhen): the step's record, in the
+        // session row when its sole tool call will commit the agent step.
+        const decision = stepDecisionResult(result, agent);
+        if (witnessed) witnessInSessionRow(record, stateStore, agent, input, decision);
+        return { kind: 'result', result: decision };
       } catch (error) {
         await emitter.flush().catch(() => undefined);
         if (watch.interrupted()) {

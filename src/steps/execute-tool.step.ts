@@ -55,7 +55,10 @@ export class ExecuteToolStep {
     const { call } = input;
     if (commitsHere && input.commit !== undefined && record.replayPossible) {
       const done = await committedEarlier(stateStore, input, input.commit, call.resultMessageId);
-      if (done !== undefined) return { toolCallId: call.toolCallId, ...done };
+      if (done !== undefined) {
+        record.foundEarlier();
+        return { toolCallId: call.toolCallId, ...done };
+      }
     }
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);

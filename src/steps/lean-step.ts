@@ -98,11 +98,13 @@ async function runRecorded<T>(
   const cancelWatch = database.watchForCancellation(workflowID);
   const writes: RecordWrite[] = [];
   let rowless = false;
+  let foundEarlier = false;
   const record: StepRecord = {
     joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
     defer: (write) => void writes.push(write),
     replayPossible,
     witnessedByWrites: () => void (rowless = true),
+    foundEarlier: () => void (foundEarlier = true),
   };
   let result: T;
   try {
@@ -126,7 +128,8 @@ async function runRecorded<T>(
   if (writes.length === 0) {
     // One statement: the ownership check and the insert, the row DBOS records for a step's result.
     await withDbRetry(() => recordStepRow(database.pool, database, step));
-    frontier.lastRecorded = { functionID, at: Date.now() };
+    // A step found in an earlier execution's writes was not run here: a later rowless one may exist too (read it).
+    if (!foundEarlier) frontier.lastRecorded = { functionID, at: Date.now() };
     return serialized.deserialized;
   }
   let outcome: RecordOutcome;

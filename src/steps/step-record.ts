@@ -62,6 +62,11 @@ export interface StepRecord {
    * inserting DBOS's `operation_outputs` row (an agent step's commit is the tool step's record; ~0.6 KiB a step less).
    */
   witnessedByWrites(): void;
+  /**
+   * The body found its outcome in what an earlier execution's writes stored (a replay, see `replayPossible`): it is
+   * recorded now as a row, but this execution did not run the step, so the next step reads its record too.
+   */
+  foundEarlier(): void;
 }
 
 /**
@@ -79,6 +84,7 @@ export const SEPARATE_RECORD: StepRecord = {
   witnessedByWrites: () => {
     throw new Error('This step record takes no writes; check joins() first.');
   },
+  foundEarlier: () => undefined,
 };
 
 /**

@@ -36,6 +36,12 @@ export class CommitCache {
     return known;
   }
 
+  /** The session's row was written again by `to` (a pending step) right after `from`, the entry's commit: follow it. */
+  advance(sessionId: string, from: string, to: string): void {
+    const known = this.#sessions.get(sessionId);
+    if (known?.xmin === from) this.#sessions.set(sessionId, { ...known, xmin: to });
+  }
+
   /** Remember what a committed step commit wrote. */
   remember(sessionId: string, known: CommittedSession): void {
     this.#sessions.delete(sessionId);

@@ -33,6 +33,7 @@ import { assertIdentifier } from '../validation.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
 import { CommitCache } from './commit-cache.js';
+import { readStepWitness, writePendingStepOn, type PendingStep } from './pending-step.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { Database, type PostgresContext, type SqlConnection } from './database.js';
 import * as interrupt from './interrupt-flag.js';
@@ -176,6 +177,14 @@ export class PostgresStateStore implements SessionStateStore {
   /** @internal `saveStateAndPromoteStaging` inside a caller's transaction on this database (a step record's). */
   async commitStepOn(connection: SqlConnection, ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>) {
     return commitPostgresStepOn(connection, this.context.tables, ...args, this.#commits);
+  }
+  /** @internal An LLM step's record in the session row, inside a step record's transaction (see `writePendingStepOn`). */
+  async recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep) {
+    return writePendingStepOn(connection, this.context.tables, sessionId, pending, this.#commits);
+  }
+  /** @internal What an LLM step left of itself: its pending record, its committed assistant message (see `readStepWitness`). */
+  async readStepWitness(sessionId: string, assistantMessageId: string) {
+    return this.context.database.run('read an LLM step record', (connection) => readStepWitness(connection, this.context.tables, sessionId, assistantMessageId));
   }
   /** @internal Names the database this store writes to (see `databaseFingerprint`). */
   async databaseFingerprint(): Promise<string> {

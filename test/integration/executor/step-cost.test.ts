@@ -89,8 +89,9 @@ describe('the cost of an agent step', () => {
     // tool: 7 more).
     expect(loads).toBeLessThanOrEqual(3);
     expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
-    // The three tool steps committed their agent steps, and those commits are their records: DBOS has no row for them.
-    expect(await stepNames(handle.workflowId)).toEqual(['BeginRunStep', 'CallLLMStep', 'CallLLMStep', 'CallLLMStep', 'CallLLMStep', 'FinishRunStep']);
+    // The three tool steps committed their agent steps, and those commits are their records; their LLM steps' records
+    // are in the session row (the pending step, then the committed assistant message): DBOS has rows for neither.
+    expect(await stepNames(handle.workflowId)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
     const state = await runtime.stateStore.loadState('cost-1');
     expect(state?.customState).toEqual({ count: 3 });
     expect(state?.checkpointId).toBe(`${result.runId}:4`);
@@ -143,12 +144,13 @@ describe('the cost of an agent step', () => {
     expect(counts).toEqual({ commits: 1, staged: 0 });
     expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
     for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
-    // The commit is each tool step's record: function ids 2 and 4 have no DBOS row (the LLM steps 1, 3, 5 do).
+    // The commit is each tool step's record, the session row each of their LLM steps': function ids 1–4 have no DBOS
+    // row (the final text step 5 does).
     const { rows } = await pool.query<{ function_id: number; function_name: string }>(
       'SELECT function_id, function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id',
       [handle.workflowId],
     );
-    expect(rows.map((row) => `${row.function_id}:${row.function_name}`)).toEqual(['0:BeginRunStep', '1:CallLLMStep', '3:CallLLMStep', '5:CallLLMStep', '6:FinishRunStep']);
+    expect(rows.map((row) => `${row.function_id}:${row.function_name}`)).toEqual(['0:BeginRunStep', '5:CallLLMStep', '6:FinishRunStep']);
     const chunks: string[] = [];
     for await (const chunk of await runtime.streamManager.createReader('cost-shared')) {
       if (chunk.type === 'tool_start' || chunk.type === 'tool_end' || chunk.type === 'state_patch') chunks.push(`${chunk.type}:${chunk.step}`);

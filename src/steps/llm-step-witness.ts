@@ -1,0 +1,86 @@
+import type { AnyAgentConfig } from '../agent/index.js';
+import type { HookManager } from '../hooks/hook-manager.js';
+import { messageId } from '../orchestration/ids.js';
+import { planStepProcessing } from '../orchestration/plan-step-processing.js';
+import { soleToolCommit } from '../orchestration/sole-tool-commit.js';
+import type { StepDecisionResult } from '../orchestration/step-decision-result.js';
+import type { SqlConnection } from '../store/postgres/database.js';
+import type { PendingStep } from '../store/postgres/pending-step.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { Message } from '../types/message.js';
+import type { RunScope } from './step-scope.js';
+import type { RecordOutcome, StepRecord } from './step-record.js';
+
+/** A store that can keep an LLM step's record in the session row (`PostgresStateStore`). */
+interface PendingStepStore {
+  recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep): Promise<{ onCommitted(outcome: RecordOutcome): void }>;
+  readStepWitness(sessionId: string, assistantMessageId: string): Promise<{ pending?: PendingStep; assistant?: Message }>;
+}
+
+/**
+ * Whether this LLM step may keep its record in the session row instead of a DBOS row: the store supports it and joins
+ * the step's record, the step carries no earlier step's commit, and the step's result is all its workflow reads (no
+ * `stopWhen`, so a committed step's result is its assistant message) — the same conditions under which its tool step
+ * can commit the agent step (no onMessage/afterTool hook).
+ *
+ * @example
+ * const witnessed = await mayWitnessLLMStep(stateStore, hooks, record, agent, input.commit !== undefined);
+ */
+export async function mayWitnessLLMStep(
+  stateStore: SessionStateStore,
+  hooks: Pick<HookManager, 'hasHooks'>,
+  record: StepRecord,
+  agent: Pick<AnyAgentConfig, 'stopWhen'>,
+  carriesCommit: boolean,
+): Promise<boolean> {
+  if (carriesCommit || agent.stopWhen !== undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
+  if (typeof (stateStore as Partial<PendingStepStore>).recordPendingStepOn !== 'function') return false;
+  return record.joins(stateStore);
+}
+
+/**
+ * On a possible replay of a step that may have been witnessed: its result when an earlier execution recorded it in the
+ * session row (still the pending step) or committed its agent step (read back from the assistant message); else
+ * `undefined` (the model is called).
+ *
+ * @example
+ * const earlier = await witnessedEarlier(stateStore, input);
+ */
+export async function witnessedEarlier(stateStore: SessionStateStore, scope: RunScope & { step: number }): Promise<StepDecisionResult | undefined> {
+  const { pending, assistant } = await (stateStore as unknown as PendingStepStore).readStepWitness(scope.sessionId, messageId(scope.runId, scope.step, 0));
+  if (pending !== undefined && pending.runId === scope.runId && pending.step === scope.step) return pending.result as StepDecisionResult;
+  if (assistant?.role !== 'assistant') return undefined;
+  return {
+    text: assistant.content,
+    toolCalls: assistant.toolCalls ?? [],
+    ...(assistant.thinking === undefined ? {} : { thinking: assistant.thinking }),
+  };
+}
+
+/**
+ * When `decision` makes a step whose sole tool call commits it (`soleToolCommit`), record it in the session row with
+ * the step's other writes (`witnessedByWrites`: no DBOS row). Returns whether it did.
+ *
+ * @example
+ * witnessInSessionRow(record, stateStore, agent, input, decision);
+ */
+export function witnessInSessionRow(
+  record: StepRecord,
+  stateStore: SessionStateStore,
+  agent: AnyAgentConfig,
+  scope: RunScope & { step: number },
+  decision: StepDecisionResult,
+): boolean {
+  const plan = planStepProcessing(decision, agent, { sessionId: scope.sessionId, runId: scope.runId, step: scope.step });
+  if (soleToolCommit(plan, agent) === undefined) return false;
+  let written: { onCommitted(outcome: RecordOutcome): void } | undefined;
+  record.witnessedByWrites();
+  record.defer({
+    within: async (connection) => {
+      const pending: PendingStep = { runId: scope.runId, step: scope.step, result: decision };
+      written = await (stateStore as unknown as PendingStepStore).recordPendingStepOn(connection, scope.sessionId, pending);
+    },
+    committed: (outcome) => written?.onCommitted(outcome),
+  });
+  return true;
+}

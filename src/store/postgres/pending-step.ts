@@ -1,0 +1,83 @@
+import { canSendAhead } from '../../database/send-ahead.js';
+import { SessionNotFoundError } from '../../errors/index.js';
+import type { Message } from '../../types/message.js';
+import type { CommitCache } from './commit-cache.js';
+import type { SqlConnection } from './database.js';
+import type { StoreTables } from './tables.js';
+
+/**
+ * An LLM step's result as its record in the session row (`pending_step`, migration 013): kept until the next step's.
+ *
+ * @example
+ * const pending: PendingStep = { runId: 'run-1', step: 3, result: { text: '', toolCalls: [] } };
+ */
+export interface PendingStep {
+  runId: string;
+  step: number;
+  result: unknown;
+}
+
+/**
+ * Write `pending` into the session row inside a step record's transaction (sent ahead in pipeline mode). The row's
+ * `xmin` changes; when this process's last step commit left it (the commit cache holds that `xmin`), the entry moves
+ * to this transaction once it commits, so the step's commit still needs no locked read — a write by anyone else in
+ * between leaves the entry behind, and that commit's guard then fails as before.
+ *
+ * @example
+ * const { onCommitted } = await writePendingStepOn(connection, tables, 's1', pending, cache);
+ */
+export async function writePendingStepOn(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  pending: PendingStep,
+  cache: CommitCache,
+): Promise<{ onCommitted(outcome: { transactionId?: string }): void }> {
+  // The locked read runs first (joined, not a RETURNING subquery, which would run after the update and find the row
+  // changed); locking follows a concurrent writer's update, so its `xmin` is the latest one.
+  const text = `WITH previous AS MATERIALIZED (SELECT xmin::text AS previous_xmin FROM ${tables.sessions} WHERE session_id = $1 FOR NO KEY UPDATE)
+    UPDATE ${tables.sessions} AS session SET pending_step = $2 FROM previous WHERE session.session_id = $1 RETURNING previous.previous_xmin`;
+  const values = [sessionId, JSON.stringify(pending)];
+  let previous: string | undefined;
+  const check = (result: { rows: Array<Record<string, unknown>> }): void => {
+    const row = result.rows[0];
+    if (row === undefined) throw new SessionNotFoundError(sessionId);
+    previous = String(row.previous_xmin);
+  };
+  if (canSendAhead(connection)) await connection.sendAhead(text, values, check);
+  else check(await connection.query(text, values));
+  return {
+    onCommitted: (outcome) => {
+      if (previous !== undefined && outcome.transactionId !== undefined) cache.advance(sessionId, previous, outcome.transactionId);
+    },
+  };
+}
+
+/**
+ * What an LLM step of the session left of itself: the pending step in the session row, and the assistant message
+ * `assistantMessageId` when its agent step was committed (one statement).
+ *
+ * @example
+ * const { pending, assistant } = await readStepWitness(connection, tables, 's1', 'run-1:3:0');
+ */
+export async function readStepWitness(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  assistantMessageId: string,
+): Promise<{ pending?: PendingStep; assistant?: Message }> {
+  const { rows } = await connection.query<{ pending_step: string | null; message: string | null }>(
+    `SELECT session.pending_step, stored.message
+     FROM ${tables.sessions} AS session
+     LEFT JOIN ${tables.messages} AS stored
+       ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || $2) AND stored.session_id = $1 AND stored.message_id = $2
+     WHERE session.session_id = $1`,
+    [sessionId, assistantMessageId],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new SessionNotFoundError(sessionId);
+  return {
+    ...(row.pending_step === null ? {} : { pending: JSON.parse(row.pending_step) as PendingStep }),
+    ...(row.message === null ? {} : { assistant: { ...(JSON.parse(row.message) as Message), id: assistantMessageId } }),
+  };
+}
