@@ -16,6 +16,7 @@ import { subAgentBenchResponse } from './sub-agent-step.js';
 export function createBenchModel(toolSteps: number): MockLLMAdapter {
   return new MockLLMAdapter(
     (input) =>
+      noteModelCall(input.sessionId) ??
       hitlBenchResponse(input) ??
       subAgentBenchResponse(input) ??
       ((input.step ?? 1) <= toolSteps
@@ -23,6 +24,29 @@ export function createBenchModel(toolSteps: number): MockLLMAdapter {
         : { type: 'text', text: 'done' }),
     { recordInputs: false },
   );
+}
+
+/** Epoch ms at which each model call of a session started, in order (a step's start: most steps have no DBOS row). */
+const modelCallStarts = new Map<string, number[]>();
+
+/**
+ * The start times (epoch ms) of a session's model calls through `createBenchModel`, forgotten once taken.
+ *
+ * @example
+ * const [first, second] = takeModelCallStarts('bench-1');
+ */
+export function takeModelCallStarts(sessionId: string): number[] {
+  const starts = modelCallStarts.get(sessionId) ?? [];
+  modelCallStarts.delete(sessionId);
+  return starts;
+}
+
+function noteModelCall(sessionId: string | undefined): undefined {
+  if (sessionId === undefined) return undefined;
+  const starts = modelCallStarts.get(sessionId) ?? [];
+  starts.push(Date.now());
+  modelCallStarts.set(sessionId, starts);
+  return undefined;
 }
 
 /**
@@ -50,8 +74,8 @@ export interface RunTiming {
 }
 
 /**
- * Run one agent session of `toolSteps` tool steps plus the final answer; the step starts are the starts of
- * its CallLLMSteps as DBOS recorded them.
+ * Run one agent session of `toolSteps` tool steps plus the final answer; the step starts are the starts of its model
+ * calls (a step whose sole tool call commits it has no DBOS rows to time it by).
  *
  * @example
  * const timing = await timeAgentRun(executor, agent, 'bench-1');
@@ -62,7 +86,7 @@ export async function timeAgentRun(executor: DBOSAgentExecutor, agent: ReturnTyp
   const result = await handle.result();
   const wallMs = performance.now() - startedAt;
   if (result.status !== 'completed') throw new Error(`The benchmark run ended ${result.status}: ${result.error ?? ''}`);
-  return { wallMs, stepStarts: await stepStarts(handle.workflowId, 'CallLLMStep') };
+  return { wallMs, stepStarts: takeModelCallStarts(sessionId) };
 }
 
 /**

@@ -96,7 +96,7 @@ async function measureInProcess(database: BenchDatabase): Promise<void> {
         ],
       )}\n`,
     );
-    process.stdout.write('\nStep times are start-to-start intervals recorded by DBOS (DBOS.listWorkflowSteps); the agent loop also writes usage rows and stream chunks.\n');
+    process.stdout.write('\nStep times are start-to-start intervals: of the bare steps as DBOS recorded them (DBOS.listWorkflowSteps), of the agent loop from its model calls; the agent loop also writes usage rows and stream chunks.\n');
 
     const delegation = await measureSubAgentStep(executor, scale.latencySamples);
     process.stdout.write(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createSubAgentTool, defineAgent, defineTool, type DBOSAgentExecutor } from '../src/index.js';
 import type { MockLLMResponse } from '../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../src/types/llm.js';
-import { stepStarts } from './agent-loop.js';
+import { takeModelCallStarts } from './agent-loop.js';
 import { summarizeLatencies, type LatencySummary } from './latency-summary.js';
 
 const CHILD = 'bench_child';
@@ -41,8 +41,8 @@ export interface SubAgentStepFigures {
 }
 
 /**
- * Alternate `samples` two-step sessions of each kind; a sample is the start-to-start time of the session's LLM
- * steps 1 → 2 (DBOS-recorded), i.e. the whole agent step: the LLM step, the tool step or the child run (its
+ * Alternate `samples` two-step sessions of each kind; a sample is the start-to-start time of the session's model
+ * calls 1 → 2, i.e. the whole agent step: the LLM step, the tool step or the child run (its
  * dispatch, its own begin/LLM/commit/finish, the completion message), and the commit.
  *
  * @example
@@ -54,10 +54,10 @@ export async function measureSubAgentStep(executor: DBOSAgentExecutor, samples: 
   const tool: number[] = [];
   for (let index = 0; index < samples; index += 1) {
     for (const [agent, into] of [[delegator, subAgent], [toolCaller, tool]] as const) {
-      const handle = await executor.execute(agent, 'Go.', { sessionId: `bench-${agent.name}-${index}` });
-      const result = await handle.result();
+      const sessionId = `bench-${agent.name}-${index}`;
+      const result = await (await executor.execute(agent, 'Go.', { sessionId })).result();
       if (result.status !== 'completed') throw new Error(`The ${agent.name} session did not complete (${result.status}).`);
-      const [first, second] = await stepStarts(handle.workflowId, 'CallLLMStep');
+      const [first, second] = takeModelCallStarts(sessionId);
       if (first === undefined || second === undefined) throw new Error('The LLM steps were not recorded.');
       into.push(second - first);
     }
