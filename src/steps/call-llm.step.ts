@@ -8,7 +8,7 @@ import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { ToolSchema } from '../types/llm.js';
 import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
-import { mayWitnessLLMStep, witnessedEarlier, witnessInSessionRow } from './llm-step-witness.js';
+import { loadStepState, mayWitnessLLMStep, witnessedEarlier, witnessInSessionRow } from './llm-step-witness.js';
 import type { SessionState } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
@@ -78,7 +78,7 @@ export class CallLLMStep {
       const flag = await stateStore.checkInterruptFlag(input.sessionId);
       if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     }
-    const state: SessionState | null = report?.state ?? (await stateStore.loadState(input.sessionId));
+    const state: SessionState | null = report?.state ?? (await loadStepState(stateStore, input.sessionId));
     if (state === null) throw new Error('The session of this run no longer exists.');
     rememberStepStartState(stateStore, input, state.customState);
     const history = historyAfter(report, stateStore, input.sessionId) ?? (await loadHistory(stateStore, input.sessionId));

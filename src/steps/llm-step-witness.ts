@@ -8,6 +8,7 @@ import type { SqlConnection } from '../store/postgres/database.js';
 import type { PendingStep } from '../store/postgres/pending-step.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Message } from '../types/message.js';
+import type { SessionState } from '../types/session.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from './step-record.js';
 
@@ -15,6 +16,19 @@ import type { RecordOutcome, StepRecord } from './step-record.js';
 interface PendingStepStore {
   recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep): Promise<{ onCommitted(outcome: RecordOutcome): void }>;
   readStepWitness(sessionId: string, assistantMessageId: string): Promise<{ pending?: PendingStep; assistant?: Message }>;
+  loadStateForStep(sessionId: string): Promise<SessionState | null>;
+}
+
+/**
+ * The session for an LLM step that got no commit report (a run's first step, or another process's): through the
+ * store's `loadStateForStep` when it has one (it primes the step's commit, so that needs no locked read).
+ *
+ * @example
+ * const state = await loadStepState(stateStore, 's1');
+ */
+export function loadStepState(stateStore: SessionStateStore, sessionId: string): Promise<SessionState | null> {
+  const store = stateStore as Partial<PendingStepStore>;
+  return typeof store.loadStateForStep === 'function' ? store.loadStateForStep(sessionId) : stateStore.loadState(sessionId);
 }
 
 /**

@@ -42,6 +42,11 @@ export class CommitCache {
     if (known?.xmin === from) this.#sessions.set(sessionId, { ...known, xmin: to });
   }
 
+  /** Remember what a read found, unless a step commit of this process left something already. */
+  rememberIfAbsent(sessionId: string, known: CommittedSession): void {
+    if (!this.#sessions.has(sessionId)) this.remember(sessionId, known);
+  }
+
   /** Remember what a committed step commit wrote. */
   remember(sessionId: string, known: CommittedSession): void {
     this.#sessions.delete(sessionId);

@@ -1,8 +1,10 @@
 import { canSendAhead } from '../../database/send-ahead.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Message } from '../../types/message.js';
+import type { SessionState } from '../../types/session.js';
 import type { CommitCache } from './commit-cache.js';
-import type { SqlConnection } from './database.js';
+import type { PostgresContext, SqlConnection } from './database.js';
+import { readSession } from './session-read.js';
 import type { StoreTables } from './tables.js';
 
 /**
@@ -80,4 +82,24 @@ export async function readStepWitness(
     ...(row.pending_step === null ? {} : { pending: JSON.parse(row.pending_step) as PendingStep }),
     ...(row.message === null ? {} : { assistant: { ...(JSON.parse(row.message) as Message), id: assistantMessageId } }),
   };
+}
+
+/**
+ * The session for a run's first LLM step (nothing known yet), remembered for the step's commit when this process has
+ * nothing newer, the row leaves its state to its checkpoint (so a delta on that checkpoint is right) or has none yet
+ * (the commit writes a snapshot), and no interrupt is requested: that commit then needs no locked read — its guard (`xmin`) fails on any write since, as after
+ * a commit of this process.
+ *
+ * @example
+ * const state = await primeStepCommit(context, 's1', cache);
+ */
+export async function primeStepCommit({ database, tables }: PostgresContext, sessionId: string, cache: CommitCache): Promise<SessionState | null> {
+  const read = await database.run('load a session', (connection) => readSession(connection, tables, sessionId, { lock: false, xmin: true }));
+  if (read === undefined) return null;
+  // A delta on the pointer checkpoint is right only when the row leaves its state to it; no checkpoint: a snapshot.
+  const baseKnown = read.stateInCheckpoint || read.state.checkpointId === undefined;
+  if (read.xmin !== undefined && baseKnown && !read.interruptRequested) {
+    cache.rememberIfAbsent(sessionId, { xmin: read.xmin, state: { ...read.state, customState: structuredClone(read.state.customState) }, messageCount: read.messageCount });
+  }
+  return read.state;
 }

@@ -33,7 +33,7 @@ import { assertIdentifier } from '../validation.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
 import { CommitCache } from './commit-cache.js';
-import { readStepWitness, writePendingStepOn, type PendingStep } from './pending-step.js';
+import { primeStepCommit, readStepWitness, writePendingStepOn, type PendingStep } from './pending-step.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { Database, type PostgresContext, type SqlConnection } from './database.js';
 import * as interrupt from './interrupt-flag.js';
@@ -145,6 +145,10 @@ export class PostgresStateStore implements SessionStateStore {
 
   async loadState<TState = Record<string, unknown>, TOutput = unknown>(sessionId: string): Promise<SessionState<TState, TOutput> | null> {
     return sessions.loadPostgresState<TState, TOutput>(this.context, sessionId);
+  }
+  /** @internal `loadState` for an LLM step with no commit report: primes the step commit (see `primeStepCommit`). */
+  async loadStateForStep(sessionId: string): Promise<SessionState | null> {
+    return primeStepCommit(this.context, sessionId, this.#commits);
   }
   async saveState(sessionId: string, write: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }> {
     this.#commits.take(sessionId); // the row changes: what the last step commit left is no use (a finish, a park) — memory only

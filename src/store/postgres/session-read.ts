@@ -26,6 +26,8 @@ export interface SessionRead {
    * is then an empty placeholder object, to be kept by reference or resolved with `readCheckpointState`.
    */
   customStateResolved: boolean;
+  /** The row's `xmin` (the transaction that wrote it last), when the read asked for it (`xmin: true`). */
+  xmin?: string;
 }
 
 /**
@@ -47,10 +49,10 @@ export async function readSession(
   connection: SqlConnection,
   tables: StoreTables,
   sessionId: string,
-  options: { lock: boolean; chain?: boolean },
+  options: { lock: boolean; chain?: boolean; xmin?: boolean },
 ): Promise<SessionRead | undefined> {
   const withChain = options.chain !== false;
-  const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: options.lock, chain: withChain }), [sessionId]);
+  const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: options.lock, chain: withChain, xmin: options.xmin === true }), [sessionId]);
   const row = result.rows[0];
   return row === undefined ? undefined : decodeSessionRead(connection, tables, row, withChain);
 }
@@ -100,6 +102,7 @@ export async function decodeSessionRead(connection: SqlConnection, tables: Store
     interruptRequested: row.interrupt_requested === true,
     stateInCheckpoint,
     customStateResolved: withChain || !stateInCheckpoint,
+    ...(row.locked_xmin === undefined ? {} : { xmin: row.locked_xmin }),
   };
 }
 

@@ -109,6 +109,28 @@ describe('optimistic step commits', () => {
     expect(await itemsOf('opt-6')).toEqual(['a', 'b', 'c']);
   });
 
+  it("a run's first step: the step's session read primes its commit (no locked read) unless the row holds its own state or an interrupt", async () => {
+    await runtime.stateStore.createSession('opt-7', { agentType: 'a', customState: { items: [] } });
+    await runtime.stateStore.loadStateForStep('opt-7'); // a new session: no checkpoint yet, the commit writes a snapshot
+    expect((await commitStep('opt-7', 1, 'a')).reads).toBe(0);
+    await runtime.stateStore.updateStatus('opt-7', 'active'); // drops what the commit left, as a run's finish does
+    expect((await runtime.stateStore.loadStateForStep('opt-7'))?.customState).toEqual({ items: ['a'] });
+    expect((await commitStep('opt-7', 2, 'b')).reads).toBe(0);
+    expect(await itemsOf('opt-7')).toEqual(['a', 'b']);
+    // A state written into the row (not the checkpoint): a delta on the checkpoint would be wrong, so no priming.
+    await runtime.stateStore.saveState('opt-7', { customState: { items: ['replaced'] } });
+    await runtime.stateStore.loadStateForStep('opt-7');
+    expect((await commitStep('opt-7', 3, 'c')).reads).toBeGreaterThan(0);
+    expect(await itemsOf('opt-7')).toEqual(['replaced', 'c']);
+    await runtime.stateStore.updateStatus('opt-7', 'active');
+    await runtime.stateStore.setInterruptFlag('opt-7', 'stop');
+    await runtime.stateStore.loadStateForStep('opt-7');
+    const fourth = await commitStep('opt-7', 4, 'd');
+    expect(fourth.reads).toBeGreaterThan(0);
+    expect(fourth.report.interruptRequested).toBe(true);
+    expect((await runtime.stateStore.getLatestCheckpoint('opt-7'))?.customState).toEqual({ items: ['replaced', 'c', 'd'] });
+  });
+
   it('the interrupt flag set since: the commit reads it and reports it', async () => {
     await runtime.stateStore.createSession('opt-3', { agentType: 'a', customState: { items: [] } });
     await commitStep('opt-3', 1, 'a');
