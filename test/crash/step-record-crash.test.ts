@@ -1,10 +1,12 @@
 /**
  * SIGKILL drill inside a step's record transaction: a step whose only work is one tool call records the agent step's
  * commit (messages, checkpoint, state) and its last stream chunks in one Postgres transaction, which also checks that
- * the run still owns its workflow (the commit is the tool step's record: DBOS gets no row for it). The test holds the session row, so that transaction stops after its chunk append and before the
- * commit's writes and its COMMIT; the worker is killed there. Nothing of it may be visible (no tool_end chunk, no
- * checkpoint, no step record), and recovery in another process runs the tool again (it never completed durably),
- * commits the step once and ends as an uncrashed run does.
+ * the run still owns its workflow (the commit is the tool step's record: DBOS gets no row for it). The test holds the
+ * session row, so that transaction stops after its chunk append, before the commit's writes; the worker is killed
+ * there, and the transaction's connection is terminated with it (pipelined, its COMMIT may already be at the server,
+ * which would commit it once the row is free: a step whose COMMIT reached the server is durable). Nothing of it may
+ * be visible (no tool_end chunk, no checkpoint, no step record), and recovery in another process runs the tool again
+ * (it never completed durably), commits the step once and ends as an uncrashed run does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/types/result.js';
@@ -49,7 +51,7 @@ describe('crash drill: SIGKILL inside the record transaction of a tool step that
         async () => {
           const { rows } = await env.pool.query<{ waiting: string }>(
             `SELECT count(*) AS waiting FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%FOR NO KEY UPDATE%'`,
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%'`,
           );
           return Number(rows[0]?.waiting ?? 0) >= 1;
         },
@@ -60,6 +62,12 @@ describe('crash drill: SIGKILL inside the record transaction of a tool step that
       expect(await checkpointExists(env.pool, DRILL, `${started.runId}:1`)).toBe(false);
       expect((await stepRecordsOf(env.pool, started.workflowId)).map((step) => step.name)).not.toContain('ExecuteToolStep');
       await worker.kill();
+      // The connection dies with the process, before the server reads the COMMIT sent behind the blocked statement.
+      const { rows: ended } = await env.pool.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%'`,
+      );
+      expect(ended.map((row) => row.ended)).toEqual([true]);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       holder.release();
