@@ -89,6 +89,10 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
   const run = await stateStore.getCurrentRun(sessionId);
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && !isParkedRunStatus(run.status))) return false;
   const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
+  // The stream's writer opens alongside the abort's records (in a fresh process its first query also opens the
+  // stream manager's first connection, which would otherwise delay abort()'s return by a connection set-up).
+  const opening = openStreamWriter(stateStore, streamManager, sessionId);
+  opening.catch(() => undefined); // awaited below; a failure before that must not go unhandled
   const descendants = await descendantSessions(stateStore, sessionId, ['running', 'paused_awaiting_client']);
   await forwardToRemoteSubAgents(stateStore, [sessionId, ...descendants], 'abort', error);
   if (run.status === 'running') {
@@ -110,17 +114,24 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
   signalRunChanged(run.runId);
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
   await settleOpenCalls(stateStore, sessionId, now, settledBelow);
-  const state = await stateStore.loadState(sessionId);
-  const streamId = state?.streamId ?? sessionId;
-  const writer = await streamManager.createWriter(streamId, sessionId, state?.agentType ?? 'unknown').catch(() => undefined);
+  const { streamId, agentType, writer } = await opening;
   if (writer !== undefined) {
     await writer
-      .write({ type: 'error', error, code: 'ABORTED', recoverable: false, agentId: sessionId, agentType: state?.agentType ?? 'unknown', step: run.stepCount, timestamp: now })
+      .write({ type: 'error', error, code: 'ABORTED', recoverable: false, agentId: sessionId, agentType, step: run.stepCount, timestamp: now })
       .catch(() => undefined);
     await writer.close().catch(() => undefined);
   }
   await streamManager.endStream(streamId);
   return true;
+}
+
+/** The session's stream, agent type and a writer on its stream (`undefined` when it cannot be opened). */
+async function openStreamWriter(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string) {
+  const state = await stateStore.loadState(sessionId);
+  const streamId = state?.streamId ?? sessionId;
+  const agentType = state?.agentType ?? 'unknown';
+  const writer = await streamManager.createWriter(streamId, sessionId, agentType).catch(() => undefined);
+  return { streamId, agentType, writer };
 }
 
 /**
