@@ -15,7 +15,7 @@ import { describeError, hookIdentity, stepEnvironment, type RunScope } from './s
 import { chunkKey } from './stream-writers.js';
 import { runLeanStep } from './lean-step.js';
 import { recordUsageWith, type StepRecord } from './step-record.js';
-import { committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
+import { chunksBesideCheckpoints, committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 
@@ -88,7 +88,9 @@ export class ExecuteToolStep {
 
     if ('result' in outcome && outcome.patches.length > 0) {
       if (!commitsHere) await stateStore.stageChanges(input.sessionId, { stepId, stagingKey: call.toolCallId, patches: outcome.patches });
-      await emitter.emit({ type: 'state_patch', patches: outcome.patches });
+      // Committed with this record, the patches are in the step's checkpoint: the chunk may refer to them there.
+      const patchesIn = commitsHere && chunksBesideCheckpoints(stateStore, dependencies.streamManager) ? stepId : undefined;
+      await emitter.emit({ type: 'state_patch', patches: outcome.patches }, patchesIn === undefined ? undefined : { patchesIn });
       await hooks.fire('onStateChange', { ...hookIdentity(input), toolCallId: call.toolCallId, patches: outcome.patches });
     }
     const success = 'result' in outcome;

@@ -1,5 +1,5 @@
 import { BufferedStreamWriter } from '../stream/buffered-stream-writer.js';
-import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
+import type { StreamManager, StreamWriteOptions, StreamWriter } from '../stream/stream-manager.js';
 import type { StepRecord } from './step-record.js';
 import type { StreamChunkInput } from '../types/stream.js';
 
@@ -29,12 +29,13 @@ export class ChunkEmitter {
 
   /**
    * Write a chunk. A `key` makes it idempotent in its stream: a step re-run after a crash (any process) that
-   * writes the same key again stores nothing.
+   * writes the same key again stores nothing. `patchesIn` names the checkpoint that commits a `state_patch`
+   * chunk's patches with it (see `StreamWriteOptions.patchesIn`).
    */
-  async emit(payload: ChunkPayload, options?: { key?: string }): Promise<void> {
+  async emit(payload: ChunkPayload, options?: StreamWriteOptions): Promise<void> {
     const writer = await this.writer();
     const chunk = { ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() };
-    await (options?.key === undefined ? writer.write(chunk) : writer.write(chunk, { key: options.key }));
+    await (options === undefined ? writer.write(chunk) : writer.write(chunk, options));
   }
 
   async flush(): Promise<void> {

@@ -41,6 +41,26 @@ export async function recordsStepCommit(
   return record.joins(stateStore);
 }
 
+/** A Postgres store or stream manager: the schema of its tables. */
+interface SchemaOwner {
+  storeSchema(): string;
+}
+
+/**
+ * Whether a step committed with its tool's record may store its `state_patch` chunk as a reference to the step's
+ * checkpoint (which keeps the patches): the stream manager's chunks are in the store's schema (the record joined
+ * both, so one database). The manager still stores the chunk whole unless it appends inside that record.
+ *
+ * @example
+ * const patchesIn = commitsHere && chunksBesideCheckpoints(stateStore, streamManager) ? stepId : undefined;
+ */
+export function chunksBesideCheckpoints(stateStore: unknown, streamManager: unknown): boolean {
+  const schemaOf = (owner: unknown): string | undefined =>
+    typeof (owner as Partial<SchemaOwner> | null)?.storeSchema === 'function' ? (owner as SchemaOwner).storeSchema() : undefined;
+  const schema = schemaOf(stateStore);
+  return schema !== undefined && schema === schemaOf(streamManager);
+}
+
 /**
  * Commit the agent step with the tool's record (after {@link recordsStepCommit} said yes): its messages (head,
  * the tool's result, tail), the tool's state writes as unstaged patches, checkpoint `${runId}:${step}`. The commit's

@@ -19,6 +19,8 @@ export interface StepCommit {
    * when the write replaced customState, so only a full snapshot describes the step.
    */
   delta: JsonPatchOperation[] | null;
+  /** The staged patches that applied, in order (what the step's `state_patch` chunk reports), also when `delta` is `null`. */
+  patches: JsonPatchOperation[];
 }
 
 /**
@@ -59,7 +61,7 @@ export function buildStepCommit(
     customState: cloneJson(customState, 'customState'),
     createdAt: now,
   };
-  return { state, checkpoint, delta: replaced ? null : merged.patches };
+  return { state, checkpoint, delta: replaced ? null : merged.patches, patches: merged.patches };
 }
 
 /**

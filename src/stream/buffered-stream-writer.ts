@@ -154,7 +154,9 @@ export class BufferedStreamWriter implements StreamWriter {
     this.#throwUnreported();
     if (this.#options.isStreamClosed()) throw closedError(this.#options.streamId);
     const prepared = prepareChunk(chunk, this.#options.agentId, this.#options.agentType);
-    this.#buffer.push({ key: this.#identities.next(options?.key), chunk: prepared });
+    const keyed: KeyedChunk = { key: this.#identities.next(options?.key), chunk: prepared };
+    if (options?.patchesIn !== undefined && prepared.type === 'state_patch') keyed.patchesIn = options.patchesIn;
+    this.#buffer.push(keyed);
     if (this.#buffer.length >= this.#options.batchSize) await this.flush();
     else this.#schedule();
   }

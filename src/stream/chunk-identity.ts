@@ -12,6 +12,8 @@ import type { StreamChunkInput } from '../types/stream.js';
 export interface KeyedChunk {
   key: string;
   chunk: StreamChunkInput;
+  /** The checkpoint holding a `state_patch` chunk's patches (`StreamWriteOptions.patchesIn`). */
+  patchesIn?: string;
 }
 
 /** The longest caller-supplied chunk key, in bytes of UTF-8 (keeps index entries small). */

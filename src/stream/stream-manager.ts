@@ -28,6 +28,13 @@ export interface StreamWriteOptions {
    * identity of its own, so a batch retried after a dropped connection is still stored once.
    */
   key?: string;
+  /**
+   * @internal Set by the runtime on a `state_patch` chunk whose patches the named checkpoint of the chunk's agent
+   * (session) holds, committed in the same transaction. A manager that stores chunks next to that checkpoint
+   * (`PostgresStreamManager`, same schema, appending inside that transaction) may store a reference instead of the
+   * patches, which its readers put back; every other manager stores the chunk as it is.
+   */
+  patchesIn?: string;
 }
 
 /**

@@ -12,6 +12,13 @@ import type { StoreTables } from './tables.js';
  */
 export const DELTA_ROW_ALLOWANCE = 128;
 
+/**
+ * A delta is written while the chain since the last snapshot (this row included) stays under this many times the
+ * state's size: a read replays at most twice the state's bytes, and a state that grows by appends (its deltas are
+ * its content) is not stored again and again as snapshots.
+ */
+export const SNAPSHOT_CHAIN_RATIO = 2;
+
 /** A guard on the chain walk (a damaged table could hold a cycle); the size rule keeps real chains far shorter. */
 const MAX_CHAIN_DEPTH = 1_000_000;
 
@@ -166,10 +173,11 @@ function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
 
 /**
  * Inside a transaction: insert the checkpoint row, as the delta `patches` on `delta.base` when given and
- * the chain stays under the state's size, else as a full snapshot of `checkpoint.customState`. The state
+ * the chain stays under {@link SNAPSHOT_CHAIN_RATIO} times the state's size, else as a full snapshot of `checkpoint.customState`. The state
  * travels as one parameter either way: Postgres measures it and the chain (the base row's `chain_bytes` plus these
  * patches and {@link DELTA_ROW_ALLOWANCE}; a base that is missing makes a snapshot), stores the state in a snapshot,
  * and gives a delta its `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly).
+ * A snapshot keeps `stepPatches` (the patches its step applied, which its `state_patch` chunk may refer to).
  * One statement, which reads nothing the caller must have read first.
  *
  * @example
@@ -180,13 +188,14 @@ export async function insertCheckpointRow(
   tables: StoreTables,
   checkpoint: Checkpoint,
   delta: { base: CheckpointBase; patches: readonly JsonPatchOperation[] } | undefined,
+  stepPatches: readonly JsonPatchOperation[] = [],
 ): Promise<void> {
   await connection.query(
     `INSERT INTO ${tables.checkpoints}
        (session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes, state_hash)
      SELECT $1, $2, $3, $4, $5, $6,
        CASE WHEN plan.delta THEN NULL ELSE state.value END,
-       CASE WHEN plan.delta THEN $7::jsonb END,
+       CASE WHEN plan.delta THEN $7::jsonb ELSE $10::jsonb END,
        CASE WHEN plan.delta THEN $8::text END,
        CASE WHEN plan.delta THEN measured.chain ELSE 0 END,
        CASE WHEN plan.delta THEN md5(state.text) END
@@ -195,7 +204,7 @@ export async function insertCheckpointRow(
        SELECT (SELECT base.chain_bytes FROM ${tables.checkpoints} AS base WHERE base.session_id = $1 AND base.checkpoint_id = $8::text)
          + octet_length($7::jsonb::text) + ${DELTA_ROW_ALLOWANCE} AS chain
      ) AS measured
-     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND coalesce(measured.chain < octet_length(state.text), false) AS delta) AS plan`,
+     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND coalesce(measured.chain < ${SNAPSHOT_CHAIN_RATIO} * octet_length(state.text), false) AS delta) AS plan`,
     [
       checkpoint.sessionId,
       checkpoint.id,
@@ -206,6 +215,7 @@ export async function insertCheckpointRow(
       delta === undefined ? null : toJsonText(delta.patches, 'patches'),
       delta?.base.checkpointId ?? null,
       toJsonText(checkpoint.customState, 'customState'),
+      stepPatches.length === 0 ? null : toJsonText(stepPatches, 'patches'),
     ],
   );
 }

@@ -102,7 +102,7 @@ export async function commitPostgresStepOn(
     ]);
   }
   const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
-  await insertCheckpointRow(writes, tables, commit.checkpoint, delta);
+  await insertCheckpointRow(writes, tables, commit.checkpoint, delta, commit.patches);
   await insertPostgresMessages(writes, tables, sessionId, messages);
   await writes.flush(connection);
   const report = { state: commit.state, messageCount: total, appended: messages, interruptRequested };

@@ -1,4 +1,3 @@
-import { finishedLimit } from '../validation.js';
 import knexPackage from 'knex';
 import type { Knex } from 'knex';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
@@ -29,7 +28,7 @@ import type { StepCommitReport } from '../../types/step-commit-report.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
-import { assertIdentifier } from '../validation.js';
+import { assertIdentifier, finishedLimit } from '../validation.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
 import { CommitCache } from './commit-cache.js';
@@ -70,9 +69,9 @@ function quiet(): void {}
  * the session's customState still equals it (md5 of the jsonb text, stored per row). Policy: a snapshot for
  * the first checkpoint, after any change that was not the step's patches (saveState/rewind of customState,
  * a commit whose write replaces customState, a row from before 006), and once the chain since the last
- * snapshot (patch bytes + 128 bytes per row) would reach the state's size; otherwise a delta. So a snapshot
- * of the size rule costs at most what the deltas before it did (total ≤ 2× the deltas), and reading any checkpoint reads
- * one snapshot plus less than one state's size of deltas (one recursive query, replayed in JS). A branch's
+ * snapshot (patch bytes + 128 bytes per row) would reach twice the state's size; otherwise a delta. So a snapshot
+ * of the size rule costs at most half what the deltas before it did, and reading any checkpoint reads one
+ * snapshot plus less than twice the state's size of deltas (one recursive query, replayed in JS). A branch's
  * first checkpoint is a snapshot of the rebuilt state.
  *
  * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
@@ -189,6 +188,10 @@ export class PostgresStateStore implements SessionStateStore {
   /** @internal What an LLM step left of itself: its pending record, its committed assistant message (see `readStepWitness`). */
   async readStepWitness(sessionId: string, assistantMessageId: string) {
     return this.context.database.run('read an LLM step record', (connection) => readStepWitness(connection, this.context.tables, sessionId, assistantMessageId));
+  }
+  /** @internal The schema of this store's tables (a step's checkpoint is next to its chunks when the stream manager's is the same). */
+  storeSchema(): string {
+    return this.context.tables.schema;
   }
   /** @internal Names the database this store writes to (see `databaseFingerprint`). */
   async databaseFingerprint(): Promise<string> {

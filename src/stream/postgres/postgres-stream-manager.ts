@@ -108,8 +108,7 @@ export class PostgresStreamManager implements StreamManager {
     }
     if (this.#ownsPool) {
       this.#pool.on('error', (error) => this.#logger.warn('idle stream connection failed', { error: describeError(error) }));
-      // A backend terminated between two uses of a client must not become an uncaught 'error' event: queries
-      // still see their own failures (and are retried); this only keeps late connection errors quiet.
+      // A backend terminated between two uses of a client must not become an uncaught 'error' event (queries see theirs).
       this.#pool.on('connect', (client) => client.on('error', () => undefined));
     }
     this.#schema = options.schema ?? 'public';
@@ -119,11 +118,7 @@ export class PostgresStreamManager implements StreamManager {
     this.#pollIntervalMs = positiveIntegerOption(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
     this.#retry = resolveTransientRetry(options.retry);
-    this.#listener = new PostgresNotificationListener(this.#pool, {
-      listenStatement: this.#sql.listen,
-      channel: this.#sql.channel,
-      logger: this.#logger,
-    });
+    this.#listener = new PostgresNotificationListener(this.#pool, { listenStatement: this.#sql.listen, channel: this.#sql.channel, logger: this.#logger });
   }
 
   /** Open (creating if needed) a stream for writing. */
@@ -131,7 +126,8 @@ export class PostgresStreamManager implements StreamManager {
     assertStreamId(streamId);
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
-      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks) },
+      // Only inside a step record's transaction may a state_patch chunk refer to the checkpoint that commits with it.
+      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks, false), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks, true) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -148,13 +144,13 @@ export class PostgresStreamManager implements StreamManager {
     const source: ChunkSource = {
       read: async (afterSequence) => {
         seenVersion = signal.version;
-        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; step: number | null; chunk: string | null }>(
+        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; step: number | null; chunk: string | null; patches: string | null }>(
           this.#sql.read,
           [streamId, afterSequence, this.#readBatchSize],
         );
         const chunks: StreamChunk[] = [];
         for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null) chunks.push(chunkFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence)));
+          if (row.chunk !== null && row.sequence !== null) chunks.push(chunkFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches));
         }
         return { status: result.rows[0]?.status ?? null, chunks };
       },
@@ -266,14 +262,19 @@ export class PostgresStreamManager implements StreamManager {
     if (this.#ownsPool) await this.#pool.end();
   }
 
+  /** @internal The schema of this manager's tables (a step's checkpoint is next to its chunks when the store's is the same). */
+  storeSchema(): string {
+    return this.#schema;
+  }
+
   /** @internal Names the database this manager writes to (see `databaseFingerprint`). */
   async databaseFingerprint(): Promise<string> {
     return runPostgresOperation('name the database', () => databaseFingerprint(this.#pool), { retry: this.#retry, logger: this.#logger });
   }
 
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
-  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void> {
-    const texts = chunks.map((keyed) => storedChunkText(keyed.chunk, streamId));
+  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[], withCheckpoint: boolean): Promise<void> {
+    const texts = chunks.map((keyed) => storedChunkText(keyed.chunk, streamId, withCheckpoint ? keyed.patchesIn : undefined));
     const values = [streamId, texts, this.#sql.channel, chunks.map((keyed) => keyed.key), chunks.map((keyed) => keyed.chunk.step)];
     const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     const check = (result: { rowCount: number | null }): void => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
+import { PATCHES_REFERENCE_PREFIX } from './stored-chunk.js';
 
 /**
  * The NOTIFY payload for a stream: the hex MD5 of its id (32 bytes whatever the id's length, so ids of up to
@@ -33,7 +34,10 @@ export interface PostgresStreamStatements {
   append: string;
   /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
   appendOrFail: string;
-  /** $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, step, chunk }` (one row, chunk null, when none). */
+  /**
+   * $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, step, chunk, patches }` (one row, chunk null,
+   * when none); `patches` is the referenced checkpoint's patches (text) for a chunk stored as a reference, else null.
+   */
   read: string;
   /** $1 stream id, $2 status, $3 output jsonb, $4 error, $5 channel → one row when the status changed. */
   finish: string;
@@ -76,6 +80,8 @@ const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint
 export function postgresStreamStatements(schema: string): PostgresStreamStatements {
   const streams = `${escapeIdentifier(schema)}.__agents_streams`;
   const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
+  // A stored state_patch chunk may refer to its checkpoint's patches (migration 014): the reader puts them back.
+  const checkpoints = `${escapeIdentifier(schema)}.__agents_checkpoints`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
@@ -121,7 +127,11 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     appendOrFail: `${appendCtes}
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
-    read: `SELECT s.status, c.sequence, c.step, c.chunk
+    read: `SELECT s.status, c.sequence, c.step, c.chunk,
+        CASE WHEN starts_with(c.chunk, '${PATCHES_REFERENCE_PREFIX}') THEN (
+          SELECT k.patches::text FROM ${checkpoints} k
+          WHERE k.session_id = COALESCE(c.chunk::jsonb->>'agentId', $1) AND k.checkpoint_id = c.chunk::jsonb->>'patchesIn'
+        ) END AS patches
       FROM (SELECT 1) AS anchor
       LEFT JOIN ${streams} s ON s.stream_id = $1
       LEFT JOIN LATERAL (

@@ -1,0 +1,115 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import { BufferedStreamWriter } from '../../../src/stream/buffered-stream-writer.js';
+import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+
+// Issue 11 (stored bytes with a growing state): a step committed with its sole tool's record keeps the tool's state
+// patches once, in its checkpoint; its state_patch chunk is stored as a reference that readers fill in.
+
+const ITEM = 'x'.repeat(1_000);
+const collect = defineTool({
+  name: 'collect',
+  description: 'Adds an item to the state.',
+  parameters: z.object({}),
+  execute: async (_input, context) => {
+    context.updateState((draft) => {
+      const items = draft.items as string[];
+      items.push(`${ITEM}-${items.length + 1}`);
+    });
+    return { ok: true };
+  },
+});
+const collector = defineAgent({
+  name: 'patch_reference_collector',
+  systemPrompt: 'Collect.',
+  tools: [collect],
+  stateSchema: z.object({ items: z.array(z.string()).default([]) }),
+  maxSteps: 10,
+});
+const llm = new MockLLMAdapter((_input, callIndex) =>
+  callIndex < 3 ? { type: 'tool_calls', toolCalls: [{ id: `c${callIndex + 1}`, name: 'collect', arguments: {} }] } : { type: 'text', text: 'done' },
+);
+
+let runtime: TestRuntime;
+let pool: pg.Pool;
+beforeAll(async () => {
+  runtime = await startTestRuntime('state_patch_reference', llm);
+  pool = new pg.Pool({ connectionString: runtime.database.url, max: 2 });
+});
+afterAll(async () => {
+  await pool?.end();
+  await runtime?.shutdown();
+});
+
+async function readAll(streamId: string): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of await runtime.streamManager.createReader(streamId)) chunks.push(chunk);
+  return chunks;
+}
+
+async function storedTexts(streamId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ chunk: string }>('SELECT chunk FROM __agents_stream_chunks WHERE stream_id = $1 ORDER BY sequence', [streamId]);
+  return rows.map((row) => row.chunk);
+}
+
+const statePatch = (sessionId: string, patches: unknown[]): StreamChunkInput =>
+  ({ type: 'state_patch', patches, agentId: sessionId, agentType: 'patch_reference_collector', step: 1, timestamp: 1 }) as StreamChunkInput;
+
+describe('state_patch chunks of steps committed with their tool', () => {
+  it('are stored as references to the step checkpoint, which keeps the patches (snapshot or delta); readers get the patches', async () => {
+    const handle = await runtime.executor.execute(collector, 'Collect three.', { sessionId: 'ref-1' });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
+
+    const references = (await storedTexts('ref-1')).filter((text) => text.startsWith('{"patchesIn":'));
+    expect(references).toEqual([1, 2, 3].map((step) => expect.stringContaining(`"patchesIn":"${result.runId}:${step}"`)));
+    // The items are nowhere in the stream's rows: each is stored once, in its checkpoint.
+    expect((await storedTexts('ref-1')).filter((text) => text.includes(ITEM))).toEqual([]);
+
+    const patches = (await readAll('ref-1')).filter((chunk) => chunk.type === 'state_patch');
+    expect(patches.map((chunk) => [chunk.step, chunk.agentId, chunk.type === 'state_patch' ? chunk.patches : undefined])).toEqual(
+      [1, 2, 3].map((step) => [step, 'ref-1', [{ op: 'add', path: '/items/-', value: `${ITEM}-${step}` }]]),
+    );
+    // Step 1 had no base checkpoint (a snapshot that also keeps its patches); step 2 is a delta on step 1.
+    const { rows } = await pool.query<{ checkpoint_id: string; snapshot: boolean; has_patches: boolean }>(
+      'SELECT checkpoint_id, custom_state IS NOT NULL AS snapshot, patches IS NOT NULL AS has_patches FROM __agents_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2) ORDER BY step_count',
+      ['ref-1', [1, 2].map((step) => `${result.runId}:${step}`)],
+    );
+    expect(rows.map((row) => [row.snapshot, row.has_patches])).toEqual([
+      [true, true],
+      [false, true],
+    ]);
+    expect((await runtime.stateStore.loadState('ref-1'))?.customState).toEqual({ items: [1, 2, 3].map((n) => `${ITEM}-${n}`) });
+  });
+
+  it('keep their patches when written outside a step record, or when their checkpoint is not in the stream’s database', async () => {
+    const writer = await runtime.streamManager.createWriter('ref-plain', 'ref-plain', 'patch_reference_collector');
+    expect(writer).toBeInstanceOf(BufferedStreamWriter);
+    const patches = [{ op: 'replace', path: '/count', value: 2 }];
+    // A plain flush (no step record): the chunk is stored whole, whatever the runtime said.
+    await writer.write(statePatch('ref-plain', patches), { patchesIn: 'run-x:1' });
+    await writer.flush();
+    expect(await storedTexts('ref-plain')).toEqual([expect.stringMatching(/^\{"type":"state_patch","patches":/)]);
+
+    // Handed to a transaction: a reference; no checkpoint of that id exists, so a reader gets no patches.
+    await writer.write(statePatch('ref-plain', patches), { patchesIn: 'run-x:2' });
+    const handover = await (writer as BufferedStreamWriter).handOver();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await handover!.within(client);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await runtime.streamManager.endStream('ref-plain');
+    expect((await storedTexts('ref-plain'))[1]).toBe('{"patchesIn":"run-x:2","type":"state_patch","agentType":"patch_reference_collector","timestamp":1}');
+    const read = await readAll('ref-plain');
+    expect(read.map((chunk) => (chunk.type === 'state_patch' ? chunk.patches : chunk.type))).toEqual([patches, []]);
+    await writer.close();
+  });
+});
