@@ -38,17 +38,20 @@ export interface CheckpointRow {
   patches: JsonPatchOperation[] | null;
   base_checkpoint_id: string | null;
   created_at: string | number;
+  /** Present in reads of whole rows (`chainSql`, the session read's chain). */
+  chain_bytes?: string | number;
 }
 
 /**
  * What a new checkpoint row may be written against: the checkpoint the session points at, when the
- * session's customState still equals that checkpoint's (same md5 of the jsonb text).
+ * session's customState still equals that checkpoint's, with that row's `chain_bytes` (0 for a snapshot).
  *
  * @example
- * const base: CheckpointBase = { checkpointId: 'r1:1' };
+ * const base: CheckpointBase = { checkpointId: 'r1:1', chainBytes: 0 };
  */
 export interface CheckpointBase {
   checkpointId: string;
+  chainBytes: number;
 }
 
 /**
@@ -117,7 +120,8 @@ export function checkpointsFromRows(rows: readonly CheckpointRow[]): Checkpoint[
  * Inside the commit's transaction: whether checkpoint `checkpointId` exists (idempotent re-commit) and
  * the delta base, if any: the session's pointer checkpoint when the session's customState equals its
  * state: the row's `custom_state` is NULL (it is that checkpoint's state by definition), or it equals the
- * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash`. One statement.
+ * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash` (deltas written before
+ * deltas lost it: a row holding its own state bases no new checkpoint on a newer delta). One statement.
  *
  * @example
  * const { exists, base } = await findCommitCheckpoints(connection, tables, 's1', 'r1:2', 'r1:1');
@@ -137,6 +141,7 @@ export async function findCommitCheckpoints(
 export interface CommitCheckpointRow {
   checkpoint_id: string;
   base_matches: boolean | null;
+  chain_bytes: string | number;
 }
 
 /**
@@ -160,11 +165,11 @@ export async function readCommitCheckpointRows(connection: SqlConnection, tables
 export function decideCommitCheckpoints(rows: readonly CommitCheckpointRow[], checkpointId: string, pointerId: string | undefined): { exists: boolean; base: CheckpointBase | undefined } {
   const exists = rows.some((row) => row.checkpoint_id === checkpointId);
   const baseRow = rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
-  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id } };
+  return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: Number(baseRow.chain_bytes) } };
 }
 
 function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
-  return `SELECT checkpoint.checkpoint_id,
+  return `SELECT checkpoint.checkpoint_id, checkpoint.chain_bytes,
        CASE WHEN checkpoint.checkpoint_id = ${pointer} THEN session.custom_state IS NULL OR CASE WHEN checkpoint.custom_state IS NOT NULL
          THEN checkpoint.custom_state = session.custom_state ELSE checkpoint.state_hash = md5(session.custom_state::text) END END AS base_matches
      FROM ${tables.checkpoints} AS checkpoint JOIN ${tables.sessions} AS session ON session.session_id = checkpoint.session_id
@@ -173,15 +178,15 @@ function commitCheckpointsSql(tables: StoreTables, pointer: string): string {
 
 /**
  * Inside a transaction: insert the checkpoint row, as the delta `patches` on `delta.base` when given and
- * the chain stays under {@link SNAPSHOT_CHAIN_RATIO} times the state's size, else as a full snapshot of `checkpoint.customState`. The state
- * travels as one parameter either way: Postgres measures it and the chain (the base row's `chain_bytes` plus these
- * patches and {@link DELTA_ROW_ALLOWANCE}; a base that is missing makes a snapshot), stores the state in a snapshot,
- * and gives a delta its `state_hash` (md5 of the jsonb text; a snapshot needs none, its state is compared directly).
- * A snapshot keeps `stepPatches` (the patches its step applied, which its `state_patch` chunk may refer to).
- * One statement, which reads nothing the caller must have read first.
+ * the chain stays under {@link SNAPSHOT_CHAIN_RATIO} times the state's size, else as a full snapshot of
+ * `checkpoint.customState`. Decided here from the base's `chainBytes` (the caller read it, or committed it): the chain
+ * is that plus these patches' JSON bytes and {@link DELTA_ROW_ALLOWANCE}, the state's size its JSON bytes. A delta's
+ * statement carries no state — Postgres parses, renders or hashes nothing of the size of the state (at 200 KB that was
+ * ~9 ms a step); new deltas have no `state_hash`. A snapshot keeps `stepPatches` (the patches its step applied, which
+ * its `state_patch` chunk may refer to). One statement; resolves with the row's `chain_bytes` (0 for a snapshot).
  *
  * @example
- * await insertCheckpointRow(connection, tables, commit.checkpoint, { base, patches: commit.delta });
+ * const chainBytes = await insertCheckpointRow(connection, tables, commit.checkpoint, { base, patches: commit.delta });
  */
 export async function insertCheckpointRow(
   connection: SqlConnection,
@@ -189,35 +194,28 @@ export async function insertCheckpointRow(
   checkpoint: Checkpoint,
   delta: { base: CheckpointBase; patches: readonly JsonPatchOperation[] } | undefined,
   stepPatches: readonly JsonPatchOperation[] = [],
-): Promise<void> {
-  await connection.query(
-    `INSERT INTO ${tables.checkpoints}
-       (session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes, state_hash)
-     SELECT $1, $2, $3, $4, $5, $6,
-       CASE WHEN plan.delta THEN NULL ELSE state.value END,
-       CASE WHEN plan.delta THEN $7::jsonb ELSE $10::jsonb END,
-       CASE WHEN plan.delta THEN $8::text END,
-       CASE WHEN plan.delta THEN measured.chain ELSE 0 END,
-       CASE WHEN plan.delta THEN md5(state.text) END
-     FROM (SELECT value, value::text AS text FROM (SELECT $9::jsonb AS value) AS parsed) AS state
-     CROSS JOIN LATERAL (
-       SELECT (SELECT base.chain_bytes FROM ${tables.checkpoints} AS base WHERE base.session_id = $1 AND base.checkpoint_id = $8::text)
-         + octet_length($7::jsonb::text) + ${DELTA_ROW_ALLOWANCE} AS chain
-     ) AS measured
-     CROSS JOIN LATERAL (SELECT $8::text IS NOT NULL AND coalesce(measured.chain < ${SNAPSHOT_CHAIN_RATIO} * octet_length(state.text), false) AS delta) AS plan`,
-    [
-      checkpoint.sessionId,
-      checkpoint.id,
-      checkpoint.runId,
-      checkpoint.stepCount,
-      checkpoint.messageCount,
-      checkpoint.createdAt,
-      delta === undefined ? null : toJsonText(delta.patches, 'patches'),
-      delta?.base.checkpointId ?? null,
-      toJsonText(checkpoint.customState, 'customState'),
-      stepPatches.length === 0 ? null : toJsonText(stepPatches, 'patches'),
-    ],
-  );
+): Promise<number> {
+  const stateText = toJsonText(checkpoint.customState, 'customState');
+  const patchesText = delta === undefined ? undefined : toJsonText(delta.patches, 'patches');
+  const chain = delta === undefined || patchesText === undefined ? undefined : delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
+  const asDelta = chain !== undefined && chain < SNAPSHOT_CHAIN_RATIO * Buffer.byteLength(stateText);
+  const columns = `(session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes)`;
+  const row = [checkpoint.sessionId, checkpoint.id, checkpoint.runId, checkpoint.stepCount, checkpoint.messageCount, checkpoint.createdAt];
+  if (asDelta && delta !== undefined) {
+    await connection.query(`INSERT INTO ${tables.checkpoints} ${columns} VALUES ($1, $2, $3, $4, $5, $6, NULL, $7::jsonb, $8, $9)`, [
+      ...row,
+      patchesText,
+      delta.base.checkpointId,
+      chain,
+    ]);
+    return chain;
+  }
+  await connection.query(`INSERT INTO ${tables.checkpoints} ${columns} VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, NULL, 0)`, [
+    ...row,
+    stateText,
+    stepPatches.length === 0 ? null : toJsonText(stepPatches, 'patches'),
+  ]);
+  return 0;
 }
 
 function stateOf(row: CheckpointRow, base: Record<string, unknown> | undefined): Record<string, unknown> {

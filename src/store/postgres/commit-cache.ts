@@ -6,7 +6,7 @@ import type { SessionState } from '../../types/session.js';
  * later write of the session row by anyone changes it, and the guard then fails the commit, which reads instead).
  *
  * @example
- * const known: CommittedSession = { xmin: '7410', state, messageCount: 12 };
+ * const known: CommittedSession = { xmin: '7410', state, messageCount: 12, chainBytes: 0 };
  */
 export interface CommittedSession {
   /** The id of the transaction that wrote the session row last (its `xmin`), as text. */
@@ -14,6 +14,8 @@ export interface CommittedSession {
   /** The session as that commit wrote it; its customState is the commit's own copy, shared with no caller. */
   state: SessionState;
   messageCount: number;
+  /** `chain_bytes` of the checkpoint the state points at (0 for a snapshot or none): the next delta's chain starts there. */
+  chainBytes: number;
 }
 
 /** Sessions remembered per store (the least recently committed go first). */

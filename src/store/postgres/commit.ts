@@ -102,12 +102,12 @@ export async function commitPostgresStepOn(
     ]);
   }
   const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
-  await insertCheckpointRow(writes, tables, commit.checkpoint, delta, commit.patches);
+  const chainBytes = await insertCheckpointRow(writes, tables, commit.checkpoint, delta, commit.patches);
   await insertPostgresMessages(writes, tables, sessionId, messages);
   await writes.flush(connection);
   const report = { state: commit.state, messageCount: total, appended: messages, interruptRequested };
   // The next commit may start from here when nobody writes the row meanwhile (its own copy of the state).
-  const remembered = { state: { ...commit.state, customState: commit.checkpoint.customState }, messageCount: total };
+  const remembered = { state: { ...commit.state, customState: commit.checkpoint.customState }, messageCount: total, chainBytes };
   const onCommitted =
     guarded && !interruptRequested
       ? (outcome: { transactionId?: string }) => {
@@ -122,7 +122,7 @@ function knownRead(known: CommittedSession) {
   const pointer = known.state.checkpointId;
   return {
     read: { state: known.state, messageCount: known.messageCount, interruptRequested: false },
-    checkpoints: { exists: false, base: pointer === undefined ? undefined : { checkpointId: pointer } },
+    checkpoints: { exists: false, base: pointer === undefined ? undefined : { checkpointId: pointer, chainBytes: known.chainBytes } },
     staged: [] as StagedChanges[],
     existing: new Set<string>(),
   };

@@ -97,9 +97,10 @@ export async function primeStepCommit({ database, tables }: PostgresContext, ses
   const read = await database.run('load a session', (connection) => readSession(connection, tables, sessionId, { lock: false, xmin: true }));
   if (read === undefined) return null;
   // A delta on the pointer checkpoint is right only when the row leaves its state to it; no checkpoint: a snapshot.
-  const baseKnown = read.stateInCheckpoint || read.state.checkpointId === undefined;
-  if (read.xmin !== undefined && baseKnown && !read.interruptRequested) {
-    cache.rememberIfAbsent(sessionId, { xmin: read.xmin, state: { ...read.state, customState: structuredClone(read.state.customState) }, messageCount: read.messageCount });
+  const chainBytes = read.state.checkpointId === undefined ? 0 : read.stateInCheckpoint ? read.pointerChainBytes : undefined;
+  if (read.xmin !== undefined && chainBytes !== undefined && !read.interruptRequested) {
+    const state = { ...read.state, customState: structuredClone(read.state.customState) };
+    cache.rememberIfAbsent(sessionId, { xmin: read.xmin, state, messageCount: read.messageCount, chainBytes });
   }
   return read.state;
 }

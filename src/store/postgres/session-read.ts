@@ -28,6 +28,8 @@ export interface SessionRead {
   customStateResolved: boolean;
   /** The row's `xmin` (the transaction that wrote it last), when the read asked for it (`xmin: true`). */
   xmin?: string;
+  /** `chain_bytes` of the pointer checkpoint, when the statement's chain reached it (0 for a snapshot). */
+  pointerChainBytes?: number;
 }
 
 /**
@@ -87,13 +89,11 @@ export function sessionReadSql(tables: StoreTables, options: { lock: boolean; ch
 export async function decodeSessionRead(connection: SqlConnection, tables: StoreTables, row: SessionReadRow, withChain: boolean): Promise<SessionRead> {
   const stateInCheckpoint = row.custom_state === null;
   let customState: unknown = row.custom_state;
+  const pointer = row.chain_rows?.at(-1);
+  const reached = pointer !== undefined && pointer.checkpoint_id === row.checkpoint_id;
   if (stateInCheckpoint) {
     const chain = row.chain_rows ?? [];
-    customState = !withChain
-      ? {}
-      : chain.at(-1)?.checkpoint_id === row.checkpoint_id
-        ? checkpointFromChain(chain)?.customState
-        : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
+    customState = !withChain ? {} : reached ? checkpointFromChain(chain)?.customState : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
   }
   const { chain_rows: _chain, locked_xmin: _locked, snapshot_xmin: _snapshot, ...sessionRow } = row;
   return {
@@ -103,6 +103,7 @@ export async function decodeSessionRead(connection: SqlConnection, tables: Store
     stateInCheckpoint,
     customStateResolved: withChain || !stateInCheckpoint,
     ...(row.locked_xmin === undefined ? {} : { xmin: row.locked_xmin }),
+    ...(reached ? { pointerChainBytes: Number(pointer.chain_bytes ?? 0) } : {}),
   };
 }
 

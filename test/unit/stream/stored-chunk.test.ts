@@ -3,6 +3,7 @@ import { chunkFromStored, PATCHES_REFERENCE_PREFIX, storedChunkText } from '../.
 import type { StreamChunkInput } from '../../../src/types/stream.js';
 
 const rootDelta: StreamChunkInput = { type: 'text_delta', delta: 'Hi', agentId: 's1', agentType: 'a', step: 3, timestamp: 5 };
+const wholePatch: StreamChunkInput = { type: 'state_patch', patches: [], agentId: 's1', agentType: 'a', step: 1, timestamp: 1 };
 const childEnd: StreamChunkInput = { type: 'tool_end', toolCallId: 'c1', toolName: 'lookup', result: { ok: true }, agentId: 's1-sub-c9', agentType: 'child', step: 1, timestamp: 6 };
 
 describe('stored chunks (Postgres stream manager)', () => {
@@ -27,7 +28,7 @@ describe('stored chunks (Postgres stream manager)', () => {
 
   it.each([
     ['another chunk type given a checkpoint', rootDelta, 'run-1:3'],
-    ['a state_patch chunk without one', { type: 'state_patch', patches: [], agentId: 's1', agentType: 'a', step: 1, timestamp: 1 }, undefined],
+    ['a state_patch chunk without one', wholePatch, undefined],
   ])('stores %s whole', (_case, chunk, patchesIn) => {
     const text = storedChunkText(chunk, 's1', patchesIn);
     expect(text.startsWith(PATCHES_REFERENCE_PREFIX)).toBe(false);
