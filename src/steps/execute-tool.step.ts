@@ -54,7 +54,7 @@ export class ExecuteToolStep {
     const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
     if (commitsHere && input.commit !== undefined && record.replayPossible) {
-      const done = await committedEarlier(stateStore, input, input.commit, call.resultMessageId);
+      const done = await committedEarlier(stateStore, input, call.resultMessageId);
       if (done !== undefined) {
         record.foundEarlier();
         return { toolCallId: call.toolCallId, ...done };

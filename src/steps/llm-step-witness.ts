@@ -11,12 +11,13 @@ import type { Message } from '../types/message.js';
 import type { SessionState } from '../types/session.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from './step-record.js';
+import { commitJoinsRecord, type StepWitnessStore } from './tool-step-commit.js';
 
 /** A store that can keep an LLM step's record in the session row (`PostgresStateStore`). */
-interface PendingStepStore {
+interface PendingStepStore extends StepWitnessStore {
   recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep): Promise<{ onCommitted(outcome: RecordOutcome): void }>;
-  readStepWitness(sessionId: string, assistantMessageId: string): Promise<{ pending?: PendingStep; assistant?: Message }>;
   loadStateForStep(sessionId: string): Promise<SessionState | null>;
+  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: PendingStep; message?: Message }>;
 }
 
 /**
@@ -47,9 +48,9 @@ export async function mayWitnessLLMStep(
   agent: Pick<AnyAgentConfig, 'stopWhen'>,
   carriesCommit: boolean,
 ): Promise<boolean> {
-  if (carriesCommit || agent.stopWhen !== undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
+  if (carriesCommit || agent.stopWhen !== undefined) return false;
   if (typeof (stateStore as Partial<PendingStepStore>).recordPendingStepOn !== 'function') return false;
-  return record.joins(stateStore);
+  return commitJoinsRecord(stateStore, hooks, record);
 }
 
 /**
@@ -61,7 +62,7 @@ export async function mayWitnessLLMStep(
  * const earlier = await witnessedEarlier(stateStore, input);
  */
 export async function witnessedEarlier(stateStore: SessionStateStore, scope: RunScope & { step: number }): Promise<StepDecisionResult | undefined> {
-  const { pending, assistant } = await (stateStore as unknown as PendingStepStore).readStepWitness(scope.sessionId, messageId(scope.runId, scope.step, 0));
+  const { pending, message: assistant } = await (stateStore as unknown as PendingStepStore).readStepWitness(scope.sessionId, messageId(scope.runId, scope.step, 0));
   if (pending !== undefined && pending.runId === scope.runId && pending.step === scope.step) return pending.result as StepDecisionResult;
   if (assistant?.role !== 'assistant') return undefined;
   return {
@@ -73,7 +74,7 @@ export async function witnessedEarlier(stateStore: SessionStateStore, scope: Run
 
 /**
  * When `decision` makes a step whose sole tool call commits it (`soleToolCommit`), record it in the session row with
- * the step's other writes (`witnessedByWrites`: no DBOS row). Returns whether it did.
+ * the step's other writes (`witnessedByWrites`: no DBOS row); otherwise the step keeps its DBOS row.
  *
  * @example
  * witnessInSessionRow(record, stateStore, agent, input, decision);
@@ -84,9 +85,9 @@ export function witnessInSessionRow(
   agent: AnyAgentConfig,
   scope: RunScope & { step: number },
   decision: StepDecisionResult,
-): boolean {
+): void {
   const plan = planStepProcessing(decision, agent, { sessionId: scope.sessionId, runId: scope.runId, step: scope.step });
-  if (soleToolCommit(plan, agent) === undefined) return false;
+  if (soleToolCommit(plan, agent) === undefined) return;
   let written: { onCommitted(outcome: RecordOutcome): void } | undefined;
   record.witnessedByWrites();
   record.defer({
@@ -96,5 +97,4 @@ export function witnessInSessionRow(
     },
     committed: (outcome) => written?.onCommitted(outcome),
   });
-  return true;
 }

@@ -5,6 +5,7 @@ import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { SqlConnection } from '../store/postgres/database.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
+import type { Message } from '../types/message.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from './step-record.js';
@@ -36,9 +37,32 @@ export async function recordsStepCommit(
   record: StepRecord,
   commit: SoleToolCommit | undefined,
 ): Promise<boolean> {
-  if (commit === undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
+  return commit !== undefined && commitJoinsRecord(stateStore, hooks, record);
+}
+
+/**
+ * Whether a step's commit can be written inside `record`'s transaction: the store commits on a caller's connection
+ * and writes to DBOS's system database, and no onMessage/afterTool hook is registered (see `recordsStepCommit`). The
+ * one rule for a tool step committing its agent step and for its LLM step leaving no DBOS row.
+ *
+ * @example
+ * if (await commitJoinsRecord(stateStore, hooks, record)) record.witnessedByWrites();
+ */
+export async function commitJoinsRecord(stateStore: SessionStateStore, hooks: Pick<HookManager, 'hasHooks'>, record: StepRecord): Promise<boolean> {
+  if (hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
   if (typeof (stateStore as Partial<CommitOnConnection>).commitStepOn !== 'function') return false;
   return record.joins(stateStore);
+}
+
+/**
+ * A store that reads back what a step left (`PostgresStateStore.readStepWitness`): the pending LLM step and a message
+ * of the step by id.
+ *
+ * @example
+ * const { message } = await (stateStore as StepWitnessStore).readStepWitness('s1', 'run-1:3:1');
+ */
+export interface StepWitnessStore {
+  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: unknown; message?: Message }>;
 }
 
 /** A Postgres store or stream manager: the schema of its tables. */
@@ -97,24 +121,22 @@ export function deferStepCommit(
 
 /**
  * On a possible replay (`record.replayPossible`): the outcome of this tool step when an earlier execution of the run
- * already committed the agent step with it (checkpoint `${runId}:${step}` exists; the step has no `operation_outputs`
- * row, see `deferStepCommit`), read back from the committed tool message; else `undefined` (the tool runs).
+ * already committed the agent step with it (the step has no `operation_outputs` row, see `deferStepCommit`), read from
+ * its committed tool message `resultMessageId` (one indexed read; it commits with checkpoint `${runId}:${step}`);
+ * else `undefined` (the tool runs).
  *
  * @example
- * const done = await committedEarlier(stateStore, input, input.commit, input.call.resultMessageId);
+ * const done = await committedEarlier(stateStore, input, input.call.resultMessageId);
  */
 export async function committedEarlier(
   stateStore: SessionStateStore,
   scope: RunScope & { step: number },
-  commit: SoleToolCommit,
   resultMessageId: string,
 ): Promise<{ success: boolean; durationMs: number; committed: true } | undefined> {
-  const checkpoint = await stateStore.getCheckpoint(scope.sessionId, checkpointIdFor(scope.runId, scope.step));
-  if (checkpoint === null) return undefined;
-  // The tool's result precedes the commit's tail (a finish reminder) as the step's last messages.
-  const { messages } = await stateStore.getMessages(scope.sessionId, { offset: checkpoint.messageCount - commit.tail.length - 1, limit: 1 });
-  const message = messages[0];
-  if (message?.id !== resultMessageId || message.role !== 'tool') throw new Error(`The committed step ${scope.step} of run ${scope.runId} has no result of its tool call.`);
+  // The step's messages commit with its checkpoint: its tool's result exists exactly when the step was committed.
+  const { message } = await (stateStore as unknown as StepWitnessStore).readStepWitness(scope.sessionId, resultMessageId);
+  if (message === undefined) return undefined;
+  if (message.role !== 'tool') throw new Error(`The committed step ${scope.step} of run ${scope.runId} has no result of its tool call.`);
   return { success: message.isError !== true, durationMs: 0, committed: true };
 }
 

@@ -56,31 +56,32 @@ export async function writePendingStepOn(
 }
 
 /**
- * What an LLM step of the session left of itself: the pending step in the session row, and the assistant message
- * `assistantMessageId` when its agent step was committed (one statement).
+ * What a step of the session left of itself: the pending step in the session row, and message `stepMessageId` (its
+ * assistant message, or its tool's result) when its agent step was committed — a step's messages commit with its
+ * checkpoint (one statement).
  *
  * @example
- * const { pending, assistant } = await readStepWitness(connection, tables, 's1', 'run-1:3:0');
+ * const { pending, message } = await readStepWitness(connection, tables, 's1', 'run-1:3:0');
  */
 export async function readStepWitness(
   connection: SqlConnection,
   tables: StoreTables,
   sessionId: string,
-  assistantMessageId: string,
-): Promise<{ pending?: PendingStep; assistant?: Message }> {
+  stepMessageId: string,
+): Promise<{ pending?: PendingStep; message?: Message }> {
   const { rows } = await connection.query<{ pending_step: string | null; message: string | null }>(
     `SELECT session.pending_step, stored.message
      FROM ${tables.sessions} AS session
      LEFT JOIN ${tables.messages} AS stored
        ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || $2) AND stored.session_id = $1 AND stored.message_id = $2
      WHERE session.session_id = $1`,
-    [sessionId, assistantMessageId],
+    [sessionId, stepMessageId],
   );
   const row = rows[0];
   if (row === undefined) throw new SessionNotFoundError(sessionId);
   return {
     ...(row.pending_step === null ? {} : { pending: JSON.parse(row.pending_step) as PendingStep }),
-    ...(row.message === null ? {} : { assistant: { ...(JSON.parse(row.message) as Message), id: assistantMessageId } }),
+    ...(row.message === null ? {} : { message: { ...(JSON.parse(row.message) as Message), id: stepMessageId } }),
   };
 }
 

@@ -185,9 +185,9 @@ export class PostgresStateStore implements SessionStateStore {
   async recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep) {
     return writePendingStepOn(connection, this.context.tables, sessionId, pending, this.#commits);
   }
-  /** @internal What an LLM step left of itself: its pending record, its committed assistant message (see `readStepWitness`). */
-  async readStepWitness(sessionId: string, assistantMessageId: string) {
-    return this.context.database.run('read an LLM step record', (connection) => readStepWitness(connection, this.context.tables, sessionId, assistantMessageId));
+  /** @internal What a step left of itself: the pending LLM step, a committed message of the step (see `readStepWitness`). */
+  async readStepWitness(sessionId: string, stepMessageId: string) {
+    return this.context.database.run('read a step record', (connection) => readStepWitness(connection, this.context.tables, sessionId, stepMessageId));
   }
   /** @internal The schema of this store's tables (a step's checkpoint is next to its chunks when the stream manager's is the same). */
   storeSchema(): string {
