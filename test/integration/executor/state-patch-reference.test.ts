@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import { createSubAgentTool, defineAgent, defineTool } from '../../../src/agent/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import { BufferedStreamWriter } from '../../../src/stream/buffered-stream-writer.js';
 import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
@@ -30,9 +31,24 @@ const collector = defineAgent({
   stateSchema: z.object({ items: z.array(z.string()).default([]) }),
   maxSteps: 10,
 });
-const llm = new MockLLMAdapter((_input, callIndex) =>
-  callIndex < 3 ? { type: 'tool_calls', toolCalls: [{ id: `c${callIndex + 1}`, name: 'collect', arguments: {} }] } : { type: 'text', text: 'done' },
-);
+const child = defineAgent({
+  name: 'patch_reference_child',
+  systemPrompt: 'Collect twice.',
+  tools: [collect],
+  stateSchema: z.object({ items: z.array(z.string()).default([]) }),
+  outputSchema: z.object({ done: z.boolean() }),
+  maxSteps: 5,
+});
+const delegator = defineAgent({ name: 'patch_reference_delegator', systemPrompt: 'Delegate.', tools: [createSubAgentTool(child, z.object({}))], maxSteps: 3 });
+const llm = new MockLLMAdapter((input): MockLLMResponse => {
+  const step = input.step ?? 1;
+  const collectAt = (step: number): MockLLMResponse => ({ type: 'tool_calls', toolCalls: [{ id: `c${step}`, name: 'collect', arguments: {} }] });
+  if (input.agentType === delegator.name) {
+    return step === 1 ? { type: 'tool_calls', toolCalls: [{ id: 'd1', name: `subagent__${child.name}`, arguments: {} }] } : { type: 'text', text: 'delegated' };
+  }
+  if (input.agentType === child.name) return step <= 2 ? collectAt(step) : { type: 'structured_output', output: { done: true } };
+  return step <= 3 ? collectAt(step) : { type: 'text', text: 'done' };
+});
 
 let runtime: TestRuntime;
 let pool: pg.Pool;
@@ -84,6 +100,20 @@ describe('state_patch chunks of steps committed with their tool', () => {
       [false, true],
     ]);
     expect((await runtime.stateStore.loadState('ref-1'))?.customState).toEqual({ items: [1, 2, 3].map((n) => `${ITEM}-${n}`) });
+  });
+
+  it('of a sub-agent in its root’s stream refer to the sub-agent’s own checkpoints', async () => {
+    const result = await (await runtime.executor.execute(delegator, 'Delegate.', { sessionId: 'ref-root' })).result();
+    expect(result).toMatchObject({ status: 'completed' });
+    const [ref] = await runtime.stateStore.getSubSessionRefs('ref-root');
+    const childId = ref!.subSessionId;
+    const stored = (await storedTexts('ref-root')).filter((text) => text.startsWith('{"patchesIn":'));
+    expect(stored).toHaveLength(2);
+    for (const text of stored) expect(JSON.parse(text)).toMatchObject({ agentId: childId, agentType: child.name });
+    const patches = (await readAll('ref-root')).filter((chunk) => chunk.type === 'state_patch');
+    expect(patches.map((chunk) => [chunk.agentId, chunk.step, chunk.type === 'state_patch' ? chunk.patches : undefined])).toEqual(
+      [1, 2].map((step) => [childId, step, [{ op: 'add', path: '/items/-', value: `${ITEM}-${step}` }]]),
+    );
   });
 
   it('keep their patches when written outside a step record, or when their checkpoint is not in the stream’s database', async () => {
