@@ -120,8 +120,8 @@ export function checkpointsFromRows(rows: readonly CheckpointRow[]): Checkpoint[
  * Inside the commit's transaction: whether checkpoint `checkpointId` exists (idempotent re-commit) and
  * the delta base, if any: the session's pointer checkpoint when the session's customState equals its
  * state: the row's `custom_state` is NULL (it is that checkpoint's state by definition), or it equals the
- * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash` (deltas written before
- * deltas lost it: a row holding its own state bases no new checkpoint on a newer delta). One statement.
+ * checkpoint's snapshot (jsonb equality), or its md5 equals the delta's `state_hash` (only deltas written before
+ * `insertCheckpointRow` decided in JS carry one: a row holding its own state bases nothing on a newer delta). One statement.
  *
  * @example
  * const { exists, base } = await findCommitCheckpoints(connection, tables, 's1', 'r1:2', 'r1:1');
