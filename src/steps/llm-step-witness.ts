@@ -7,7 +7,6 @@ import type { StepDecisionResult } from '../orchestration/step-decision-result.j
 import type { SqlConnection } from '../store/postgres/database.js';
 import type { PendingStep } from '../store/postgres/pending-step.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import type { Message } from '../types/message.js';
 import type { SessionState } from '../types/session.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from './step-record.js';
@@ -17,7 +16,6 @@ import { commitJoinsRecord, type StepWitnessStore } from './tool-step-commit.js'
 interface PendingStepStore extends StepWitnessStore {
   recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep): Promise<{ onCommitted(outcome: RecordOutcome): void }>;
   loadStateForStep(sessionId: string): Promise<SessionState | null>;
-  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: PendingStep; message?: Message }>;
 }
 
 /**

@@ -35,7 +35,7 @@ export class ChunkEmitter {
   async emit(payload: ChunkPayload, options?: StreamWriteOptions): Promise<void> {
     const writer = await this.writer();
     const chunk = { ...payload, agentId: this.agentId, agentType: this.agentType, step: this.step, timestamp: Date.now() };
-    await (options === undefined ? writer.write(chunk) : writer.write(chunk, options));
+    await writer.write(chunk, options);
   }
 
   async flush(): Promise<void> {

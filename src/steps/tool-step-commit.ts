@@ -3,6 +3,7 @@ import { checkpointIdFor } from '../orchestration/ids.js';
 import { soleToolCommitMessages, type SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { SqlConnection } from '../store/postgres/database.js';
+import type { PendingStep } from '../store/postgres/pending-step.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { Message } from '../types/message.js';
@@ -62,7 +63,7 @@ export async function commitJoinsRecord(stateStore: SessionStateStore, hooks: Pi
  * const { message } = await (stateStore as StepWitnessStore).readStepWitness('s1', 'run-1:3:1');
  */
 export interface StepWitnessStore {
-  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: unknown; message?: Message }>;
+  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: PendingStep; message?: Message }>;
 }
 
 /** A Postgres store or stream manager: the schema of its tables. */

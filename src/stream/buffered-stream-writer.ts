@@ -155,7 +155,7 @@ export class BufferedStreamWriter implements StreamWriter {
     if (this.#options.isStreamClosed()) throw closedError(this.#options.streamId);
     const prepared = prepareChunk(chunk, this.#options.agentId, this.#options.agentType);
     const keyed: KeyedChunk = { key: this.#identities.next(options?.key), chunk: prepared };
-    if (options?.patchesIn !== undefined && prepared.type === 'state_patch') keyed.patchesIn = options.patchesIn;
+    if (options?.patchesIn !== undefined) keyed.patchesIn = options.patchesIn;
     this.#buffer.push(keyed);
     if (this.#buffer.length >= this.#options.batchSize) await this.flush();
     else this.#schedule();

@@ -196,19 +196,16 @@ export async function insertCheckpointRow(
   stepPatches: readonly JsonPatchOperation[] = [],
 ): Promise<number> {
   const stateText = toJsonText(checkpoint.customState, 'customState');
-  const patchesText = delta === undefined ? undefined : toJsonText(delta.patches, 'patches');
-  const chain = delta === undefined || patchesText === undefined ? undefined : delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
-  const asDelta = chain !== undefined && chain < SNAPSHOT_CHAIN_RATIO * Buffer.byteLength(stateText);
   const columns = `(session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes)`;
   const row = [checkpoint.sessionId, checkpoint.id, checkpoint.runId, checkpoint.stepCount, checkpoint.messageCount, checkpoint.createdAt];
-  if (asDelta && delta !== undefined) {
-    await connection.query(`INSERT INTO ${tables.checkpoints} ${columns} VALUES ($1, $2, $3, $4, $5, $6, NULL, $7::jsonb, $8, $9)`, [
-      ...row,
-      patchesText,
-      delta.base.checkpointId,
-      chain,
-    ]);
-    return chain;
+  if (delta !== undefined) {
+    const patchesText = toJsonText(delta.patches, 'patches');
+    const chain = delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
+    if (chain < SNAPSHOT_CHAIN_RATIO * Buffer.byteLength(stateText)) {
+      const values = [...row, patchesText, delta.base.checkpointId, chain];
+      await connection.query(`INSERT INTO ${tables.checkpoints} ${columns} VALUES ($1, $2, $3, $4, $5, $6, NULL, $7::jsonb, $8, $9)`, values);
+      return chain;
+    }
   }
   await connection.query(`INSERT INTO ${tables.checkpoints} ${columns} VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, NULL, 0)`, [
     ...row,

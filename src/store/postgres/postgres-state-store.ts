@@ -66,7 +66,7 @@ function quiet(): void {}
  * Checkpoints are stored as deltas with geometrically spaced snapshots (migration 006), so storage stays
  * O(steps) even when customState grows every step. A checkpoint row holds either a full snapshot or the
  * RFC 6902 operations its step applied, on a base: the checkpoint the session pointed at, used only when
- * the session's customState still equals it (md5 of the jsonb text, stored per row). Policy: a snapshot for
+ * the session's customState still equals it (the row leaves its state to it, or equals it). Policy: a snapshot for
  * the first checkpoint, after any change that was not the step's patches (saveState/rewind of customState,
  * a commit whose write replaces customState, a row from before 006), and once the chain since the last
  * snapshot (patch bytes + 128 bytes per row) would reach twice the state's size; otherwise a delta. So a snapshot
