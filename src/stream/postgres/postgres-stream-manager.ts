@@ -21,7 +21,7 @@ import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '
 import { isTerminalStatus } from '../stream-status.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
-import { chunkFromStored, storedChunkText } from './stored-chunk.js';
+import { chunksFromStored, storedRows } from './stored-chunk.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -150,7 +150,7 @@ export class PostgresStreamManager implements StreamManager {
         );
         const chunks: StreamChunk[] = [];
         for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null) chunks.push(chunkFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches));
+          if (row.chunk !== null && row.sequence !== null) chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches));
         }
         return { status: result.rows[0]?.status ?? null, chunks };
       },
@@ -229,7 +229,7 @@ export class PostgresStreamManager implements StreamManager {
 
   async pruneChunks(streamId: string): Promise<number> {
     assertStreamId(streamId);
-    return (await this.#query('prune stream chunks', this.#sql.prune, [streamId])).rowCount ?? 0;
+    return Number((await this.#query<{ count: string }>('prune stream chunks', this.#sql.prune, [streamId])).rows[0]?.count ?? 0);
   }
 
   /**
@@ -274,8 +274,8 @@ export class PostgresStreamManager implements StreamManager {
 
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
   async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[], withCheckpoint: boolean): Promise<void> {
-    const texts = chunks.map((keyed) => storedChunkText(keyed.chunk, streamId, withCheckpoint ? keyed.patchesIn : undefined));
-    const values = [streamId, texts, this.#sql.channel, chunks.map((keyed) => keyed.key), chunks.map((keyed) => keyed.chunk.step)];
+    const rows = storedRows(chunks, streamId, withCheckpoint);
+    const values = [streamId, rows.texts, this.#sql.channel, rows.keys, rows.steps, rows.widths];
     const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     const check = (result: { rowCount: number | null }): void => {
       if (result.rowCount === 0) throw closed();

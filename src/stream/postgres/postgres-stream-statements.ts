@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
-import { PATCHES_REFERENCE_PREFIX } from './stored-chunk.js';
+import { FOLDED_PATCH_PREFIX, PATCHES_REFERENCE_PREFIX } from './stored-chunk.js';
 
 /**
  * The NOTIFY payload for a stream: the hex MD5 of its id (32 bytes whatever the id's length, so ids of up to
@@ -27,27 +27,28 @@ export interface PostgresStreamStatements {
   /** $1 stream id → one row `{ status }` (creating the stream as active when missing). */
   open: string;
   /**
-   * $1 stream id, $2 text[] of stored chunks (`storedChunkText`), $3 channel, $4 text[] of chunk keys, $5 int[] of
-   * steps (same order) → `{ base, stored }`; no row when not active. Chunks whose key is stored already (or repeated
-   * in the batch) are skipped.
+   * $1 stream id, $2 text[] of stored rows (`storedRows`), $3 channel, $4 text[] of keys, $5 int[] of steps, $6 int[]
+   * of widths (sequences per row; same order) → `{ base, stored }`; no row when not active. Rows whose key is stored
+   * already (or repeated in the batch) are skipped; a row's sequence is the last of its width.
    */
   append: string;
   /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
   appendOrFail: string;
   /**
    * $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, step, chunk, patches }` (one row, chunk null,
-   * when none); `patches` is the referenced checkpoint's patches (text) for a chunk stored as a reference, else null.
+   * when none); `patches` is the referenced checkpoint's patches (text) for a row holding a reference or a folded
+   * `state_patch` (see `chunksFromStored`), else null.
    */
   read: string;
   /** $1 stream id, $2 status, $3 output jsonb, $4 error, $5 channel → one row when the status changed. */
   finish: string;
   /** $1 stream id, $2 channel → one row when the stream exists. */
   reactivate: string;
-  /** $1 stream id → the stream row plus `chunk_count` and `has_output`. */
+  /** $1 stream id → the stream row plus `chunk_count` (a row with a folded `state_patch` counts 2) and `has_output`. */
   info: string;
   /** $1 stream id, $2 step, $3 after-sequence, $4 agent id or null → deletes later-step chunks (of $4) written after $3. */
   cleanup: string;
-  /** $1 stream id → deletes every chunk of the stream unless it is active. */
+  /** $1 stream id → deletes every chunk of the stream unless it is active; one row `{ count }` of chunks deleted. */
   prune: string;
 }
 
@@ -80,17 +81,18 @@ const NOW_MILLISECONDS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint
 export function postgresStreamStatements(schema: string): PostgresStreamStatements {
   const streams = `${escapeIdentifier(schema)}.__agents_streams`;
   const chunks = `${escapeIdentifier(schema)}.__agents_stream_chunks`;
-  // A stored state_patch chunk may refer to its checkpoint's patches (migration 014): the reader puts them back.
+  // A stored state_patch chunk may refer to its checkpoint's patches (migration 014), alone or folded into the next
+  // chunk's row (`storedRows`): the reader puts them back.
   const checkpoints = `${escapeIdentifier(schema)}.__agents_checkpoints`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
   const appendCtes = `WITH batch AS (
-        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.position,
+        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.position,
                row_number() OVER (PARTITION BY item.key ORDER BY item.position) AS copy
-        FROM unnest($2::text[], $4::text[], $5::int[]) WITH ORDINALITY AS item(chunk, key, step, position)
+        FROM unnest($2::text[], $4::text[], $5::int[], $6::int[]) WITH ORDINALITY AS item(chunk, key, step, width, position)
       ), fresh AS (
-        SELECT chunk, step, key, row_number() OVER (ORDER BY position) AS rank
+        SELECT chunk, step, key, width, sum(width) OVER (ORDER BY position) AS rank
         FROM batch
         WHERE copy = 1 AND NOT EXISTS (
           SELECT 1 FROM ${chunks} c
@@ -98,11 +100,11 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         )
       ), reserved AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
-        VALUES ($1, 'active', (SELECT count(*) FROM fresh), ${NOW}, ${NOW})
+        VALUES ($1, 'active', (SELECT coalesce(sum(width), 0) FROM fresh), ${NOW}, ${NOW})
         ON CONFLICT (stream_id) DO UPDATE
           SET last_sequence = s.last_sequence + EXCLUDED.last_sequence, updated_at = ${NOW}
           WHERE s.status = 'active'
-        RETURNING s.last_sequence - (SELECT count(*) FROM fresh) AS base
+        RETURNING s.last_sequence - (SELECT coalesce(sum(width), 0) FROM fresh) AS base
       ), inserted AS (
         INSERT INTO ${chunks} (stream_id, sequence, step, chunk, key_hash)
         SELECT $1, reserved.base + fresh.rank, fresh.step, fresh.chunk, fresh.key
@@ -128,9 +130,10 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
     read: `SELECT s.status, c.sequence, c.step, c.chunk,
-        CASE WHEN starts_with(c.chunk, '${PATCHES_REFERENCE_PREFIX}') THEN (
+        CASE WHEN r.reference IS NOT NULL THEN (
           SELECT k.patches::text FROM ${checkpoints} k
-          WHERE k.session_id = COALESCE(c.chunk::jsonb->>'agentId', $1) AND k.checkpoint_id = c.chunk::jsonb->>'patchesIn'
+          WHERE k.session_id = COALESCE(r.reference->>'agentId', $1)
+            AND k.checkpoint_id = COALESCE(r.reference->>'patchesIn', r.reference->>'patchesBefore')
         ) END AS patches
       FROM (SELECT 1) AS anchor
       LEFT JOIN ${streams} s ON s.stream_id = $1
@@ -139,6 +142,10 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         WHERE stream_id = $1 AND sequence > $2::bigint
         ORDER BY sequence LIMIT $3
       ) c ON true
+      LEFT JOIN LATERAL (
+        SELECT c.chunk::jsonb AS reference
+        WHERE starts_with(c.chunk, '${PATCHES_REFERENCE_PREFIX}') OR starts_with(c.chunk, '${FOLDED_PATCH_PREFIX}')
+      ) r ON true
       ORDER BY c.sequence`,
     finish: `WITH changed AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, output, error, created_at, updated_at)
@@ -156,9 +163,13 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       )
       SELECT pg_notify($2, md5(stream_id)) FROM changed`,
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
-        (SELECT count(*) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
+        (SELECT count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}')) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
     cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2 AND ($4::text IS NULL OR COALESCE(chunk::jsonb->>'agentId', stream_id) = $4::text)`,
-    prune: `DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')`,
+    prune: `WITH deleted AS (
+        DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')
+        RETURNING chunk
+      )
+      SELECT count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}')) AS count FROM deleted`,
   };
 }

@@ -9,7 +9,8 @@ import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
 // Issue 11 (stored bytes with a growing state): a step committed with its sole tool's record keeps the tool's state
-// patches once, in its checkpoint; its state_patch chunk is stored as a reference that readers fill in.
+// patches once, in its checkpoint; its state_patch chunk is stored as a reference that readers fill in — folded into
+// its tool_end's row when that follows in the same record.
 
 const ITEM = 'x'.repeat(1_000);
 const collect = defineTool({
@@ -81,15 +82,31 @@ describe('state_patch chunks of steps committed with their tool', () => {
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
 
-    const references = (await storedTexts('ref-1')).filter((text) => text.startsWith('{"patchesIn":'));
-    expect(references).toEqual([1, 2, 3].map((step) => expect.stringContaining(`"patchesIn":"${result.runId}:${step}"`)));
+    // Each state_patch rides in its tool_end's row (no row of its own), naming the checkpoint that holds its patches.
+    const texts = await storedTexts('ref-1');
+    const folds = texts.filter((text) => text.startsWith('{"patchesBefore":'));
+    expect(folds).toEqual([1, 2, 3].map((step) => expect.stringContaining(`"patchesBefore":"${result.runId}:${step}"`)));
+    for (const text of folds) expect(JSON.parse(text)).toMatchObject({ type: 'tool_end', toolName: 'collect' });
+    expect(texts.filter((text) => text.includes('state_patch'))).toEqual([]);
     // The items are nowhere in the stream's rows: each is stored once, in its checkpoint.
-    expect((await storedTexts('ref-1')).filter((text) => text.includes(ITEM))).toEqual([]);
+    expect(texts.filter((text) => text.includes(ITEM))).toEqual([]);
 
-    const patches = (await readAll('ref-1')).filter((chunk) => chunk.type === 'state_patch');
+    const read = await readAll('ref-1');
+    expect(read.map((chunk) => chunk.sequence)).toEqual(read.map((_chunk, index) => index + 1));
+    expect(await runtime.streamManager.getInfo('ref-1')).toMatchObject({ lastSequence: read.length, chunkCount: read.length });
+    const patches = read.filter((chunk) => chunk.type === 'state_patch');
     expect(patches.map((chunk) => [chunk.step, chunk.agentId, chunk.type === 'state_patch' ? chunk.patches : undefined])).toEqual(
       [1, 2, 3].map((step) => [step, 'ref-1', [{ op: 'add', path: '/items/-', value: `${ITEM}-${step}` }]]),
     );
+    // In order: tool_start, state_patch, tool_end of each step; a reader starting at a state_patch gets its tool_end next.
+    for (const chunk of patches) expect(read.slice(chunk.sequence - 2, chunk.sequence + 1).map((c) => c.type)).toEqual(['tool_start', 'state_patch', 'tool_end']);
+    const from = patches[1]!.sequence;
+    const after: StreamChunk[] = [];
+    for await (const chunk of await runtime.streamManager.createReader('ref-1', from)) after.push(chunk);
+    expect(after.map((chunk) => chunk.sequence)).toEqual(read.slice(from).map((chunk) => chunk.sequence));
+    const before: StreamChunk[] = [];
+    for await (const chunk of await runtime.streamManager.createReader('ref-1', from - 1)) before.push(chunk);
+    expect(before[0]).toEqual(patches[1]);
     // Step 1 had no base checkpoint (a snapshot that also keeps its patches); step 2 is a delta on step 1.
     const { rows } = await pool.query<{ checkpoint_id: string; snapshot: boolean; has_patches: boolean }>(
       'SELECT checkpoint_id, custom_state IS NOT NULL AS snapshot, patches IS NOT NULL AS has_patches FROM __agents_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2) ORDER BY step_count',
@@ -107,9 +124,9 @@ describe('state_patch chunks of steps committed with their tool', () => {
     expect(result).toMatchObject({ status: 'completed' });
     const [ref] = await runtime.stateStore.getSubSessionRefs('ref-root');
     const childId = ref!.subSessionId;
-    const stored = (await storedTexts('ref-root')).filter((text) => text.startsWith('{"patchesIn":'));
+    const stored = (await storedTexts('ref-root')).filter((text) => text.startsWith('{"patchesBefore":'));
     expect(stored).toHaveLength(2);
-    for (const text of stored) expect(JSON.parse(text)).toMatchObject({ agentId: childId, agentType: child.name });
+    for (const text of stored) expect(JSON.parse(text)).toMatchObject({ type: 'tool_end', agentId: childId, agentType: child.name });
     const patches = (await readAll('ref-root')).filter((chunk) => chunk.type === 'state_patch');
     expect(patches.map((chunk) => [chunk.agentId, chunk.step, chunk.type === 'state_patch' ? chunk.patches : undefined])).toEqual(
       [1, 2].map((step) => [childId, step, [{ op: 'add', path: '/items/-', value: `${ITEM}-${step}` }]]),
@@ -140,6 +157,51 @@ describe('state_patch chunks of steps committed with their tool', () => {
     expect((await storedTexts('ref-plain'))[1]).toBe('{"patchesIn":"run-x:2","type":"state_patch","agentType":"patch_reference_collector","timestamp":1}');
     const read = await readAll('ref-plain');
     expect(read.map((chunk) => (chunk.type === 'state_patch' ? chunk.patches : chunk.type))).toEqual([patches, []]);
+    await writer.close();
+  });
+
+  it('folded into the next chunk’s row are stored once when the transaction is retried, and whole when it is abandoned', async () => {
+    const writer = (await runtime.streamManager.createWriter('ref-fold', 'ref-fold', 'patch_reference_collector')) as BufferedStreamWriter;
+    const patches = [{ op: 'replace', path: '/count', value: 3 }];
+    const toolEnd = { type: 'tool_end', toolCallId: 'c1', toolName: 'collect', result: { ok: true }, agentId: 'ref-fold', agentType: 'patch_reference_collector', step: 1, timestamp: 1 } as StreamChunkInput;
+    const inTransaction = async (handover: { within: (client: pg.PoolClient) => Promise<void> }, end: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await handover.within(client);
+        await client.query(end);
+      } finally {
+        client.release();
+      }
+    };
+    await writer.write(statePatch('ref-fold', patches), { patchesIn: 'run-y:1' });
+    await writer.write(toolEnd, { key: 'run-y:1:tool_end' });
+    const handover = (await writer.handOver())!;
+    await inTransaction(handover, 'COMMIT');
+    await inTransaction(handover, 'COMMIT'); // a retry that did commit the first time: nothing more
+    expect(await storedTexts('ref-fold')).toEqual([expect.stringMatching(/^\{"patchesBefore":"run-y:1","type":"tool_end"/)]);
+    expect(await runtime.streamManager.getInfo('ref-fold')).toMatchObject({ lastSequence: 2, chunkCount: 2 });
+
+    // Abandoned: back to the writer, flushed on their own, each chunk whole in a row of its own.
+    await writer.write(statePatch('ref-fold', patches), { patchesIn: 'run-y:2' });
+    await writer.write({ ...toolEnd, toolCallId: 'c2' } as StreamChunkInput);
+    const abandoned = (await writer.handOver())!;
+    await inTransaction(abandoned, 'ROLLBACK');
+    abandoned.abandoned();
+    await writer.flush();
+    await runtime.streamManager.endStream('ref-fold');
+    const texts = await storedTexts('ref-fold');
+    expect(texts.slice(1)).toEqual([expect.stringMatching(/^\{"type":"state_patch","patches":/), expect.stringMatching(/^\{"type":"tool_end"/)]);
+    const read = await readAll('ref-fold');
+    expect(read.map((chunk) => [chunk.sequence, chunk.type])).toEqual([
+      [1, 'state_patch'],
+      [2, 'tool_end'],
+      [3, 'state_patch'],
+      [4, 'tool_end'],
+    ]);
+    // No checkpoint run-y:1 exists here: the folded state_patch reads with no patches; the whole one keeps its own.
+    expect(read.filter((chunk) => chunk.type === 'state_patch').map((chunk) => (chunk.type === 'state_patch' ? chunk.patches : undefined))).toEqual([[], patches]);
+    expect(await runtime.streamManager.pruneChunks('ref-fold')).toBe(4);
     await writer.close();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFromStored, PATCHES_REFERENCE_PREFIX, storedChunkText } from '../../../src/stream/postgres/stored-chunk.js';
+import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
+import { chunkFromStored, chunksFromStored, FOLDED_PATCH_PREFIX, PATCHES_REFERENCE_PREFIX, storedChunkText, storedRows } from '../../../src/stream/postgres/stored-chunk.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
 
 const rootDelta: StreamChunkInput = { type: 'text_delta', delta: 'Hi', agentId: 's1', agentType: 'a', step: 3, timestamp: 5 };
@@ -38,5 +39,56 @@ describe('stored chunks (Postgres stream manager)', () => {
   it('reads a row stored before migration 011 (every field, jsonb rendering) as it was', () => {
     const legacy = '{"step": 2, "type": "text_delta", "delta": "x", "agentId": "other", "agentType": "a", "timestamp": 1}';
     expect(chunkFromStored(legacy, 's1', 2, 4)).toEqual({ type: 'text_delta', delta: 'x', agentId: 'other', agentType: 'a', step: 2, timestamp: 1, sequence: 4 });
+  });
+
+  it('keeps `type` first for a chunk whose own members would read as a reference or a fold', () => {
+    const odd = { patchesBefore: 'x', agentId: 's1', type: 'text_delta', delta: 'd', agentType: 'a', step: 1, timestamp: 2 } as unknown as StreamChunkInput;
+    const text = storedChunkText(odd, 's1');
+    expect(text.startsWith('{"type":"text_delta"')).toBe(true);
+    expect(chunksFromStored(text, 's1', 1, 3)).toEqual([{ ...odd, sequence: 3 }]);
+  });
+});
+
+describe('stored rows: a state_patch folded into the next chunk’s row', () => {
+  const patches = [{ op: 'add', path: '/items/-', value: 'a' }];
+  const patch = (overrides: Record<string, unknown> = {}): StreamChunkInput =>
+    ({ type: 'state_patch', patches, agentId: 's1', agentType: 'a', step: 2, timestamp: 7, ...overrides }) as StreamChunkInput;
+  const end = (overrides: Record<string, unknown> = {}): StreamChunkInput =>
+    ({ type: 'tool_end', toolCallId: 'c1', toolName: 't', result: { ok: true }, agentId: 's1', agentType: 'a', step: 2, timestamp: 7, ...overrides });
+  const keyed = (chunk: StreamChunkInput, key: string, patchesIn?: string): KeyedChunk => ({ key, chunk, ...(patchesIn === undefined ? {} : { patchesIn }) });
+
+  it('takes one row of two sequences, keeps the next chunk’s key, and reads back both chunks (patchedAt only when the times differ)', () => {
+    for (const [timestamp, text] of [
+      [7, '{"patchesBefore":"run-1:2","type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"agentType":"a","timestamp":7}'],
+      [6, '{"patchesBefore":"run-1:2","patchedAt":6,"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"agentType":"a","timestamp":7}'],
+    ] as const) {
+      const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch({ timestamp }), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', true);
+      expect(rows).toMatchObject({ keys: ['k/start', 'k/end'], steps: [2, 2], widths: [1, 2] });
+      expect(rows.texts[1]).toBe(text);
+      expect(text.startsWith(FOLDED_PATCH_PREFIX)).toBe(true);
+      expect(chunksFromStored(text, 's1', 2, 9, JSON.stringify(patches))).toEqual([
+        { ...patch({ timestamp }), sequence: 8 },
+        { ...end(), sequence: 9 },
+      ]);
+    }
+    // Its checkpoint gone: the state_patch reads with no patches.
+    const [gone] = chunksFromStored(storedRows([keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', true).texts[0]!, 's1', 2, 9, null);
+    expect(gone).toEqual({ ...patch(), patches: [], sequence: 8 });
+  });
+
+  it.each([
+    ['outside the checkpoint’s transaction', [keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], false, [1, 1], '{"type":"state_patch"'],
+    ['without a checkpoint', [keyed(patch(), 'w/x/1'), keyed(end(), 'k/end')], true, [1, 1], '{"type":"state_patch"'],
+    ['last of its batch', [keyed(patch(), 'w/x/1', 'run-1:2')], true, [1], PATCHES_REFERENCE_PREFIX],
+    ['with a caller key (it must stay findable)', [keyed(patch(), 'k/patch', 'run-1:2'), keyed(end(), 'k/end')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
+    ['before another agent’s chunk', [keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end({ agentId: 's1-sub' }), 'k/end')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
+    ['before another step’s chunk', [keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end({ step: 3 }), 'k/end')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
+    ['before another state_patch', [keyed(patch(), 'w/x/1', 'run-1:2'), keyed(patch(), 'w/x/2', 'run-1:2')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
+    ['with members of its own', [keyed(patch({ note: 1 }), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
+  ] as const)('is not folded %s', (_case, chunks, withCheckpoint, widths, firstPrefix) => {
+    const rows = storedRows(chunks, 's1', withCheckpoint);
+    expect(rows.widths).toEqual(widths);
+    expect(rows.keys).toEqual(chunks.map((chunk) => chunk.key));
+    expect(rows.texts[0]!.startsWith(firstPrefix)).toBe(true);
   });
 });
