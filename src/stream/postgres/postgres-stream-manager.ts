@@ -124,10 +124,10 @@ export class PostgresStreamManager implements StreamManager {
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
     assertStreamId(streamId);
-    const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId]);
+    const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction may a state_patch chunk refer to the checkpoint that commits with it.
-      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks, false), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks, true) },
+      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks, false, agentType), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks, true, agentType) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -144,13 +144,13 @@ export class PostgresStreamManager implements StreamManager {
     const source: ChunkSource = {
       read: async (afterSequence) => {
         seenVersion = signal.version;
-        const result = await this.#pool.query<{ status: StreamStatus | null; sequence: string | null; step: number | null; chunk: string | null; patches: string | null }>(
+        const result = await this.#pool.query<{ status: StreamStatus | null; agent_type: string | null; sequence: string | null; step: number | null; chunk: string | null; patches: string | null }>(
           this.#sql.read,
           [streamId, afterSequence, this.#readBatchSize],
         );
         const chunks: StreamChunk[] = [];
         for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null) chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches));
+          if (row.chunk !== null && row.sequence !== null) chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches, row.agent_type));
         }
         return { status: result.rows[0]?.status ?? null, chunks };
       },
@@ -273,9 +273,9 @@ export class PostgresStreamManager implements StreamManager {
   }
 
   /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
-  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[], withCheckpoint: boolean): Promise<void> {
-    const rows = storedRows(chunks, streamId, withCheckpoint);
-    const values = [streamId, rows.texts, this.#sql.channel, rows.keys, rows.steps, rows.widths];
+  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[], withCheckpoint: boolean, agentType: string): Promise<void> {
+    const rows = storedRows(chunks, streamId, withCheckpoint, agentType);
+    const values = [streamId, rows.texts, this.#sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided];
     const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
     const check = (result: { rowCount: number | null }): void => {
       if (result.rowCount === 0) throw closed();

@@ -24,19 +24,24 @@ export interface PostgresStreamStatements {
   channel: string;
   /** `LISTEN` statement for {@link PostgresStreamStatements.channel}. */
   listen: string;
-  /** $1 stream id → one row `{ status }` (creating the stream as active when missing). */
+  /**
+   * $1 stream id, $2 its own agent's type or null → one row `{ status }` (creating the stream as active when missing,
+   * recording $2: chunks of that type are stored without it, migration 015).
+   */
   open: string;
   /**
    * $1 stream id, $2 text[] of stored rows (`storedRows`), $3 channel, $4 text[] of keys, $5 int[] of steps, $6 int[]
-   * of widths (sequences per row; same order) → `{ base, stored }`; no row when not active. Rows whose key is stored
-   * already (or repeated in the batch) are skipped; a row's sequence is the last of its width.
+   * of widths (sequences per row; same order), $7 the writer's agent type, $8 bool[]: the row's text left it out →
+   * `{ base, stored }`; no row when not active. Rows whose key is stored already (or repeated in the batch) are
+   * skipped; a row's sequence is the last of its width. A stream without an agent type takes $7; a row that left out
+   * an agent type other than the stream's gets it back (last member).
    */
   append: string;
   /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
   appendOrFail: string;
   /**
-   * $1 stream id, $2 after sequence, $3 limit → rows `{ status, sequence, step, chunk, patches }` (one row, chunk null,
-   * when none); `patches` is the referenced checkpoint's patches (text) for a row holding a reference or a folded
+   * $1 stream id, $2 after sequence, $3 limit → rows `{ status, agent_type, sequence, step, chunk, patches }` (one row,
+   * chunk null, when none); `patches` is the referenced checkpoint's patches (text) for a row holding a reference or a folded
    * `state_patch` (see `chunksFromStored`), else null.
    */
   read: string;
@@ -88,26 +93,30 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
   const NOW = NOW_MILLISECONDS;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
   const appendCtes = `WITH batch AS (
-        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.position,
+        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position,
                row_number() OVER (PARTITION BY item.key ORDER BY item.position) AS copy
-        FROM unnest($2::text[], $4::text[], $5::int[], $6::int[]) WITH ORDINALITY AS item(chunk, key, step, width, position)
+        FROM unnest($2::text[], $4::text[], $5::int[], $6::int[], $8::bool[]) WITH ORDINALITY AS item(chunk, key, step, width, elided, position)
       ), fresh AS (
-        SELECT chunk, step, key, width, sum(width) OVER (ORDER BY position) AS rank
+        SELECT chunk, step, key, width, elided, sum(width) OVER (ORDER BY position) AS rank
         FROM batch
         WHERE copy = 1 AND NOT EXISTS (
           SELECT 1 FROM ${chunks} c
           WHERE (c.stream_id || chr(31) || c.key_hash::text) = ($1 || chr(31) || batch.key::text) AND c.stream_id = $1 AND c.key_hash = batch.key
         )
       ), reserved AS (
-        INSERT INTO ${streams} AS s (stream_id, status, last_sequence, created_at, updated_at)
-        VALUES ($1, 'active', (SELECT coalesce(sum(width), 0) FROM fresh), ${NOW}, ${NOW})
+        INSERT INTO ${streams} AS s (stream_id, status, last_sequence, agent_type, created_at, updated_at)
+        VALUES ($1, 'active', (SELECT coalesce(sum(width), 0) FROM fresh), $7::text, ${NOW}, ${NOW})
         ON CONFLICT (stream_id) DO UPDATE
-          SET last_sequence = s.last_sequence + EXCLUDED.last_sequence, updated_at = ${NOW}
+          SET last_sequence = s.last_sequence + EXCLUDED.last_sequence, updated_at = ${NOW},
+              agent_type = COALESCE(s.agent_type, EXCLUDED.agent_type)
           WHERE s.status = 'active'
-        RETURNING s.last_sequence - (SELECT coalesce(sum(width), 0) FROM fresh) AS base
+        RETURNING s.last_sequence - (SELECT coalesce(sum(width), 0) FROM fresh) AS base, s.agent_type
       ), inserted AS (
         INSERT INTO ${chunks} (stream_id, sequence, step, chunk, key_hash)
-        SELECT $1, reserved.base + fresh.rank, fresh.step, fresh.chunk, fresh.key
+        SELECT $1, reserved.base + fresh.rank, fresh.step,
+               CASE WHEN fresh.elided AND reserved.agent_type IS DISTINCT FROM $7::text
+                 THEN left(fresh.chunk, -1) || ',"agentType":' || to_json($7::text)::text || '}' ELSE fresh.chunk END,
+               fresh.key
         FROM reserved CROSS JOIN fresh
         ON CONFLICT DO NOTHING
         RETURNING 1
@@ -116,8 +125,8 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     channel,
     listen: `LISTEN ${escapeIdentifier(channel)}`,
     open: `WITH inserted AS (
-        INSERT INTO ${streams} (stream_id, status, last_sequence, created_at, updated_at)
-        VALUES ($1, 'active', 0, ${NOW}, ${NOW})
+        INSERT INTO ${streams} (stream_id, status, last_sequence, agent_type, created_at, updated_at)
+        VALUES ($1, 'active', 0, $2::text, ${NOW}, ${NOW})
         ON CONFLICT (stream_id) DO NOTHING
         RETURNING status
       )
@@ -129,7 +138,7 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
     appendOrFail: `${appendCtes}
       SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
-    read: `SELECT s.status, c.sequence, c.step, c.chunk,
+    read: `SELECT s.status, s.agent_type, c.sequence, c.step, c.chunk,
         CASE WHEN r.reference IS NOT NULL THEN (
           SELECT k.patches::text FROM ${checkpoints} k
           WHERE k.session_id = COALESCE(r.reference->>'agentId', $1)

@@ -25,11 +25,15 @@ export const PATCHES_REFERENCE_PREFIX = `{"${PATCHES_IN}":`;
  */
 export const FOLDED_PATCH_PREFIX = `{"${PATCHES_BEFORE}":`;
 
-/** The chunk's stored members: no `sequence` and `step` (columns), no `agentId` when it is the stream's id. */
-function storedMembers(chunk: StreamChunkInput, streamId: string): Record<string, unknown> {
+/**
+ * The chunk's stored members: no `sequence` and `step` (columns), no `agentId` when it is the stream's id, no
+ * `agentType` when it is `agentType` (the writer's; migration 015: the append puts it back unless it is the stream's).
+ */
+function storedMembers(chunk: StreamChunkInput, streamId: string, agentType?: string): Record<string, unknown> {
   const { sequence: _sequence, step: _step, ...rest } = chunk as StreamChunkInput & { sequence?: number };
-  const { agentId, ...others } = rest;
-  const stored: Record<string, unknown> = agentId === streamId ? others : rest;
+  const stored: Record<string, unknown> = rest;
+  if (rest.agentId === streamId) delete stored.agentId;
+  if (agentType !== undefined && rest.agentType === agentType) delete stored.agentType;
   // A chunk whose own members would read as a reference or a fold keeps `type` first.
   return Object.keys(stored)[0] === 'type' ? stored : { type: stored.type, ...stored };
 }
@@ -38,14 +42,15 @@ function storedMembers(chunk: StreamChunkInput, streamId: string): Record<string
  * A chunk as the Postgres stream manager stores it (migration 011): compact JSON text without what its row already
  * says — `sequence` and `step` (columns) and `agentId` when it is the stream's own id (the root agent writes into
  * its session's stream). About a third smaller than the chunk as jsonb. With `patchesIn` (migration 014), a
- * `state_patch` chunk is stored as a reference to that checkpoint of its agent, which holds its patches.
+ * `state_patch` chunk is stored as a reference to that checkpoint of its agent, which holds its patches. With
+ * `agentType` (migration 015), a chunk of that type is stored without it (see `StoredRows.elided`).
  *
  * @example
  * storedChunkText({ type: 'text_delta', delta: 'Hi', agentId: 's1', agentType: 'a', step: 1, timestamp: 0 }, 's1');
  * // '{"type":"text_delta","delta":"Hi","agentType":"a","timestamp":0}'
  */
-export function storedChunkText(chunk: StreamChunkInput, streamId: string, patchesIn?: string): string {
-  const stored = storedMembers(chunk, streamId);
+export function storedChunkText(chunk: StreamChunkInput, streamId: string, patchesIn?: string, agentType?: string): string {
+  const stored = storedMembers(chunk, streamId, agentType);
   if (patchesIn === undefined || chunk.type !== 'state_patch') return JSON.stringify(stored);
   // A reference: the first member marks it (readers look for the prefix), the patches stay in the checkpoint.
   const { patches: _patches, ...reference } = stored;
@@ -53,16 +58,18 @@ export function storedChunkText(chunk: StreamChunkInput, streamId: string, patch
 }
 
 /**
- * Rows for one append, in order: stored texts, keys, steps, and how many sequences each row takes.
+ * Rows for one append, in order: stored texts, keys, steps, how many sequences each row takes, and whether the text
+ * left out its `agentType` (the writer's: the append statement puts it back unless the stream records that type).
  *
  * @example
- * const rows: StoredRows = { texts: ['{"type":"text_delta","delta":"Hi"}'], keys: ['w/a/1'], steps: [1], widths: [1] };
+ * const rows: StoredRows = { texts: ['{"type":"text_delta","delta":"Hi"}'], keys: ['w/a/1'], steps: [1], widths: [1], elided: [true] };
  */
 export interface StoredRows {
   texts: string[];
   keys: string[];
   steps: number[];
   widths: number[];
+  elided: boolean[];
 }
 
 /** Members a `state_patch` chunk may have to be folded into the row of the chunk after it. */
@@ -84,62 +91,68 @@ function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is Keye
  * starts with `{"patchesBefore":"<checkpoint id>"` (plus `patchedAt` when the timestamps differ); readers put the
  * `state_patch` back at the sequence before it (`chunksFromStored`). Otherwise a reference (`storedChunkText`).
  * Only the next chunk's key is kept: a folded `state_patch` has the writer's own key, which nothing writes again.
+ * Chunks of `agentType` (the writer's) are stored without it.
  *
  * @example
- * const { texts, keys, steps, widths } = storedRows(keyedChunks, streamId, true);
+ * const { texts, keys, steps, widths, elided } = storedRows(keyedChunks, streamId, true, 'assistant');
  */
-export function storedRows(chunks: readonly KeyedChunk[], streamId: string, withCheckpoint: boolean): StoredRows {
-  const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [] };
+export function storedRows(chunks: readonly KeyedChunk[], streamId: string, withCheckpoint: boolean, agentType?: string): StoredRows {
+  const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [], elided: [] };
   for (let index = 0; index < chunks.length; index += 1) {
     const keyed = chunks[index]!;
     const patchesIn = withCheckpoint ? keyed.patchesIn : undefined;
     const next = chunks[index + 1];
     if (patchesIn !== undefined && foldable(keyed, next)) {
       const timestamp = keyed.chunk.timestamp === next.chunk.timestamp ? {} : { [PATCHED_AT]: keyed.chunk.timestamp };
-      rows.texts.push(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId) }));
+      rows.texts.push(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }));
       rows.keys.push(next.key);
       rows.steps.push(next.chunk.step);
       rows.widths.push(2);
+      rows.elided.push(agentType !== undefined && next.chunk.agentType === agentType);
       index += 1;
       continue;
     }
-    rows.texts.push(storedChunkText(keyed.chunk, streamId, patchesIn));
+    rows.texts.push(storedChunkText(keyed.chunk, streamId, patchesIn, agentType));
     rows.keys.push(keyed.key);
     rows.steps.push(keyed.chunk.step);
     rows.widths.push(1);
+    rows.elided.push(agentType !== undefined && keyed.chunk.agentType === agentType);
   }
   return rows;
 }
 
 /**
  * The chunk back from its stored text (also a jsonb rendering of one stored before migration 011, which kept every
- * field): `agentId` and `step` taken from the row where the text leaves them out.
+ * field): `agentId`, `agentType` (the stream's, migration 015) and `step` taken from the row where the text leaves
+ * them out.
  *
  * @example
- * chunkFromStored('{"type":"text_delta","delta":"Hi"}', 's1', 1, 7); // { agentId: 's1', type: 'text_delta', delta: 'Hi', step: 1, sequence: 7 }
- * chunkFromStored('{"patchesIn":"run-1:2","type":"state_patch"}', 's1', 2, 8, '[]'); // patches from the checkpoint
+ * chunkFromStored('{"type":"text_delta","delta":"Hi"}', 's1', 1, 7, null, 'a'); // { agentId: 's1', agentType: 'a', type: 'text_delta', delta: 'Hi', step: 1, sequence: 7 }
+ * chunkFromStored('{"patchesIn":"run-1:2","type":"state_patch","agentType":"a"}', 's1', 2, 8, '[]'); // patches from the checkpoint
  */
-export function chunkFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null): StreamChunk {
+export function chunkFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk {
   const stored = JSON.parse(text) as Partial<StreamChunk> & { [PATCHES_IN]?: unknown };
+  const implied = agentType == null ? { agentId: streamId } : { agentId: streamId, agentType };
   if (typeof stored[PATCHES_IN] === 'string' && stored.type === 'state_patch') {
     // A reference to its checkpoint's patches; none when that checkpoint is gone (its session was deleted).
     const { [PATCHES_IN]: _reference, ...chunk } = stored;
-    return { agentId: streamId, ...chunk, patches: patches == null ? [] : JSON.parse(patches), step: stored.step ?? step, sequence } as StreamChunk;
+    return { ...implied, ...chunk, patches: patches == null ? [] : JSON.parse(patches), step: stored.step ?? step, sequence } as StreamChunk;
   }
-  return { agentId: streamId, ...stored, step: stored.step ?? step, sequence } as StreamChunk;
+  return { ...implied, ...stored, step: stored.step ?? step, sequence } as StreamChunk;
 }
 
 /**
  * The chunks a stored row holds: one, or two for a row that carries a folded `state_patch` (see `storedRows`),
- * whose patches are `patches` (its checkpoint's; `[]` when that checkpoint is gone).
+ * whose patches are `patches` (its checkpoint's; `[]` when that checkpoint is gone); `agentType` is the stream's.
  *
  * @example
  * chunksFromStored('{"patchesBefore":"run-1:2","type":"tool_end","toolCallId":"c1","toolName":"t"}', 's1', 2, 9, '[]'); // state_patch (8), tool_end (9)
  */
-export function chunksFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null): StreamChunk[] {
-  if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches)];
+export function chunksFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk[] {
+  if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches, agentType)];
   const { [PATCHES_BEFORE]: _checkpoint, [PATCHED_AT]: patchedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
-  const chunk = { agentId: streamId, ...members, step, sequence } as StreamChunk;
+  const implied = agentType == null ? { agentId: streamId } : { agentId: streamId, agentType };
+  const chunk = { ...implied, ...members, step, sequence } as StreamChunk;
   const statePatch = {
     type: 'state_patch',
     patches: patches == null ? [] : JSON.parse(patches),

@@ -52,7 +52,7 @@ describe('PostgresStateStore migrations', () => {
         '__agents_sub_session_refs',
         '__agents_usage',
       ]);
-      expect(await columnsOf('twice', '__agents_streams')).toEqual(['stream_id', 'status', 'last_sequence', 'output', 'error', 'created_at', 'updated_at']);
+      expect(await columnsOf('twice', '__agents_streams')).toEqual(['stream_id', 'status', 'last_sequence', 'output', 'error', 'created_at', 'updated_at', 'agent_type']);
       expect(await columnsOf('twice', '__agents_stream_chunks')).toEqual(['stream_id', 'sequence', 'step', 'chunk', 'key_hash']);
       expect(await columnsOf('twice', '__agents_usage')).toEqual(
         expect.arrayContaining(['session_id', 'run_id', 'kind', 'name', 'input_tokens', 'output_tokens', 'total_tokens', 'duration_ms', 'success', 'created_at']),

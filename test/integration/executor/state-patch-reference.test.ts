@@ -154,7 +154,7 @@ describe('state_patch chunks of steps committed with their tool', () => {
       client.release();
     }
     await runtime.streamManager.endStream('ref-plain');
-    expect((await storedTexts('ref-plain'))[1]).toBe('{"patchesIn":"run-x:2","type":"state_patch","agentType":"patch_reference_collector","timestamp":1}');
+    expect((await storedTexts('ref-plain'))[1]).toBe('{"patchesIn":"run-x:2","type":"state_patch","timestamp":1}');
     const read = await readAll('ref-plain');
     expect(read.map((chunk) => (chunk.type === 'state_patch' ? chunk.patches : chunk.type))).toEqual([patches, []]);
     await writer.close();

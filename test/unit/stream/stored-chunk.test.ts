@@ -91,4 +91,21 @@ describe('stored rows: a state_patch folded into the next chunk’s row', () => 
     expect(rows.keys).toEqual(chunks.map((chunk) => chunk.key));
     expect(rows.texts[0]!.startsWith(firstPrefix)).toBe(true);
   });
+
+  it('leaves out the writer’s agent type (the append puts it back unless the stream records it), and marks those rows', () => {
+    const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end'), keyed(end({ agentType: 'b' }), 'k/b')], 's1', true, 'a');
+    expect(rows.elided).toEqual([true, true, false]);
+    expect(rows.texts).toEqual([
+      '{"type":"tool_start","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7,"arguments":{}}',
+      '{"patchesBefore":"run-1:2","type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7}',
+      '{"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"agentType":"b","timestamp":7}',
+    ]);
+    // Read back with the stream's type: both chunks of the fold get it; a stored type wins.
+    expect(chunksFromStored(rows.texts[1]!, 's1', 2, 9, '[]', 'a')).toEqual([
+      { ...patch(), patches: [], sequence: 8 },
+      { ...end(), sequence: 9 },
+    ]);
+    expect(chunksFromStored(rows.texts[2]!, 's1', 2, 10, null, 'a')).toEqual([{ ...end({ agentType: 'b' }), sequence: 10 }]);
+    expect(chunkFromStored('{"type":"text_delta","delta":"Hi","timestamp":5}', 's1', 3, 4, null, 'a')).toEqual({ ...rootDelta, sequence: 4 });
+  });
 });
