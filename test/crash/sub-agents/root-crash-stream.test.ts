@@ -5,6 +5,7 @@
  * in the stream exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FOLDED_PATCH_PREFIX } from '../../../src/stream/postgres/stored-chunk.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
 import { childOf, DRILL_SCENARIOS, STREAMED_ANSWER_DELTAS } from '../support/drill-scenarios.js';
 import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
@@ -26,13 +27,20 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** The stored chunks of one agent in the root's stream, in sequence order, as `sequence:step:type`. */
+/**
+ * The stored chunks of one agent in the root's stream, in sequence order, as `sequence:step:type`. A row that carries
+ * a folded state_patch (`{"patchesBefore":…}`) holds that chunk at the sequence before its own.
+ */
 async function storedChunksOf(agentId: string): Promise<string[]> {
-  const { rows } = await env.pool.query<{ sequence: string; step: number; type: string }>(
-    `SELECT sequence, step, chunk::jsonb->>'type' AS type FROM __agents_stream_chunks WHERE stream_id = $1 AND COALESCE(chunk::jsonb->>'agentId', stream_id) = $2 ORDER BY sequence`,
-    [ROOT, agentId],
+  const { rows } = await env.pool.query<{ sequence: string; step: number; type: string; folded: boolean }>(
+    `SELECT sequence, step, chunk::jsonb->>'type' AS type, starts_with(chunk, $3) AS folded
+     FROM __agents_stream_chunks WHERE stream_id = $1 AND COALESCE(chunk::jsonb->>'agentId', stream_id) = $2 ORDER BY sequence`,
+    [ROOT, agentId, FOLDED_PATCH_PREFIX],
   );
-  return rows.map((row) => `${row.sequence}:${row.step}:${row.type}`);
+  return rows.flatMap((row) => [
+    ...(row.folded ? [`${Number(row.sequence) - 1}:${row.step}:state_patch`] : []),
+    `${row.sequence}:${row.step}:${row.type}`,
+  ]);
 }
 
 const textOf = (chunks: StreamChunk[], step: number): string =>
