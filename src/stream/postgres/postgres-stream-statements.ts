@@ -91,6 +91,8 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
   const checkpoints = `${escapeIdentifier(schema)}.__agents_checkpoints`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
+  // Chunks in a set of rows: a row holding a folded state_patch holds two.
+  const CHUNKS_IN_ROWS = `count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}'))`;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
   const appendCtes = `WITH batch AS (
         SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position,
@@ -172,13 +174,13 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       )
       SELECT pg_notify($2, md5(stream_id)) FROM changed`,
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
-        (SELECT count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}')) FROM ${chunks} WHERE stream_id = $1) AS chunk_count
+        (SELECT ${CHUNKS_IN_ROWS} FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,
     cleanup: `DELETE FROM ${chunks} WHERE stream_id = $1 AND sequence > $3 AND step > $2 AND ($4::text IS NULL OR COALESCE(chunk::jsonb->>'agentId', stream_id) = $4::text)`,
     prune: `WITH deleted AS (
         DELETE FROM ${chunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ${streams} WHERE stream_id = $1 AND status <> 'active')
         RETURNING chunk
       )
-      SELECT count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}')) AS count FROM deleted`,
+      SELECT ${CHUNKS_IN_ROWS} AS count FROM deleted`,
   };
 }

@@ -98,25 +98,25 @@ function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is Keye
  */
 export function storedRows(chunks: readonly KeyedChunk[], streamId: string, withCheckpoint: boolean, agentType?: string): StoredRows {
   const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [], elided: [] };
+  // A row is its (last) chunk's: its key, its step, and its agent type left out or not.
+  const add = (text: string, { key, chunk }: KeyedChunk, width: number): void => {
+    rows.texts.push(text);
+    rows.keys.push(key);
+    rows.steps.push(chunk.step);
+    rows.widths.push(width);
+    rows.elided.push(agentType !== undefined && chunk.agentType === agentType);
+  };
   for (let index = 0; index < chunks.length; index += 1) {
     const keyed = chunks[index]!;
     const patchesIn = withCheckpoint ? keyed.patchesIn : undefined;
     const next = chunks[index + 1];
     if (patchesIn !== undefined && foldable(keyed, next)) {
       const timestamp = keyed.chunk.timestamp === next.chunk.timestamp ? {} : { [PATCHED_AT]: keyed.chunk.timestamp };
-      rows.texts.push(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }));
-      rows.keys.push(next.key);
-      rows.steps.push(next.chunk.step);
-      rows.widths.push(2);
-      rows.elided.push(agentType !== undefined && next.chunk.agentType === agentType);
+      add(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }), next, 2);
       index += 1;
-      continue;
+    } else {
+      add(storedChunkText(keyed.chunk, streamId, patchesIn, agentType), keyed, 1);
     }
-    rows.texts.push(storedChunkText(keyed.chunk, streamId, patchesIn, agentType));
-    rows.keys.push(keyed.key);
-    rows.steps.push(keyed.chunk.step);
-    rows.widths.push(1);
-    rows.elided.push(agentType !== undefined && keyed.chunk.agentType === agentType);
   }
   return rows;
 }
@@ -132,13 +132,22 @@ export function storedRows(chunks: readonly KeyedChunk[], streamId: string, with
  */
 export function chunkFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk {
   const stored = JSON.parse(text) as Partial<StreamChunk> & { [PATCHES_IN]?: unknown };
-  const implied = agentType == null ? { agentId: streamId } : { agentId: streamId, agentType };
+  const implied = impliedMembers(streamId, agentType);
   if (typeof stored[PATCHES_IN] === 'string' && stored.type === 'state_patch') {
-    // A reference to its checkpoint's patches; none when that checkpoint is gone (its session was deleted).
     const { [PATCHES_IN]: _reference, ...chunk } = stored;
-    return { ...implied, ...chunk, patches: patches == null ? [] : JSON.parse(patches), step: stored.step ?? step, sequence } as StreamChunk;
+    return { ...implied, ...chunk, patches: referencedPatches(patches), step: stored.step ?? step, sequence } as StreamChunk;
   }
   return { ...implied, ...stored, step: stored.step ?? step, sequence } as StreamChunk;
+}
+
+/** What a stored text leaves to its row: the stream's id as `agentId`, the stream's agent type (when it records one). */
+function impliedMembers(streamId: string, agentType: string | null | undefined): { agentId: string; agentType?: string } {
+  return agentType == null ? { agentId: streamId } : { agentId: streamId, agentType };
+}
+
+/** A reference's patches: its checkpoint's, none when that checkpoint is gone (its session was deleted). */
+function referencedPatches(patches: string | null | undefined): unknown {
+  return patches == null ? [] : JSON.parse(patches);
 }
 
 /**
@@ -151,11 +160,10 @@ export function chunkFromStored(text: string, streamId: string, step: number, se
 export function chunksFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk[] {
   if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches, agentType)];
   const { [PATCHES_BEFORE]: _checkpoint, [PATCHED_AT]: patchedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
-  const implied = agentType == null ? { agentId: streamId } : { agentId: streamId, agentType };
-  const chunk = { ...implied, ...members, step, sequence } as StreamChunk;
+  const chunk = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk;
   const statePatch = {
     type: 'state_patch',
-    patches: patches == null ? [] : JSON.parse(patches),
+    patches: referencedPatches(patches),
     agentId: chunk.agentId,
     agentType: chunk.agentType,
     step,
