@@ -6,6 +6,7 @@ import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-str
 import type { StreamChunk } from '../../../src/types/stream.js';
 import { PostgresUsageStore } from '../../../src/usage/postgres/postgres-usage-store.js';
 import { startOwnPostgres, type OwnPostgresServer } from '../../support/own-postgres.js';
+import { readStream } from '../../support/read-stream.js';
 
 // This file starts its own embedded Postgres (never the shared test server) and takes it down for real:
 // a 3 s stop/start, then backends terminated over and over, while stores and streams keep working.
@@ -58,11 +59,6 @@ async function driveSession(sessionId: string): Promise<void> {
   await streams.endStream(sessionId);
 }
 
-async function readStream(sessionId: string): Promise<StreamChunk[]> {
-  const seen: StreamChunk[] = [];
-  for await (const chunk of await readerSide.createReader(sessionId)) seen.push(chunk);
-  return seen;
-}
 
 /** Everything each session did is there exactly once, in order. */
 async function expectExactlyOnce(sessionId: string, chunks: StreamChunk[]): Promise<void> {
@@ -82,7 +78,7 @@ async function expectExactlyOnce(sessionId: string, chunks: StreamChunk[]): Prom
 
 async function runSessions(prefix: string, fault: () => Promise<void>): Promise<void> {
   const ids = Array.from({ length: 4 }, (_, index) => `${prefix}-${index}`);
-  const readers = ids.map(readStream);
+  const readers = ids.map((id) => readStream(readerSide, id));
   const work = Promise.all(ids.map(driveSession));
   await fault();
   await work;

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
+import { readStream } from '../../support/read-stream.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 
 // Issue 11 (stored bytes per step): a stream records one agent type (migration 015); chunks of that type are stored
@@ -34,9 +35,7 @@ async function stored(streamId: string): Promise<{ agentType: string | null; tex
 
 async function readAll(streamId: string): Promise<StreamChunk[]> {
   await streams.endStream(streamId);
-  const chunks: StreamChunk[] = [];
-  for await (const chunk of await streams.createReader(streamId)) chunks.push(chunk);
-  return chunks;
+  return readStream(streams, streamId);
 }
 
 describe('the stream’s agent type (PostgresStreamManager)', () => {

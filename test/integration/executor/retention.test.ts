@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStream } from '../../support/read-stream.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { childScript, planner } from '../sub-agents/sub-agent-kit.js';
 import { scriptedLLM } from './executor-test-kit.js';
@@ -51,8 +52,7 @@ describe('retention: pruneFinishedSessions', () => {
     llm.use(() => ({ type: 'text', text: 'next turn' }));
     const next = await runtime.executor.execute(planner, 'again', { sessionId: 'prune-1' });
     expect(await next.result()).toMatchObject({ status: 'completed', output: 'next turn' });
-    const chunks = [];
-    for await (const chunk of await runtime.streamManager.createReader('prune-1')) chunks.push(chunk);
+    const chunks = await readStream(runtime.streamManager, 'prune-1');
     expect(chunks[0]?.sequence).toBeGreaterThan(before?.lastSequence ?? 0);
     await expect(runtime.executor.pruneFinishedSessions({ olderThanMs: -1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await live.abort('done with the test');

@@ -7,6 +7,7 @@ import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js
 import { BufferedStreamWriter } from '../../../src/stream/buffered-stream-writer.js';
 import type { StreamChunk, StreamChunkInput } from '../../../src/types/stream.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { readStream } from '../../support/read-stream.js';
 
 // Issue 11 (stored bytes with a growing state): a step committed with its sole tool's record keeps the tool's state
 // patches once, in its checkpoint; its state_patch chunk is stored as a reference that readers fill in — folded into
@@ -62,11 +63,7 @@ afterAll(async () => {
   await runtime?.shutdown();
 });
 
-async function readAll(streamId: string): Promise<StreamChunk[]> {
-  const chunks: StreamChunk[] = [];
-  for await (const chunk of await runtime.streamManager.createReader(streamId)) chunks.push(chunk);
-  return chunks;
-}
+const readAll = (streamId: string): Promise<StreamChunk[]> => readStream(runtime.streamManager, streamId);
 
 async function storedTexts(streamId: string): Promise<string[]> {
   const { rows } = await pool.query<{ chunk: string }>('SELECT chunk FROM __agents_stream_chunks WHERE stream_id = $1 ORDER BY sequence', [streamId]);
@@ -101,11 +98,9 @@ describe('state_patch chunks of steps committed with their tool', () => {
     // In order: tool_start, state_patch, tool_end of each step; a reader starting at a state_patch gets its tool_end next.
     for (const chunk of patches) expect(read.slice(chunk.sequence - 2, chunk.sequence + 1).map((c) => c.type)).toEqual(['tool_start', 'state_patch', 'tool_end']);
     const from = patches[1]!.sequence;
-    const after: StreamChunk[] = [];
-    for await (const chunk of await runtime.streamManager.createReader('ref-1', from)) after.push(chunk);
+    const after = await readStream(runtime.streamManager, 'ref-1', from);
     expect(after.map((chunk) => chunk.sequence)).toEqual(read.slice(from).map((chunk) => chunk.sequence));
-    const before: StreamChunk[] = [];
-    for await (const chunk of await runtime.streamManager.createReader('ref-1', from - 1)) before.push(chunk);
+    const before = await readStream(runtime.streamManager, 'ref-1', from - 1);
     expect(before[0]).toEqual(patches[1]);
     // Step 1 had no base checkpoint (a snapshot that also keeps its patches); step 2 is a delta on step 1.
     const { rows } = await pool.query<{ checkpoint_id: string; snapshot: boolean; has_patches: boolean }>(

@@ -4,6 +4,7 @@ import { StreamError } from '../../../src/errors/index.js';
 import { ChunkEmitter, releaseAllStreamWriters } from '../../../src/steps/stream-writers.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
+import { readStream } from '../../support/read-stream.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 
 // A step's writer is cached per process; its idea of the stream (closed) can be older than another process's
@@ -27,11 +28,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function readAll(streamId: string): Promise<StreamChunk[]> {
-  const chunks: StreamChunk[] = [];
-  for await (const chunk of await here.createReader(streamId)) chunks.push(chunk);
-  return chunks;
-}
+const readAll = (streamId: string): Promise<StreamChunk[]> => readStream(here, streamId);
 const isClosed = (error: unknown): boolean => StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
 
 /** An emitter that wrote `first`, then learnt from a refused append that another process ended the stream. */

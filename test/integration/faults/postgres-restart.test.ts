@@ -15,6 +15,7 @@ import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-str
 import { PostgresUsageStore } from '../../../src/usage/postgres/postgres-usage-store.js';
 import type { AgentResult } from '../../../src/types/result.js';
 import { startOwnPostgres, type OwnPostgresServer } from '../../support/own-postgres.js';
+import { readStream } from '../../support/read-stream.js';
 
 const SESSIONS = 6;
 const STEPS = 12;
@@ -130,8 +131,7 @@ async function expectAllCompletedOnce(ids: string[], settled: AgentResult[]): Pr
       );
       expect(rows.rows).toHaveLength(STEPS);
       expect(rows.rows.every((row) => row.count === '1')).toBe(true);
-      const chunks: string[] = [];
-      for await (const chunk of await streamManager.createReader(sessionId)) chunks.push(chunk.type);
+      const chunks = (await readStream(streamManager, sessionId)).map((chunk) => chunk.type);
       expect(chunks.filter((type) => type === 'output')).toHaveLength(1);
       expect(chunks.filter((type) => type === 'error')).toHaveLength(0);
       expect(chunks.filter((type) => type === 'tool_start')).toHaveLength(STEPS);
