@@ -3,3 +3,4 @@ export { fileSystemSkillProvider, type FileSystemSkillProviderOptions } from './
 export { parseSkillFile, type ParsedSkillFile } from './parse-skill-file.js';
 export { createSkillTools, SKILL_LOADED_EVENT } from './skill-tools.js';
 export { resolveSkillsPromptFragment, toSkillProvider, validatePreloadSkills } from './agent-skills.js';
+export { SkillPathRefusedError } from './skill-path-refused-error.js';

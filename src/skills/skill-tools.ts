@@ -3,6 +3,7 @@ import type { ServerTool } from '../agent/tool-types.js';
 import { LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from '../orchestration/skill-catalog.js';
 import { lineRangeProblem, normalizeSkillResourcePath } from '../orchestration/skill-resources.js';
 import type { SkillProvider } from '../types/skill.js';
+import { SkillPathRefusedError } from './skill-path-refused-error.js';
 
 /**
  * Name of the custom stream event `load_skill` emits (`{ name }`), surfaced as `data-skill_loaded` in AI SDK UIs.
@@ -16,6 +17,8 @@ const loadSkillParameters = z.object({
   name: z.string().describe('The skill name from the <available_skills> catalog, e.g. "pdf-processing".'),
 });
 
+const PATH_REFUSED = "Refused: the path must be relative and stay inside the skill's directory.";
+
 const readSkillFileParameters = z.object({
   name: z.string().describe('The skill the file belongs to.'),
   path: z.string().describe('The file path relative to the skill, e.g. "references/forms.md".'),
@@ -27,7 +30,9 @@ const readSkillFileParameters = z.object({
  * The two auto-injected skill tools over a provider: `load_skill` returns a skill's instructions (and lists its
  * files) and emits the `skill_loaded` custom event; `read_skill_file` returns a file's text or a line range of
  * it. They run as ordinary server tools inside the tool step. A mistake by the model (unknown skill or file, a
- * path leaving the skill, a bad range) returns `{ error }` for the model to read instead of failing the call.
+ * path leaving the skill, a bad range) returns `{ error }` for the model to read instead of failing the call; a
+ * path the provider refuses with `SkillPathRefusedError` (a symbolic link out of the skill) gets the same refusal
+ * as a `../..` path.
  *
  * @example
  * const [loadSkill, readSkillFile] = createSkillTools(inCodeSkillProvider(definitions));
@@ -54,13 +59,17 @@ export function createSkillTools(provider: SkillProvider): readonly [ServerTool,
     parameters: readSkillFileParameters,
     finishWith: false,
     execute: async ({ name, path, startLine, endLine }) => {
-      if (normalizeSkillResourcePath(path) === null) {
-        return { error: 'Refused: the path must be relative and stay inside the skill\'s directory.' };
-      }
+      if (normalizeSkillResourcePath(path) === null) return { error: PATH_REFUSED };
       const range = { ...(startLine === undefined ? {} : { startLine }), ...(endLine === undefined ? {} : { endLine }) };
       const problem = lineRangeProblem(range);
       if (problem !== undefined) return { error: problem };
-      const text = await provider.readResource(name, path, range);
+      let text: string | null;
+      try {
+        text = await provider.readResource(name, path, range);
+      } catch (error) {
+        if (SkillPathRefusedError.isInstance(error)) return { error: PATH_REFUSED };
+        throw error;
+      }
       if (text === null) return { error: `Skill "${name}" has no file at that path. Call ${LOAD_SKILL_TOOL_NAME} to see its files.` };
       return text;
     },

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DBOS } from '@dbos-inc/dbos-sdk';
@@ -140,6 +140,36 @@ describe('skills on the durable loop', () => {
       ['fs-escape', { error: "Refused: the path must be relative and stay inside the skill's directory." }],
     ]);
     expect(chunks.filter((chunk) => chunk.type === 'custom')).toEqual([expect.objectContaining({ eventName: 'skill_loaded', data: { name: 'csv-cleaning' } })]);
+  });
+
+  it('refuses a symbolic link out of the skill and warns once about a broken skill in a run of several steps', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'helix-skills-links-'));
+    await mkdir(join(root, 'ops', 'references'), { recursive: true });
+    await writeFile(join(root, 'ops', 'SKILL.md'), '---\nname: ops\ndescription: Operate.\n---\nOperate carefully.\n');
+    await writeFile(join(root, 'ops', 'references', 'runbook.md'), 'step 1\n');
+    await symlink(join(skillsRoot, 'outside.txt'), join(root, 'ops', 'references', 'leak.md'));
+    await mkdir(join(root, 'broken'));
+    await writeFile(join(root, 'broken', 'SKILL.md'), 'no frontmatter');
+    const agent = defineAgent({ name: 'linked_skills_agent', systemPrompt: 'Operate.', maxSteps: 5, skills: fileSystemSkillProvider({ roots: [root], logger }) });
+    llm.use((input) => {
+      if (input.step === 1) return { type: 'tool_calls', toolCalls: [{ id: 'l-load', name: 'load_skill', arguments: { name: 'ops' } }] };
+      if (input.step === 2) return { type: 'tool_calls', toolCalls: [{ id: 'l-leak', name: 'read_skill_file', arguments: { name: 'ops', path: 'references/leak.md' } }] };
+      if (input.step === 3) return { type: 'tool_calls', toolCalls: [{ id: 'l-read', name: 'read_skill_file', arguments: { name: 'ops', path: 'references/runbook.md' } }] };
+      return { type: 'text', text: 'operated' };
+    });
+    const handle = await runtime.executor.execute(agent, 'Operate.', { sessionId: 'skills-links' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', output: 'operated' });
+    const { messages } = await runtime.stateStore.getMessages('skills-links');
+    expect(toolResults(messages).map((message) => [message.toolCallId, message.content])).toEqual([
+      ['l-load', 'Operate carefully.\n\nFiles of this skill (read them with read_skill_file):\n- references/runbook.md'],
+      ['l-leak', { error: "Refused: the path must be relative and stay inside the skill's directory." }],
+      ['l-read', 'step 1\n'],
+    ]);
+    expect(JSON.stringify(messages)).not.toContain('not for the model');
+    expect(warnings.filter((warning) => warning.message === 'skills.skipped')).toEqual([
+      { message: 'skills.skipped', fields: { directory: 'broken', reason: 'SKILL.md must start with YAML frontmatter between "---" lines.' } },
+    ]);
+    await rm(root, { recursive: true, force: true });
   });
 
   it('replays from checkpoints: re-executing the workflow reads no skill and calls no model again', async () => {
