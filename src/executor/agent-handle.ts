@@ -239,7 +239,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       ...Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined),
       ...(state === null ? [] : await openCallsOfDescendants(this.context.stateStore, state)),
     ];
-    if (open.length === 0) return undefined;
+    // An interrupted run is ending (woken, it records `interrupted`): its outcome is that, not the wait.
+    if (open.length === 0 || (await this.context.stateStore.isInterruptRequested(this.sessionId))) return undefined;
     return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
   }
 }

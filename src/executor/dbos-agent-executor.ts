@@ -14,6 +14,7 @@ import { pruneFinishedSessions, type PruneOptions, type PruneResult } from './re
 import { bindExecutorDependencies } from './executor-dependencies.js';
 import { isPersistentState, PersistentSessions } from './persistent-sessions.js';
 import { abortSession, interruptSession } from './run-control.js';
+import { resumeSession } from './resume-session.js';
 import { RunLauncher } from './run-launcher.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
@@ -22,9 +23,6 @@ import { finishedMeanwhile, repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
 import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
 import { resumeParkedCompanions } from './companion-resume.js';
-import { resumeTurnInput } from '../orchestration/resume-turn.js';
-import { takeForResume } from '../store/take-for-resume.js';
-import { rewindSession, rewindTarget } from './session-rewind.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 
@@ -162,42 +160,7 @@ export class DBOSAgentExecutor {
   }
 
   private async resumeNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<TOutput>> {
-    assertSessionId(sessionId);
-    const any = agent as AnyAgentConfig;
-    registerAgent(any);
-    const { stateStore } = this.config;
-    if (isPersistentState(await stateStore.loadState(sessionId))) return this.persistent.resume(any, sessionId, options);
-    for (;;) {
-      const state = await stateStore.loadState(sessionId);
-      assertSessionAgent(state, agent.name);
-      const run = await stateStore.getCurrentRun(sessionId);
-      if (run?.status === 'running' && (await repairStuckRun(stateStore, this.config.streamManager, sessionId))) continue;
-      const view = sessionViewOf(state, run);
-      const decision = decideSessionOperation('resume', view);
-      if (decision.action === 'attach' && run !== null) return this.launcher.handleFor(any, sessionId, run);
-      if (decision.action === 'await_run') {
-        if (await repairLostStart(stateStore, sessionId)) continue;
-        // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
-        return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
-      }
-      if (decision.action !== 'take_and_start' || state === null) {
-        throw refusalError('resume', decision.action === 'refuse' ? decision.reason : 'not_resumable', sessionId, view);
-      }
-      const parked = state.status === 'active';
-      // Validate a rewind target before taking the session: a throw after the swap would leave it `active` with no run.
-      const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
-      if (!(await takeForResume(stateStore, sessionId, state, parked))) {
-        const current = await stateStore.getCurrentRun(sessionId);
-        if (current !== null && current.runId !== run?.runId) return this.launcher.handleOfRunningSession(any, sessionId, run?.runId);
-        continue; // another writer (e.g. a submission or a concurrent resume) changed the session: decide again
-      }
-      await stateStore.incrementResumeCount(sessionId);
-      const runId = newRunId();
-      if (rewindTo !== undefined) await rewindSession(stateStore, sessionId, rewindTo);
-      const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, options);
-      await this.config.streamManager.reactivateStream(state.streamId ?? sessionId);
-      return this.launcher.startRun(any, sessionId, runId, turn, options);
-    }
+    return resumeSession({ config: this.config, launcher: this.launcher, persistent: this.persistent }, agent as AnyAgentConfig, sessionId, options);
   }
 
   /**

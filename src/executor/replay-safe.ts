@@ -3,6 +3,7 @@ import { firstTransactionalToolName, type AnyAgentConfig } from '../agent/index.
 import { isAppDatabaseBound } from '../database/app-database.js';
 import { appDatabaseRequired } from '../steps/transactional-tool.step.js';
 import { DBOSStepContextError } from '../errors/index.js';
+import { assertAgentConfig } from './session-refusals.js';
 import type { RunRecord } from '../types/session.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
@@ -46,6 +47,7 @@ export async function startingRun(
   operation: string,
   call: () => Promise<AgentExecutionHandle<any>>,
 ): Promise<AgentExecutionHandle<any>> {
+  assertAgentConfig(agent, operation);
   const transactional = isAppDatabaseBound() ? undefined : firstTransactionalToolName(agent);
   if (transactional !== undefined) throw appDatabaseRequired(transactional);
   const context = dbosCallContext();
@@ -76,6 +78,7 @@ export async function observingRun(
   read: () => Promise<Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'> | null>,
   options: { usageStore?: UsageStore } = {},
 ): Promise<AgentExecutionHandle<any> | null> {
+  assertAgentConfig(agent, 'getHandle');
   const pick = async (): Promise<RecordedRun> => {
     const run = await read();
     return { sessionId, run: run === null ? null : { runId: run.runId, ...(run.workflowId === undefined ? {} : { workflowId: run.workflowId }), startSequence: run.startSequence }, launch: null };

@@ -1,5 +1,6 @@
 import {
   AgentAlreadyRunningError,
+  InvalidArgumentError,
   NotResumableError,
   SessionAgentMismatchError,
   SessionNotContinuableError,
@@ -55,4 +56,19 @@ export function assertSessionId(sessionId: unknown): asserts sessionId is string
  */
 export function assertSessionAgent(state: { sessionId: string; agentType: string } | null, agentType: string): void {
   if (state !== null && state.agentType !== agentType) throw new SessionAgentMismatchError(state.sessionId, state.agentType, agentType);
+}
+
+/**
+ * Every entry point takes the agent's config (what `defineAgent()` returns), not its name: a string or another value
+ * is refused before anything is read or written.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` when `agent` is not an agent config.
+ * @example
+ * assertAgentConfig(agent, 'execute');
+ */
+export function assertAgentConfig(agent: unknown, operation: string): void {
+  const config = agent as { name?: unknown; systemPrompt?: unknown } | null;
+  if (typeof agent === 'object' && config !== null && typeof config.name === 'string' && config.name !== '') return;
+  const given = agent === null ? 'null' : typeof agent === 'string' ? 'a string (an agent name?)' : typeof agent;
+  throw new InvalidArgumentError(`${operation}() expects the agent's config from defineAgent() as its first argument, not ${given}.`, { field: 'agent' });
 }

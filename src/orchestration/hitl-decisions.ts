@@ -1,7 +1,7 @@
 import type { Message, ToolResultMessage } from '../types/message.js';
 import type { PendingClientToolCall } from '../types/session.js';
 import { findUnpairedFinishCallId, synthesizeFinishToolResult } from './finish-history.js';
-import { APPROVAL_DENIED_MESSAGE, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission } from './hitl-types.js';
+import { APPROVAL_DENIED_MESSAGE, approvalDeniedMessage, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission } from './hitl-types.js';
 
 /** The pending/completed maps of a session, as the HITL decisions read them. */
 export interface HitlSessionView {
@@ -101,7 +101,7 @@ export function openCallIds(toolCallIds: readonly string[], answers: { submissio
 
 /**
  * Resolve one human-answered call: approved → `run` (execute the server tool), denied → the reference denial
- * error, a client result/error → the call's result, expired → the timeout error, nothing → an error.
+ * error with the human's reason (bounded), a client result/error → the call's result, expired → the timeout error, nothing → an error.
  *
  * @example
  * resolveSubmission(hitl, { kind: 'approval-response', approved: true }, false); // { call: hitl, outcome: 'run' }
@@ -111,7 +111,7 @@ export function resolveSubmission(hitl: HitlCall, submission: Submission | undef
     return { call: hitl, outcome: 'error', error: expired ? CLIENT_TOOL_TIMEOUT_MESSAGE : 'No result was submitted for this tool call.' };
   }
   if (hitl.kind === 'approval') {
-    return submission.approved === true ? { call: hitl, outcome: 'run' } : { call: hitl, outcome: 'error', error: APPROVAL_DENIED_MESSAGE };
+    return submission.approved === true ? { call: hitl, outcome: 'run' } : { call: hitl, outcome: 'error', error: approvalDeniedMessage(submission.reason) };
   }
   if (submission.error !== undefined) return { call: hitl, outcome: 'error', error: submission.error };
   return { call: hitl, outcome: 'result', result: submission.result ?? null };
@@ -126,7 +126,7 @@ export function resolveSubmission(hitl: HitlCall, submission: Submission | undef
  */
 export function firesAfterToolOnResolve(resolution: HitlResolution): boolean {
   if (resolution.outcome === 'run') return false;
-  return !(resolution.call.kind === 'approval' && resolution.error === APPROVAL_DENIED_MESSAGE);
+  return !(resolution.call.kind === 'approval' && resolution.error?.startsWith(APPROVAL_DENIED_MESSAGE) === true);
 }
 
 /** Result text of a tool call whose run ended before it got a result. */

@@ -44,5 +44,21 @@ export interface HitlResolution {
 
 /** Text of a denied approval (the reference wording). */
 export const APPROVAL_DENIED_MESSAGE = 'Tool call was not approved by the user';
+/** The longest denial reason the model is shown (characters); a longer one is cut with an ellipsis. */
+export const DENIAL_REASON_MAX_CHARS = 500;
+
+/**
+ * The tool error the model sees for a denied approval: the reference wording, then the human's reason (bounded to
+ * {@link DENIAL_REASON_MAX_CHARS}) so the model can act on it.
+ *
+ * @example
+ * approvalDeniedMessage('too much'); // 'Tool call was not approved by the user. Reason: too much'
+ */
+export function approvalDeniedMessage(reason?: string): string {
+  const trimmed = reason?.trim() ?? '';
+  if (trimmed === '') return APPROVAL_DENIED_MESSAGE;
+  const bounded = trimmed.length > DENIAL_REASON_MAX_CHARS ? `${trimmed.slice(0, DENIAL_REASON_MAX_CHARS)}…` : trimmed;
+  return `${APPROVAL_DENIED_MESSAGE}. Reason: ${bounded}`;
+}
 /** Text of an expired client-tool deadline. */
 export const CLIENT_TOOL_TIMEOUT_MESSAGE = 'The client did not submit a result before the tool call deadline.';

@@ -20,6 +20,11 @@ export interface SessionView {
   status: SessionStatus | 'missing';
   run: RunStatus | 'none';
   parked: boolean;
+  /**
+   * The session's interrupt flag is set while its run still runs: the interruption is landing (the run ends
+   * `interrupted` at its next step boundary or wake-up). Read only where it changes a decision (resume of a running run).
+   */
+  interrupting?: boolean;
 }
 
 /** Why an operation is refused; the executor maps each to its typed error. */
@@ -39,6 +44,8 @@ export type RefusalReason =
  *   the running turn's own message; another message is refused with `AGENT_ALREADY_RUNNING`).
  * - `await_run`: the session was taken (by a concurrent call) but its run is not recorded yet, or its run
  *   ended without releasing it — repair a lost start first, else wait for the taker's run and attach to it.
+ * - `await_interrupt`: resume — the running run was interrupted and has not stopped yet: wait for it to record
+ *   its end, then decide again (a resume right after `interrupt()` starts a new run, never attaches to the old one).
  * - `take_and_start`: resume — take the session (CAS) and start a run continuing it.
  * - `restart`: retry — swap a failed session to `active` (CAS) and start a fresh run.
  * - `wake`: submit — record the answer and wake the warm run; it continues by itself.
@@ -54,6 +61,7 @@ export type SessionDecision =
   | { action: 'start_turn' }
   | { action: 'attach' }
   | { action: 'await_run' }
+  | { action: 'await_interrupt' }
   | { action: 'take_and_start' }
   | { action: 'restart' }
   | { action: 'wake' }
@@ -147,7 +155,8 @@ function decideResume(view: SessionView): SessionDecision {
       return { action: 'take_and_start' };
     case 'active':
       if (isParked(view)) return { action: 'take_and_start' };
-      return view.run === 'running' ? { action: 'attach' } : { action: 'await_run' };
+      if (view.run === 'running') return view.interrupting === true ? { action: 'await_interrupt' } : { action: 'attach' };
+      return { action: 'await_run' };
     default:
       return refuse('not_resumable');
   }

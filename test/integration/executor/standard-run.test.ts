@@ -52,6 +52,20 @@ describe('DBOSAgentExecutor standard mode', () => {
     expect(runtime.executor.describeCapabilities()).toEqual({ workspaceProviderKinds: [] });
   });
 
+  it('refuses an agent name where the agent config is expected, at every entry point, storing nothing', async () => {
+    const refused = (operation: string) => (error: unknown) =>
+      InvalidArgumentError.isInstance(error) && error.message.includes(`${operation}() expects the agent's config from defineAgent()`) && error.message.includes('a string');
+    const byName = 'planner' as unknown as typeof noteAgent;
+    await expect(runtime.executor.execute(byName, 'hi', { sessionId: 'by-name-1' })).rejects.toSatisfy(refused('execute'));
+    await expect(runtime.executor.resume(byName, 'by-name-1')).rejects.toSatisfy(refused('resume'));
+    await expect(runtime.executor.retry(byName, 'by-name-1')).rejects.toSatisfy(refused('retry'));
+    await expect(runtime.executor.getHandle(byName, 'by-name-1')).rejects.toSatisfy(refused('getHandle'));
+    await expect(runtime.executor.execute(undefined as unknown as typeof noteAgent, 'hi', { sessionId: 'by-name-1' })).rejects.toSatisfy(
+      (error: unknown) => InvalidArgumentError.isInstance(error) && error.message.includes('not undefined'),
+    );
+    expect(await runtime.stateStore.loadState('by-name-1')).toBeNull();
+  });
+
   it('rejects an unknown mode and a mode that conflicts with the session', async () => {
     await expect(runtime.executor.execute(noteAgent, 'hi', { sessionId: 'mode-1', mode: 'turbo' as never })).rejects.toSatisfy(
       (error: unknown) => InvalidArgumentError.isInstance(error),

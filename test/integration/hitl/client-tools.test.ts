@@ -212,7 +212,7 @@ describe('approval gates', () => {
     expect((await (await runtime.executor.getHandle(agent, 'deny-1'))!.result()).status).toBe('completed');
     expect(counts.transfers - before).toBe(1);
     const deniedTool = (await runtime.stateStore.getMessages('deny-1')).messages.find((message) => message.role === 'tool');
-    expect(deniedTool).toMatchObject({ isError: true, content: 'Tool call was not approved by the user' });
+    expect(deniedTool).toMatchObject({ isError: true, content: 'Tool call was not approved by the user. Reason: too much' });
   });
 
   it('runs ungated calls directly and treats a throwing predicate as approval required', async () => {

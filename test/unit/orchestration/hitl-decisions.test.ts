@@ -74,6 +74,8 @@ describe('resolveSubmission', () => {
   const cases: Array<[string, HitlCall, Submission | undefined, boolean, object, boolean]> = [
     ['approval approved → run', hitl('a', 'approval'), { kind: 'approval-response', approved: true }, false, { outcome: 'run' }, false],
     ['approval denied → denial error', hitl('a', 'approval'), { kind: 'approval-response', approved: false }, false, { outcome: 'error', error: APPROVAL_DENIED_MESSAGE }, false],
+    ['approval denied with a reason → the reason reaches the model', hitl('a', 'approval'), { kind: 'approval-response', approved: false, reason: ' too much ' }, false, { outcome: 'error', error: `${APPROVAL_DENIED_MESSAGE}. Reason: too much` }, false],
+    ['a long denial reason is bounded', hitl('a', 'approval'), { kind: 'approval-response', approved: false, reason: 'x'.repeat(2_000) }, false, { outcome: 'error', error: `${APPROVAL_DENIED_MESSAGE}. Reason: ${'x'.repeat(500)}…` }, false],
     ['client result', hitl('a', 'client'), { kind: 'client-tool-result', result: { ok: 1 } }, false, { outcome: 'result', result: { ok: 1 } }, true],
     ['client result undefined → null', hitl('a', 'client'), { kind: 'client-tool-result' }, false, { outcome: 'result', result: null }, true],
     ['client error', hitl('a', 'client'), { kind: 'client-tool-result', error: 'nope' }, false, { outcome: 'error', error: 'nope' }, true],

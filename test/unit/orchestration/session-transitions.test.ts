@@ -88,6 +88,18 @@ describe('the session state machine', () => {
     expect(cellOf(decideSessionOperation(operation, view))).toBe(expected);
   });
 
+  // A set interrupt flag changes one decision: resume of a running run waits for the interruption to land.
+  it.each([
+    ['resume', { status: 'active', run: 'running', parked: false }, 'await_interrupt'],
+    ['resume', { status: 'active', run: 'running', parked: true }, 'await_interrupt'],
+    ['resume', { status: 'active', run: 'suspended_client_tool', parked: true }, 'take_and_start'],
+    ['resume', { status: 'interrupted', run: 'interrupted', parked: false }, 'take_and_start'],
+    ['execute', { status: 'active', run: 'running', parked: false }, 'attach'],
+    ['submit', { status: 'active', run: 'running', parked: false }, 'wake'],
+  ] satisfies Array<[SessionOperation, SessionView, Cell]>)('%s on %o with the interrupt flag set → %s', (operation, view, expected) => {
+    expect(cellOf(decideSessionOperation(operation, { ...view, interrupting: true }))).toBe(expected);
+  });
+
   it('reads the view from a stored session and run', () => {
     expect(sessionViewOf(null, null)).toEqual({ status: 'missing', run: 'none', parked: false });
     expect(sessionViewOf({ status: 'active', suspendedStepId: 'run-1:2' }, { status: 'suspended_client_tool' })).toEqual({
