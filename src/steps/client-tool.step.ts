@@ -115,7 +115,7 @@ export class ClientToolStep {
   @DBOS.step({ name: 'ClientToolStep.poll' })
   static async poll(input: RunScope & { toolCallIds: string[] }): Promise<PollOutput> {
     const { stateStore } = (await stepEnvironment(input, 0)).dependencies;
-    const flag = await stateStore.checkInterruptFlag(input.sessionId);
+    const flag = await stateStore.readInterruptFlag(input.sessionId);
     const state = await stateStore.loadState(input.sessionId);
     const { submissions, expired } = collectAnswers(input.toolCallIds, state?.pendingClientToolCalls, Date.now());
     return { submissions, expired, interrupted: flag.interrupted, ...(flag.reason === undefined ? {} : { interruptReason: flag.reason }) };

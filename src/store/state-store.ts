@@ -40,6 +40,10 @@ import type { JsonPatchOperation } from '../types/json-patch.js';
  * as JSON (a BigInt or cycle throws InvalidArgumentError before anything is written). Driver failures throw
  * StoreError; no error message carries payloads or SQL parameters.
  *
+ * Ids (session, linked session, run, checkpoint/step, message ids) are 1–2,048 bytes of UTF-8 without NUL or other
+ * control characters (`assertStoredId`); every method refuses others with InvalidArgumentError (`INVALID_ARGUMENT`)
+ * before reading or writing anything (`guardStateStoreArguments`, the same rules for every implementation).
+ *
  * Implementations: `PostgresStateStore` (production), `InMemoryStateStore` (tests, from `/testing`).
  *
  * @example
@@ -128,6 +132,11 @@ export interface SessionStateStore {
   checkInterruptFlag(sessionId: string): Promise<InterruptFlagResult>;
   /** Whether the flag is set, without clearing it (a read; polled while an LLM call is in flight). */
   isInterruptRequested(sessionId: string): Promise<boolean>;
+  /**
+   * The flag and its reason, without clearing it: a run that observes an interrupt leaves the flag set until its
+   * next run starts, so `resume()` can tell an interruption that is still landing from a run that goes on.
+   */
+  readInterruptFlag(sessionId: string): Promise<InterruptFlagResult>;
   clearInterruptFlag(sessionId: string): Promise<void>;
 
   // ── Messages ─────────────────────────────────────────────────────────────

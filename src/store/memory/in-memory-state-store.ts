@@ -24,6 +24,7 @@ import type {
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
+import { guardStateStoreArguments } from '../state-store-arguments.js';
 import * as checkpoints from './checkpoints.js';
 import { commitMemoryStep } from './commit.js';
 import { MemoryData } from './memory-data.js';
@@ -121,6 +122,9 @@ export class InMemoryStateStore implements SessionStateStore {
   async isInterruptRequested(sessionId: string): Promise<boolean> {
     return state.isMemoryInterruptRequested(this.data, sessionId);
   }
+  async readInterruptFlag(sessionId: string): Promise<InterruptFlagResult> {
+    return state.readMemoryInterruptFlag(this.data, sessionId);
+  }
 
   async appendMessages(sessionId: string, toAppend: Message[]): Promise<number> {
     return messages.appendMemoryMessages(this.data, sessionId, toAppend);
@@ -196,3 +200,5 @@ export class InMemoryStateStore implements SessionStateStore {
   /** Nothing to release; the data stays readable until the store is garbage-collected. */
   async close(): Promise<void> {}
 }
+
+guardStateStoreArguments(InMemoryStateStore);

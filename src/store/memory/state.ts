@@ -139,6 +139,18 @@ export function checkMemoryInterruptFlag(data: MemoryData, sessionId: string): I
 }
 
 /**
+ * Read the interrupt flag and its reason without clearing it.
+ *
+ * @example
+ * const { interrupted, reason } = readMemoryInterruptFlag(data, 's1');
+ */
+export function readMemoryInterruptFlag(data: MemoryData, sessionId: string): InterruptFlagResult {
+  const interrupt = data.find(sessionId)?.interrupt;
+  if (interrupt == null) return { interrupted: false };
+  return interrupt.reason === undefined ? { interrupted: true } : { interrupted: true, reason: interrupt.reason };
+}
+
+/**
  * Clear the interrupt flag without reading it.
  *
  * @example

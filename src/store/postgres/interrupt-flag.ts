@@ -84,3 +84,22 @@ export async function isPostgresInterruptRequested({ database, tables }: Postgre
   });
   return row?.requested === true;
 }
+
+/**
+ * The interrupt flag and its reason, without clearing it (one indexed read).
+ *
+ * @example
+ * const { interrupted, reason } = await readPostgresInterruptFlag(context, 's1');
+ */
+export async function readPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<InterruptFlagResult> {
+  assertIdentifier(sessionId, 'sessionId');
+  const row = await database.run('read the interrupt flag and its reason', async (connection) => {
+    const result = await connection.query<{ reason: string | null }>(
+      `SELECT interrupt_reason AS reason FROM ${tables.sessions} WHERE session_id = $1 AND interrupt_requested`,
+      [sessionId],
+    );
+    return result.rows[0];
+  });
+  if (row === undefined) return { interrupted: false };
+  return row.reason === null ? { interrupted: true } : { interrupted: true, reason: row.reason };
+}

@@ -140,11 +140,15 @@ export function defineStateContract(context: ContractContext): void {
       await context.store.setInterruptFlag(id, 'user clicked Stop');
       expect(await context.store.isInterruptRequested(id)).toBe(true);
       expect(await context.store.isInterruptRequested(id)).toBe(true); // a read leaves the flag set
+      expect(await context.store.readInterruptFlag(id)).toEqual({ interrupted: true, reason: 'user clicked Stop' });
+      expect(await context.store.readInterruptFlag(id)).toEqual({ interrupted: true, reason: 'user clicked Stop' });
       const { fulfilled } = await race(10, () => context.store.checkInterruptFlag(id));
       expect(fulfilled.filter((result) => result.interrupted)).toEqual([{ interrupted: true, reason: 'user clicked Stop' }]);
       expect(await context.store.isInterruptRequested(id)).toBe(false);
       expect(await context.store.checkInterruptFlag(id)).toEqual({ interrupted: false });
+      expect(await context.store.readInterruptFlag(id)).toEqual({ interrupted: false });
       await context.store.setInterruptFlag(id);
+      expect(await context.store.readInterruptFlag(id)).toEqual({ interrupted: true });
       await context.store.clearInterruptFlag(id);
       expect(await context.store.checkInterruptFlag(id)).toEqual({ interrupted: false });
       await context.store.setInterruptFlag(id);
