@@ -43,7 +43,7 @@ export function createCompanionTools(persistentAgents: readonly ResolvedPersiste
     ),
     companionTool(
       'sendMessage',
-      'Send a follow-up message to a persistent child (a running child is interrupted and resumed with it; a completed child continues).',
+      'Send a follow-up message to a persistent child. It does not interrupt the child: a running child gets it as its next turn, queued until the current turn ends; an idle or completed child starts a new turn with it, keeping its memory; a failed or terminated child is started afresh with it.',
       z.object({ name: childName(), message: z.string().min(1).describe('The message for the child.') }),
     ),
     companionTool('listChildren', 'List your persistent children with their status.', z.object({})),
@@ -62,7 +62,7 @@ export function createCompanionTools(persistentAgents: readonly ResolvedPersiste
     tools.push(
       companionTool(
         'waitForResult',
-        'Wait until a persistent child\'s current turn finishes and return its output (or its status when timeoutMs passes first).',
+        'Wait until a persistent child\'s newest turn finishes (the turn your latest spawnAgent or sendMessage started, even while it is still queued) and return its output (or its status when timeoutMs passes first).',
         z.object({
           name: childName(),
           timeoutMs: z.number().int().positive().max(86_400_000).optional().describe('Give up waiting after this many milliseconds.'),
