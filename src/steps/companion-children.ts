@@ -9,6 +9,7 @@ import {
   type CompanionChildView,
   type CompanionTurnOutcome,
 } from '../orchestration/companions.js';
+import { latestCompanionTurnPatch } from '../orchestration/companion-turn.js';
 import { persistentChildSessionId } from '../orchestration/ids.js';
 import { initializeAgentState } from '../orchestration/initialize-agent-state.js';
 import {
@@ -123,7 +124,7 @@ export async function spawnCompanion(
       streamId: childSessionId,
       parentSessionId: caller.parentSessionId,
       rootSessionId: caller.rootSessionId,
-      metadata: withPersistentMarker(undefined, marker),
+      metadata: { ...withPersistentMarker(undefined, marker), ...latestCompanionTurnPatch(caller.runId) },
     });
   } catch (error) {
     if (!SessionAlreadyExistsError.isInstance(error)) throw error;
@@ -151,8 +152,12 @@ export async function spawnCompanion(
  */
 export async function messageCompanion(stateStore: SessionStateStore, caller: CompanionCaller, childSessionId: string, text: string): Promise<CompanionDelivery> {
   const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: { id: `${caller.runId}:0:0`, role: 'user', content: text } };
-  // Before routing: a live child may run and end the turn before this step returns (its end then wins).
-  await stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, { status: 'running', completionDelivered: false });
+  // Before routing: a live child may run and end the turn before this step returns (its end then wins), and a turn
+  // still running may end after it (the newest turn, recorded on the child, keeps `waitForResult` waiting for this one).
+  await Promise.all([
+    stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, { status: 'running', completionDelivered: false }),
+    stateStore.patchMetadata(childSessionId, latestCompanionTurnPatch(caller.runId)),
+  ]);
   const routed = await routePersistentMessage(stateStore, childSessionId, message, {
     transport: STEP_TRANSPORT,
     restartInput: (state, marker, carried) => {

@@ -1,4 +1,6 @@
+import { decideCurrentTurn, readLatestCompanionTurn } from '../orchestration/companion-turn.js';
 import { companionResult, type CompanionTurnOutcome } from '../orchestration/companions.js';
+import { readPersistentMarker } from '../orchestration/persistent-session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { SubSessionRef } from '../types/session.js';
 import { outcomeOfRun } from './companion-children.js';
@@ -30,15 +32,33 @@ export async function companionStatus(stateStore: SessionStateStore, ref: SubSes
 }
 
 /**
- * The outcome of a companion's current turn for `waitForResult`: `running` while its ref says so (a queued turn may
- * not have its run record yet), then the current run's outcome; a session aborted from outside counts as terminated.
+ * The outcome of a companion's newest turn for `waitForResult` (the pure table `decideCurrentTurn`): `running` while
+ * the turn its parent sent last has no run record yet (queued behind a running turn, or about to open) or its ref
+ * says a turn runs, then the current run's outcome; a session aborted from outside counts as terminated.
+ *
+ * @example
+ * const outcome = await currentTurnOutcome(stateStore, 's1', 's1-agent-r'); // { kind: 'running' } while queued
  */
 export async function currentTurnOutcome(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string): Promise<CompanionTurnOutcome> {
   const ref = (await stateStore.getSubSessionRefs(parentSessionId)).find((candidate) => candidate.subSessionId === childSessionId);
   const state = await stateStore.loadState(childSessionId);
-  if (ref?.status === 'terminated' || state?.failureReason === 'aborted') return { kind: 'terminated' };
-  if (ref?.status === 'running') return { kind: 'running' };
-  return outcomeOfRun(await stateStore.getCurrentRun(childSessionId));
+  const latest = readLatestCompanionTurn(state?.metadata);
+  const opened = latest !== undefined && (await stateStore.getRun(childSessionId, latest)) !== null;
+  const action = decideCurrentTurn({
+    terminated: ref?.status === 'terminated' || state?.failureReason === 'aborted',
+    latestTurn: latest === undefined ? 'none' : opened ? 'opened' : 'not_opened',
+    generationClosed: readPersistentMarker(state?.metadata)?.phase === 'closed',
+    refRunning: ref?.status === 'running',
+  });
+  switch (action) {
+    case 'terminated':
+      return { kind: 'terminated' };
+    case 'pending':
+    case 'running':
+      return { kind: 'running' };
+    case 'current_run':
+      return outcomeOfRun(await stateStore.getCurrentRun(childSessionId));
+  }
 }
 
 /**
