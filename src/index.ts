@@ -174,6 +174,6 @@ export type {
 export type { StepCommitReport } from './types/step-commit-report.js';
 export type { RunSuspendedChunk, StreamChunk, StreamChunkType, StreamInfo } from './types/stream.js';
 export type { StepResult, TokenUsage, LLMConfig, LLMGenerateInput, ToolSchema, CacheStrategy, AnthropicCacheStrategy } from './types/llm.js';
-export type { AgentResult, SuspensionInfo } from './types/result.js';
+export type { AgentResult, SuspendedCall, SuspensionInfo } from './types/result.js';
 export type { UsageRecord, UsageSummary } from './types/usage.js';
 export type { JsonPatchOperation } from './types/json-patch.js';

@@ -1,4 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { suspendedCallsOf } from '../orchestration/hitl-decisions.js';
+import type { HitlCall } from '../orchestration/hitl-types.js';
 import { DBOSWorkflowNotFoundError } from '../errors/index.js';
 import { readPersistentMarker } from '../orchestration/persistent-session.js';
 import type { SessionStateStore } from '../store/state-store.js';
@@ -144,7 +146,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
   private async resultOf(run: RunRecord): Promise<AgentResult<TOutput>> {
     const status = run.status === 'running' ? 'failed' : run.status;
     const output = (run.metadata as { output?: TOutput } | undefined)?.output;
-    const suspension = (run.metadata as { suspension?: { stepId?: string; hitlCalls?: Array<{ call: { toolCallId: string } }> } } | undefined)?.suspension;
+    const suspension = (run.metadata as { suspension?: { stepId?: string; hitlCalls?: HitlCall[] } } | undefined)?.suspension;
     const usage = this.context.usageStore === undefined ? undefined : await this.context.usageStore.getRunUsage(this.sessionId, this.runId);
     return {
       sessionId: this.sessionId,
@@ -159,6 +161,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
             suspended: {
               reason: 'client_tool' as const,
               toolCallIds: (suspension.hitlCalls ?? []).map(({ call }) => call.toolCallId),
+              calls: suspendedCallsOf(suspension.hitlCalls ?? []),
               ...(suspension.stepId === undefined ? {} : { stepId: suspension.stepId }),
             },
           }

@@ -1,4 +1,4 @@
-import type { AgentResult } from '../types/result.js';
+import type { AgentResult, SuspendedCall } from '../types/result.js';
 import type { PendingClientToolCall } from '../types/session.js';
 
 /**
@@ -18,6 +18,26 @@ export function waitingResultOf<TOutput>(
     status: 'suspended_client_tool',
     completionReason: 'suspended',
     stepCount: run.stepCount,
-    suspended: { reason: 'client_tool', toolCallIds: open.map((entry) => entry.toolCallId), ...(run.suspendedStepId === undefined ? {} : { stepId: run.suspendedStepId }) },
+    suspended: {
+      reason: 'client_tool',
+      toolCallIds: open.map((entry) => entry.toolCallId),
+      calls: open.filter((entry) => entry.ownerSessionId === run.sessionId).map(suspendedCallOf),
+      ...(run.suspendedStepId === undefined ? {} : { stepId: run.suspendedStepId }),
+    },
+  };
+}
+
+/**
+ * A pending call as a result or a `run_suspended` chunk names it.
+ *
+ * @example
+ * suspendedCallOf(entry); // { toolCallId: 'c1', toolName: 'transfer', kind: 'approval', approvalId: 'c1' }
+ */
+export function suspendedCallOf(entry: Pick<PendingClientToolCall, 'toolCallId' | 'toolName' | 'kind' | 'approvalId'>): SuspendedCall {
+  return {
+    toolCallId: entry.toolCallId,
+    toolName: entry.toolName,
+    kind: entry.kind,
+    ...(entry.kind === 'approval' ? { approvalId: entry.approvalId ?? entry.toolCallId } : {}),
   };
 }

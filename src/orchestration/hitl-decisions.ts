@@ -1,4 +1,5 @@
 import type { Message, ToolResultMessage } from '../types/message.js';
+import type { SuspendedCall } from '../types/result.js';
 import type { PendingClientToolCall } from '../types/session.js';
 import { findUnpairedFinishCallId, synthesizeFinishToolResult } from './finish-history.js';
 import { APPROVAL_DENIED_MESSAGE, approvalDeniedMessage, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission } from './hitl-types.js';
@@ -155,4 +156,19 @@ export function healUnpairedCalls(history: readonly Message[], runId: string, al
         ? { ...synthesizeFinishToolResult(call.id), id: `${runId}:heal:${call.id}` }
         : { id: `${runId}:heal:${call.id}`, role: 'tool', toolCallId: call.id, toolName: call.name, content: UNANSWERED_CALL_MESSAGE, isError: true },
     );
+}
+
+/**
+ * The calls a step waits for as results and the `run_suspended` chunk name them (`approvalId` for approvals only).
+ *
+ * @example
+ * suspendedCallsOf(suspension.hitlCalls); // [{ toolCallId: 'c1', toolName: 'transfer', kind: 'approval', approvalId: 'c1' }]
+ */
+export function suspendedCallsOf(calls: readonly HitlCall[]): SuspendedCall[] {
+  return calls.map(({ call, kind, approvalId }) => ({
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    kind,
+    ...(kind === 'approval' ? { approvalId } : {}),
+  }));
 }

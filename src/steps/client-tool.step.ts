@@ -6,7 +6,7 @@ import type { RunStatus, SuspendedChildWait } from '../types/session.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { checkpointIdFor, suspendedCheckpointId } from '../orchestration/ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
-import { collectAnswers, firesAfterToolOnResolve, isCallAnswered, planHitlAnnouncement, resolveSubmission } from '../orchestration/hitl-decisions.js';
+import { collectAnswers, firesAfterToolOnResolve, isCallAnswered, planHitlAnnouncement, resolveSubmission, suspendedCallsOf } from '../orchestration/hitl-decisions.js';
 import type { HitlCall, HitlResolution, Submission, SuspensionRecord } from '../orchestration/hitl-types.js';
 import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
@@ -95,13 +95,7 @@ export class ClientToolStep {
       }
     }
     if (open.length > 0) {
-      const calls = open.map(({ call, kind, approvalId }) => ({
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        kind: kind === 'client' ? ('client' as const) : ('approval' as const),
-        ...(kind === 'client' || approvalId === undefined ? {} : { approvalId }),
-      }));
-      await emitter.emit({ type: 'run_suspended', runId: input.runId, reason: 'client_tool', calls });
+      await emitter.emit({ type: 'run_suspended', runId: input.runId, reason: 'client_tool', calls: suspendedCallsOf(open) });
     }
     await emitter.flush();
     if (open.length === 0) return { createdAt };

@@ -1,4 +1,5 @@
 import type { JsonPatchOperation } from './json-patch.js';
+import type { SuspendedCall } from './result.js';
 
 /** Fields every stream chunk carries. `sequence` is assigned by the stream manager (1, 2, 3… per stream). */
 export interface ChunkBase {
@@ -71,7 +72,7 @@ export interface RunSuspendedChunk extends ChunkBase {
   runId: string;
   reason: 'client_tool';
   /** The calls the run now waits for: `client` (run the tool, submit its result) or `approval` (approve/deny). */
-  calls: Array<{ toolCallId: string; toolName: string; kind: 'client' | 'approval'; approvalId?: string }>;
+  calls: SuspendedCall[];
 }
 /** Emitted when an LLM step is retried: readers drop every chunk of `step` they saw before this one. */
 export interface StepResetChunk extends ChunkBase { type: 'step_reset'; attempt: number }

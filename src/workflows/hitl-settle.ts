@@ -1,5 +1,6 @@
 import type { Message } from '../types/message.js';
 import type { StepDecisionResult } from '../orchestration/step-decision-result.js';
+import { suspendedCallsOf } from '../orchestration/hitl-decisions.js';
 import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { orderMessages, outcomeMessage, resolutionMessage, type IndexedMessage } from '../orchestration/step-messages.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
@@ -71,7 +72,8 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
           ...(input.parent === undefined ? {} : { parent: input.parent }),
         });
   if (waited.kind === 'parked') {
-    return { kind: 'parked', stepCount: step, toolCallIds: suspension.hitlCalls.map(({ call }) => call.toolCallId), stepId: suspension.stepId, reason: 'client_tool' };
+    const calls = suspendedCallsOf(suspension.hitlCalls);
+    return { kind: 'parked', stepCount: step, toolCallIds: calls.map(({ toolCallId }) => toolCallId), calls, stepId: suspension.stepId, reason: 'client_tool' };
   }
   if (waited.kind === 'interrupted') return finished('interrupted', 'interrupted', step, waited.reason === undefined ? {} : { error: waited.reason });
 
@@ -114,6 +116,7 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
     customState: committed.customState,
     ...(finishCall === undefined ? {} : { finishCall }),
     phaseTwo,
+    ...(context.progress.outputFailure === undefined ? {} : { outputFailure: context.progress.outputFailure }),
   });
 }
 
@@ -150,5 +153,6 @@ async function parkForChildren(context: TurnContext, settle: SettleInput, waitin
     if (parked || attempt >= MAX_PARK_ATTEMPTS) break;
   }
   if (interrupted) return finished('interrupted', 'interrupted', step, { error: 'A sub-agent was interrupted.' });
-  return { kind: 'parked', stepCount: step, toolCallIds: [...ownIds, ...childIds], stepId: suspension.stepId, reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children' };
+  const calls = suspendedCallsOf(suspension.hitlCalls);
+  return { kind: 'parked', stepCount: step, toolCallIds: [...ownIds, ...childIds], calls, stepId: suspension.stepId, reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children' };
 }

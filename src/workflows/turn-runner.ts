@@ -61,7 +61,7 @@ async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome
       status: 'suspended_client_tool',
       completionReason: 'suspended',
       stepCount: outcome.stepCount,
-      suspended: { reason: outcome.reason, toolCallIds: outcome.toolCallIds, stepId: outcome.stepId },
+      suspended: { reason: outcome.reason, toolCallIds: outcome.toolCallIds, calls: outcome.calls, stepId: outcome.stepId },
     };
   }
   const { kind: _kind, ...result } = outcome;

@@ -3,6 +3,7 @@ import { shouldStopExecution } from '../orchestration/index.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
 import type { StepDecisionResult } from '../orchestration/step-decision-result.js';
+import type { SuspendedCall } from '../types/result.js';
 import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
 import type { CompletionReason } from '../types/session.js';
 
@@ -18,7 +19,7 @@ export type TurnOutcome =
       output?: unknown;
       error?: string;
     }
-  | { kind: 'parked'; stepCount: number; toolCallIds: string[]; stepId: string; reason: 'client_tool' | 'awaiting_children' };
+  | { kind: 'parked'; stepCount: number; toolCallIds: string[]; calls: SuspendedCall[]; stepId: string; reason: 'client_tool' | 'awaiting_children' };
 
 /** What the parts of a turn share: the agent, the run's identity and input, and progress for error reporting. */
 export interface TurnContext {
@@ -27,9 +28,10 @@ export interface TurnContext {
   input: AgentWorkflowInput;
   /**
    * The step in progress (for the failure outcome when a step throws), and the last step's commit while no later
-   * step has done it: the next `CallLLMStep` commits it first, or `FinishRunStep` when the run stops.
+   * step has done it: the next `CallLLMStep` commits it first, or `FinishRunStep` when the run stops. `outputFailure`:
+   * the turn's last invalid `__finish__` output, for the error when the steps run out.
    */
-  progress: { step: number; commit?: PendingStepCommit };
+  progress: { step: number; commit?: PendingStepCommit; outputFailure?: string };
 }
 
 /**
@@ -64,6 +66,8 @@ export interface StepStopInput {
   finishCall?: { output: unknown };
   /** Phase-2 (finishWith) outcomes: the first success finishes the run. */
   phaseTwo: readonly ToolOutcome[];
+  /** The turn's last invalid `__finish__` output (no values), said in the `max_steps` error. */
+  outputFailure?: string;
 }
 
 /**
@@ -82,6 +86,7 @@ export function stopAfterStep(agent: AnyAgentConfig, step: number, input: StepSt
     customState: input.customState ?? {},
     ...(input.finishCall === undefined ? {} : { finishOutput: { output: input.finishCall.output } }),
     ...(finishWith === undefined ? {} : { finishWithOutput: { output: finishWith.result } }),
+    ...(input.outputFailure === undefined ? {} : { outputFailure: input.outputFailure }),
   });
   if (!decision.stop) return undefined;
   return finished(decision.status, decision.reason, step, {

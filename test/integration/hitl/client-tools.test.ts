@@ -118,7 +118,7 @@ describe('client-executed tools', () => {
     const status = await waitForRunStatus('park-1', handle.runId, 'suspended_client_tool', WARM_MS + 5_000);
     expect(status).toBe('suspended_client_tool');
     const parked = await (await runtime.executor.getHandle(agent, 'park-1'))!.result();
-    expect(parked).toMatchObject({ status: 'suspended_client_tool', runId: handle.runId });
+    expect(parked).toMatchObject({ status: 'suspended_client_tool', runId: handle.runId, suspended: { calls: [{ toolCallId: 'city-4', toolName: 'pick_city', kind: 'client' }] } });
     const messagesAtPark = (await runtime.stateStore.getMessages('park-1')).messages;
     expect(messagesAtPark.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     const busy: unknown = await runtime.executor.execute(agent, 'another question', { sessionId: 'park-1' }).catch((error: unknown) => error);
@@ -196,7 +196,11 @@ describe('approval gates', () => {
     scriptCalls([{ id: 'tx-1', name: 'transfer', arguments: { amount: 500 } }]);
     const before = counts.transfers;
     const approvedHandle = await runtime.executor.execute(agent, 'pay', { sessionId: 'approve-1' });
-    expect((await approvedHandle.result()).status).toBe('suspended_client_tool');
+    // An approval gate suspends with the reference's status; its call says it is an approval, as run_suspended does.
+    expect(await approvedHandle.result()).toMatchObject({
+      status: 'suspended_client_tool',
+      suspended: { toolCallIds: ['tx-1'], calls: [{ toolCallId: 'tx-1', toolName: 'transfer', kind: 'approval', approvalId: 'tx-1' }] },
+    });
     const pending = (await runtime.stateStore.loadState('approve-1'))?.pendingClientToolCalls?.['tx-1'];
     expect(pending).toMatchObject({ kind: 'approval', approvalId: 'tx-1' });
     await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: 'approve-1', toolCallId: 'tx-1', approvalId: 'tx-1', approved: true });
