@@ -119,6 +119,7 @@ export {
   fileSystemSkillProvider,
   parseSkillFile,
   SKILL_LOADED_EVENT,
+  SkillPathRefusedError,
   type FileSystemSkillProviderOptions,
   type ParsedSkillFile,
 } from './skills/index.js';

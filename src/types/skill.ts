@@ -70,7 +70,9 @@ export interface SkillProvider {
   getSkill(name: string): Promise<Skill | null>;
   /**
    * Level 3: a resource file's text (the whole file, or the lines of `range`), or null when the skill or file
-   * does not exist. Paths are relative to the skill; a path that escapes it resolves to null.
+   * does not exist. Paths are relative to the skill; a path that escapes it by name (`../x`, an absolute path)
+   * resolves to null, and one that escapes it through a symbolic link is refused with `SkillPathRefusedError`
+   * (`INVALID_ARGUMENT`): both reach the model as a refusal, never as the file's text.
    */
   readResource(name: string, path: string, range?: ReadResourceRange): Promise<string | null>;
 }
