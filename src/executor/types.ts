@@ -151,7 +151,12 @@ export interface AgentExecutionHandle<TOutput = unknown> {
   resume(options?: ResumeOptions): Promise<AgentExecutionHandle<TOutput>>;
   /** Re-run a failed session from its message history (see `DBOSAgentExecutor.retry`). */
   retry(options?: RetryOptions): Promise<AgentExecutionHandle<TOutput>>;
-  /** Durable interrupt: the run ends `interrupted` at its next step boundary or at once if waiting; resumable. */
+  /**
+   * Durable interrupt: resolves once the request is stored (any process sees it). The run ends `interrupted` at its
+   * next step boundary, within ~50 ms during an LLM call, or at once if it waits for a human; from then on `result()`
+   * answers `interrupted` (never the warm `suspended_client_tool`), and a `resume()` waits for the run to stop, then
+   * starts a new run (`previousRunId` = the interrupted one).
+   */
   interrupt(reason?: string): Promise<void>;
   /** Cancel the run: it ends `aborted` and the session is not resumable. */
   abort(reason?: string): Promise<void>;
