@@ -24,3 +24,6 @@ export {
   DBOSStepContextError,
 } from './dbos-errors.js';
 export { RemoteAgentTransportError, RemoteSubAgentClientToolUnsupportedError } from './remote-errors.js';
+export { safeErrorOf, safeErrorText, boundedMessage, MAX_SAFE_ERROR_MESSAGE, type ErrorOrigin, type SafeError } from './safe-error.js';
+export { renderThrown, MAX_THROWN_ERROR_TEXT, MAX_THROWN_VALUE_TEXT } from './thrown-value.js';
+export { redactSecrets, clipText } from './redact-secrets.js';

@@ -8,7 +8,7 @@ import { synthesizeFinishToolResult } from './finish-history.js';
 import { ephemeralChildSessionId, messageId } from './ids.js';
 import { createAssistantMessage, createToolResultMessage } from './message-builder.js';
 import { plannedRemoteCall } from './remote-sub-agents.js';
-import { formatSchemaIssues } from './schema-issues.js';
+import { describeIssueLocations, formatSchemaIssues } from './schema-issues.js';
 import type { PlannedToolCall, PlannedToolError, StepPlanningContext, StepProcessingPlan, ToolErrorReason } from './step-plan-types.js';
 
 const FINISH_REMINDER =
@@ -18,8 +18,9 @@ const FINISH_REMINDER =
  * Split one LLM step's tool calls into what the loop must do, validating every call against its tool's
  * zod schema. Unknown tools, arguments the adapter could not parse (`stepResult.invalidToolCalls`), invalid
  * arguments and an invalid `__finish__` output become tool_error results
- * for the model with a payload-free message; the first valid `__finish__` becomes `finishCall`. Message
- * ids are deterministic: the assistant message is `messageId(runId, step, 0)`, the result of the i-th call
+ * for the model with a payload-free message (an invalid output's also says where it failed validation, with each
+ * issue's path and zod code, kept in `outputFailure` for the run's error if its steps run out); the first valid
+ * `__finish__` becomes `finishCall`. Message ids are deterministic: the assistant message is `messageId(runId, step, 0)`, the result of the i-th call
  * `messageId(runId, step, i + 1)`. Pure and deterministic.
  *
  * @example
@@ -47,8 +48,8 @@ export function planStepProcessing(stepResult: StepDecisionResult, agent: AnyAge
 
   stepResult.toolCalls.forEach((call, index) => {
     const resultMessageId = messageId(context.runId, context.step, index + 1);
-    const fail = (reason: ToolErrorReason, error: string): void => {
-      plan.toolErrors.push(toolError(call, index, resultMessageId, reason, error));
+    const fail = (reason: ToolErrorReason, error: string, outputFailure?: string): void => {
+      plan.toolErrors.push({ ...toolError(call, index, resultMessageId, reason, error), ...(outputFailure === undefined ? {} : { outputFailure }) });
     };
     const tool = byName.get(call.name);
     if (tool === undefined) {
@@ -57,7 +58,8 @@ export function planStepProcessing(stepResult: StepDecisionResult, agent: AnyAge
     }
     const adapterError = unparsable.get(call.id);
     if (adapterError !== undefined) {
-      fail(tool.kind === 'finish' ? 'invalid_output' : 'invalid_arguments', `${adapterError} Call "${call.name}" again with a valid JSON object.`);
+      const finish = tool.kind === 'finish';
+      fail(finish ? 'invalid_output' : 'invalid_arguments', `${adapterError} Call "${call.name}" again with a valid JSON object.`, finish ? 'Output was not a valid JSON object' : undefined);
       return;
     }
     const parsed = safeParse(tool.parameters, call.arguments);
@@ -69,10 +71,12 @@ export function planStepProcessing(stepResult: StepDecisionResult, agent: AnyAge
       if (plan.finishCall !== undefined) {
         fail('duplicate_finish', `Ignored: ${FINISH_TOOL_NAME} was already called successfully in this step.`);
       } else if (!parsed.success) {
+        const outputFailure = `Output failed validation at ${describeIssueLocations(parsed.error.issues)}`;
         fail(
           'invalid_output',
-          `The ${FINISH_TOOL_NAME} output does not match the required schema: ${formatSchemaIssues(parsed.error.issues)}. ` +
+          `The ${FINISH_TOOL_NAME} output does not match the required schema. ${outputFailure}: ${formatSchemaIssues(parsed.error.issues)}. ` +
             `Call ${FINISH_TOOL_NAME} again with a corrected output.`,
+          outputFailure,
         );
       } else {
         plan.finishCall = {

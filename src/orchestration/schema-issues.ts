@@ -33,3 +33,22 @@ export function formatSchemaIssues(issues: readonly z.core.$ZodIssue[]): string 
   const more = issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : '';
   return clip(`${described.join('; ')}${more}`, MAX_TEXT);
 }
+
+/** A path as `$.items[0].name`: numbers as indexes, keys clipped (a key the model sent can be any size). */
+function jsonPath(path: readonly PropertyKey[]): string {
+  return `$${path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${clip(String(segment), MAX_PART)}`)).join('')}`;
+}
+
+/**
+ * Where zod validation failed, with no values and no messages: each issue's path and code, at most five, e.g.
+ * `$.answer (invalid_type), $.items[0] (too_small)`. For texts that are stored or streamed (a run's error) as well
+ * as for the model.
+ *
+ * @example
+ * describeIssueLocations(result.error.issues); // '$.answer (invalid_type)'
+ */
+export function describeIssueLocations(issues: readonly z.core.$ZodIssue[]): string {
+  const described = issues.slice(0, MAX_ISSUES).map((issue) => `${jsonPath(issue.path)} (${issue.code})`);
+  const more = issues.length > MAX_ISSUES ? ` and ${issues.length - MAX_ISSUES} more` : '';
+  return clip(`${described.join(', ')}${more}`, MAX_TEXT);
+}

@@ -120,6 +120,11 @@ export interface PlannedToolError {
   reason: ToolErrorReason;
   /** Payload-free explanation for the model. */
   error: string;
+  /**
+   * For `invalid_output`: what failed, without values, e.g. `Output failed validation at $.answer (invalid_type)`;
+   * the run's error says it when its steps run out.
+   */
+  outputFailure?: string;
   resultMessage: ToolResultMessage;
 }
 

@@ -23,6 +23,11 @@ export interface StopCheckInput<TState = Record<string, unknown>> {
   finishOutput?: { output: unknown };
   /** Result of the first finishWith tool that succeeded this step. */
   finishWithOutput?: { output: unknown };
+  /**
+   * The turn's last invalid `__finish__` output (`PlannedToolError.outputFailure`, no values): the `max_steps`
+   * error starts with it, e.g. `Output failed validation at $.answer (invalid_type); max steps exceeded (3)`.
+   */
+  outputFailure?: string;
 }
 
 /**
@@ -63,7 +68,8 @@ export function shouldStopExecution<TState>(input: StopCheckInput<TState>): Stop
     return { stop: true, reason: 'stop_when', status: 'completed', ...(hasOutputSchema ? {} : { output: stepResult.text }) };
   }
   if (stepCount >= agent.maxSteps) {
-    return { stop: true, reason: 'max_steps', status: 'failed', error: `Max steps exceeded (${agent.maxSteps})` };
+    const error = input.outputFailure === undefined ? `Max steps exceeded (${agent.maxSteps})` : `${input.outputFailure}; max steps exceeded (${agent.maxSteps})`;
+    return { stop: true, reason: 'max_steps', status: 'failed', error };
   }
   return { stop: false };
 }

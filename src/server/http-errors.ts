@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { HelixError } from '../errors/helix-error.js';
+import { boundedMessage } from '../errors/safe-error.js';
 import type { Logger } from '../hooks/types.js';
 import { AgentServerHttpError } from './server-errors.js';
 
-/** HTTP status of executor errors (their messages are payload-free by design). */
+/** HTTP status of executor errors (their messages are payload-free by design, and bounded and redacted on the way out). */
 const STATUS_OF_CODE: Readonly<Record<string, 400 | 404 | 409 | 422>> = {
   SESSION_NOT_FOUND: 404,
   SESSION_ID_REQUIRED: 400,
@@ -29,7 +30,7 @@ export function errorResponse(error: unknown, logger: Logger): Response {
   }
   if (HelixError.isInstance(error)) {
     const status = STATUS_OF_CODE[error.code];
-    if (status !== undefined) return Response.json({ error: { code: error.code, message: error.message } }, { status });
+    if (status !== undefined) return Response.json({ error: { code: error.code, message: boundedMessage(error.message) } }, { status });
     logger.error('agent_server.error', { code: error.code });
   } else {
     logger.error('agent_server.error', { name: error instanceof Error ? error.name : typeof error });

@@ -1,4 +1,5 @@
 import type { FinishReason, UIMessageChunk } from 'ai';
+import { boundedMessage } from '../errors/safe-error.js';
 import type { StreamChunk } from '../types/stream.js';
 
 /**
@@ -106,7 +107,8 @@ export class UIMessageChunkMapper {
         return [...this.closeStep(), { type: 'data-output', data: { output: chunk.output } }];
       case 'error':
         this.ending = 'error';
-        return [...this.closeStep(), { type: 'error', errorText: chunk.error }];
+        // Written sanitized by the run; bounded and redacted again here, whatever wrote the stream.
+        return [...this.closeStep(), { type: 'error', errorText: boundedMessage(chunk.error) }];
       case 'run_suspended':
         return []; // the calls were mapped from their tool_start / tool_approval_request chunks
       case 'run_interrupted':

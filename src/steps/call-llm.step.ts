@@ -20,6 +20,7 @@ import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { llmFailure } from './failure-text.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -122,6 +123,8 @@ export class CallLLMStep {
               onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
             },
           )
+          // A provider's own error text (it may echo the prompt or the key) never leaves this step.
+          .catch((error: unknown) => Promise.reject(llmFailure(error, { sessionId: input.sessionId, runId: input.runId, step: input.step })))
           .finally(() => watch.stop())
           // Arguments past the limits never reach the checkpoint, the history or the next prompt.
           .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));

@@ -11,7 +11,8 @@ export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { invokeTool } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
-import { describeError, hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { runLeanStep } from './lean-step.js';
 import { recordUsageWith, type StepRecord } from './step-record.js';
@@ -36,7 +37,8 @@ export interface ExecuteToolStepInput extends RunScope {
  * One server tool call as a durable step: fires beforeTool, runs `execute` with a ToolContext (Immer-tracked
  * state, custom events), retries by the executor's ToolRetryPolicy, stages the state patches under the
  * step's id (promoted atomically by the commit), fires onStateChange, and streams tool_start / state_patch /
- * tool_end. A call that still fails after its retries becomes an error result for the model, never a crash.
+ * tool_end. A call that still fails after its retries becomes an error result for the model, never a crash: the
+ * model reads the tool's own message (bounded, redacted); the tool_end chunk gets its sanitized form (`toolFailure`).
  * onMessage and afterTool fire later, from the commit step, in call order. A call that is its step's only work
  * may record the step's commit with its own result (one transaction; see `recordsStepCommit`).
  */
@@ -71,13 +73,15 @@ export class ExecuteToolStep {
     const base = await seedState(stateStore, input, stepId);
     const startedAt = Date.now();
     const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
-    let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string } = { error: 'The tool did not run.' };
+    // A failure's `error` is what the model reads; `streamed` is its sanitized form for the tool_end chunk.
+    let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string; streamed: string } = { error: 'The tool did not run.', streamed: 'TOOL_ERROR: The tool did not run.' };
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {
         outcome = await runOnce(serverTool, input, base, emitter.emit.bind(emitter), DBOS.stepStatus?.cancelSignal);
         break;
       } catch (error) {
-        outcome = { error: `Tool "${call.toolName}" failed: ${describeError(error)}` };
+        const failure = toolFailure(call.toolName, error, { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
+        outcome = { error: failure.forModel, streamed: failure.forStream };
         if (attempt < attempts) {
           dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
           if (await pauseUnlessInterrupted(stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
@@ -95,7 +99,7 @@ export class ExecuteToolStep {
     }
     const success = 'result' in outcome;
     const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
-    await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending });
+    await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...('result' in outcome ? ending : { error: outcome.streamed }) });
     await emitter.flushWith(record);
     await recordUsageWith(record, usageStore, [
       {

@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { beginRun, type BeginRunInput } from './begin-run.js';
-import { StreamError } from '../errors/index.js';
+import { StreamError, boundedMessage } from '../errors/index.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -48,7 +48,9 @@ export class RunLifecycleStep {
     return abandonRun(input);
   }
 
-  static finish(input: FinishRunInput): Promise<AgentResult> {
+  static finish(given: FinishRunInput): Promise<AgentResult> {
+    // A failed run's error is stored, streamed and served: bounded and redacted once more, whatever produced it.
+    const input = given.status === 'failed' && given.error !== undefined ? { ...given, error: boundedMessage(given.error) } : given;
     return runLeanStep('FinishRunStep', async () => {
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks, emitter } = environment;
@@ -132,7 +134,8 @@ async function commitLastStep(environment: StepEnvironment, input: FinishRunInpu
  * @example
  * await RunLifecycleStep.abandon({ ...scope, error: describeError(error) });
  */
-export async function abandonRun(input: RunScope & { error: string; parent?: ParentLink }): Promise<AgentResult> {
+export async function abandonRun(given: RunScope & { error: string; parent?: ParentLink }): Promise<AgentResult> {
+  const input = { ...given, error: boundedMessage(given.error) };
   const { stateStore, streamManager } = await runtimeDependencies();
   const run = await stateStore.getRun(input.sessionId, input.runId);
   if (run !== null && run.status !== 'running') {

@@ -1,4 +1,5 @@
 import type { AnyAgentConfig } from '../agent/index.js';
+import { HelixError } from '../errors/helix-error.js';
 import type { HookManager} from '../hooks/index.js';
 import { HookManagerRegistry } from '../hooks/index.js';
 import type { Logger } from '../hooks/types.js';
@@ -56,7 +57,7 @@ class Slot<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((waiter) => waiter !== wake);
-        reject(new Error(`Timed out waiting for ${what}; construct the DBOSAgentExecutor and register agents before DBOS.launch().`));
+        reject(new HelixError('RUNTIME_NOT_READY', `Timed out waiting for ${what}; construct the DBOSAgentExecutor and register agents before DBOS.launch().`));
       }, bindingWaitMs);
       timer.unref();
       const wake = (value: T): void => {

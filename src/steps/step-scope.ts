@@ -2,6 +2,7 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { hookManagerFor, resolveRegisteredAgent, runtimeDependencies, workflowUsageStores, type RuntimeDependencies } from './runtime-registry.js';
 import { ChunkEmitter } from './stream-writers.js';
+import { failureText } from './failure-text.js';
 
 export type { RunScope } from '../orchestration/workflow-input.js';
 import type { RunScope } from '../orchestration/workflow-input.js';
@@ -41,11 +42,14 @@ export function hookIdentity(scope: RunScope): { sessionId: string; runId: strin
   return { sessionId: scope.sessionId, runId: scope.runId, agentType: scope.agentType };
 }
 
-/** A short, payload-free description of an error for logs, streams and results. */
+/**
+ * An error as it may be stored, streamed or returned: `CODE: message`, a `HelixError`'s own message or a generic one
+ * with the class name (never a provider's or a tool's text), redacted and bounded; the error itself is logged at
+ * debug level. See `failureText`.
+ *
+ * @example
+ * outcome = finished('failed', 'failed', step, { error: describeError(error) });
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${error.name} (${code}): ${error.message}` : `${error.name}: ${error.message}`;
-  }
-  return 'Unknown error';
+  return failureText(error, { source: 'internal' });
 }

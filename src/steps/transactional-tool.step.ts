@@ -11,7 +11,8 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { ExecuteToolStepInput } from './execute-tool.step.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
-import { describeError, hookIdentity, stepEnvironment, type StepEnvironment } from './step-scope.js';
+import { hookIdentity, stepEnvironment, type StepEnvironment } from './step-scope.js';
+import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { runTransactionalAttempt } from './transactional-attempt.js';
@@ -23,6 +24,8 @@ export const TRANSACTIONAL_TOOL_STEP_NAME = 'TransactionalToolStep';
 interface RecordedCall {
   outcome: ToolOutcome;
   patches: JsonPatchOperation[];
+  /** A failure's sanitized form for the tool_end chunk (`outcome.error` is what the model reads). */
+  streamed?: string;
 }
 
 /**
@@ -112,7 +115,7 @@ async function runAttempts(
   const startedAt = Date.now();
   const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
   const emit = emitter.emit.bind(emitter);
-  let failure = 'The tool did not run.';
+  let failure = { forModel: 'The tool did not run.', forStream: 'TOOL_ERROR: The tool did not run.' };
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     try {
       return await scope.commit(async (client) => {
@@ -122,14 +125,14 @@ async function runAttempts(
     } catch (error) {
       // Another execution owns the workflow now: rethrow as is, never record it as the call's outcome.
       if (error instanceof DBOSWorkflowConflictError || (error instanceof Error && error.name === 'DBOSWorkflowConflictError')) throw error;
-      failure = `Tool "${input.call.toolName}" failed: ${describeError(error)}`;
+      failure = toolFailure(input.call.toolName, error, { sessionId: input.sessionId, toolCallId: input.call.toolCallId, attempt });
       if (attempt < attempts) {
         dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: input.call.toolCallId, attempt });
         if (await pauseUnlessInterrupted(dependencies.stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
       }
     }
   }
-  const failed: RecordedCall = { outcome: outcomeOf(input, { success: false, error: failure }, Date.now() - startedAt), patches: [] };
+  const failed: RecordedCall = { outcome: outcomeOf(input, { success: false, error: failure.forModel }, Date.now() - startedAt), patches: [], streamed: failure.forStream };
   return scope.commit(async () => failed);
 }
 
@@ -139,14 +142,14 @@ function outcomeOf(input: ExecuteToolStepInput, ending: { success: true; result:
 }
 
 /** Effects after the commit, all idempotent: staged patches (by call id), keyed chunks, hooks, usage (by id). */
-async function afterCall(input: ExecuteToolStepInput, { outcome, patches }: RecordedCall, { dependencies, hooks, emitter }: StepEnvironment): Promise<void> {
+async function afterCall(input: ExecuteToolStepInput, { outcome, patches, streamed }: RecordedCall, { dependencies, hooks, emitter }: StepEnvironment): Promise<void> {
   const { call } = input;
   if (outcome.success && patches.length > 0) {
     await dependencies.stateStore.stageChanges(input.sessionId, { stepId: checkpointIdFor(input.runId, input.step), stagingKey: call.toolCallId, patches });
     await emitter.emit({ type: 'state_patch', patches }, { key: chunkKey(input, 'state_patch', call.toolCallId) });
     await hooks.fire('onStateChange', { ...hookIdentity(input), toolCallId: call.toolCallId, patches });
   }
-  const ending = outcome.success ? { result: outcome.result } : { error: outcome.error ?? 'The tool failed.' };
+  const ending = outcome.success ? { result: outcome.result } : { error: streamed ?? outcome.error ?? 'The tool failed.' };
   await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending }, { key: chunkKey(input, 'tool_end', call.toolCallId) });
   await emitter.flush();
   await dependencies.usageStore?.record([

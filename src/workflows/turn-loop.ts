@@ -37,6 +37,8 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     delete progress.commit;
     if (llm.kind === 'interrupted') return finished('interrupted', 'interrupted', step - 1, llm.reason === undefined ? {} : { error: llm.reason });
     const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });
+    const outputFailure = plan.toolErrors.find((failure) => failure.outputFailure !== undefined)?.outputFailure;
+    if (outputFailure !== undefined) progress.outputFailure = outputFailure;
     const phaseOne = await runPhaseOne(context, step, plan);
 
     if (phaseOne.hitlCalls.length > 0 || phaseOne.waitingChildren.length > 0 || phaseOne.waitingCompanions.length > 0) {
@@ -72,7 +74,13 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     if (phaseOne.outcomes.some((outcome) => outcome.committed === true)) delete progress.commit;
     else if (agent.stopWhen === undefined) progress.commit = commit;
     else ({ customState } = await CommitStep.commit({ ...scope, ...commit, returnState: true }));
-    const stop = stopAfterStep(agent, step, { stepResult: llm.result, customState, ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }), phaseTwo });
+    const stop = stopAfterStep(agent, step, {
+      stepResult: llm.result,
+      customState,
+      ...(plan.finishCall === undefined ? {} : { finishCall: plan.finishCall }),
+      phaseTwo,
+      ...(progress.outputFailure === undefined ? {} : { outputFailure: progress.outputFailure }),
+    });
     if (stop !== undefined) return stop;
   }
 }
