@@ -7,7 +7,8 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 const IMPURE_MODULES = ['@dbos-inc/*', 'pg', 'knex', 'ioredis', 'node:*', 'ai', '@ai-sdk/*'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pgdata/**', '.test-services/**'] },
+  // test/fixtures/lint/ holds deliberate violations that test/unit/repo/lint-rules.test.ts lints on purpose.
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pgdata/**', '.test-services/**', 'test/fixtures/lint/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -15,8 +16,11 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
-    // Resolve the `.js` specifiers of our ESM sources to their `.ts` files, so path rules see real targets.
+    // Resolve the `.js` specifiers of our ESM sources to their `.ts` files, so path rules see real targets; without
+    // `import-x/extensions` and the parser for `.ts`, no-cycle parses no dependency and silently reports nothing.
     settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
     },
     rules: {

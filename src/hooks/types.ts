@@ -5,7 +5,9 @@ import type { StepResult } from '../types/llm.js';
 
 /**
  * Structured logger accepted by every component (pino, winston and `console` fit). Fields are ids, counts
- * and durations — never prompts, tool payloads or secrets.
+ * and durations — never prompts, tool payloads or secrets — with one exception: at `debug` only, an error that was
+ * sanitized where it crossed a trust boundary is logged with its original `cause` (a provider's or tool's own text),
+ * so keep debug logs where secrets may be.
  *
  * @example
  * const logger: Logger = { info: console.info, warn: console.warn, error: console.error };

@@ -5,7 +5,7 @@ import { errorMessage, resultFor, type IndexedMessage } from '../orchestration/s
 import type { CompanionDelivery } from '../steps/companion-children.js';
 import { CompanionSettleStep } from '../steps/companion-settle.step.js';
 import { CompanionStep } from '../steps/companion.step.js';
-import { startPersistentWorkflow } from './persistent.workflow.js';
+import { startPersistentWorkflow } from './persistent-start.js';
 import type { TurnContext } from './turn-types.js';
 import { companionDoneChannel, persistentInbox } from './workflow-messages.js';
 

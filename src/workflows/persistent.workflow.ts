@@ -11,6 +11,7 @@ import { isDBOSControlError } from './dbos-control-errors.js';
 import { beginOf, runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { persistentInbox } from './workflow-messages.js';
+import { bindPersistentStarter } from './persistent-start.js';
 
 /**
  * How a persistent session's workflow (one generation) ended.
@@ -186,14 +187,10 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
   return result;
 }
 
-/**
- * Start (or, with an id DBOS knows, find) a persistent session's workflow.
- *
- * @example
- * await startPersistentWorkflow(marker.start);
- */
-export async function startPersistentWorkflow(input: PersistentWorkflowInput): Promise<void> {
+bindPersistentStarter(async (input: PersistentWorkflowInput) => {
   // DBOS needs the registered (decorated) static method itself, not a wrapper.
   // eslint-disable-next-line @typescript-eslint/unbound-method
   await DBOS.startWorkflow(PersistentWorkflows.runPersistentSession, { workflowID: input.workflowId })(input);
-}
+});
+
+export { startPersistentWorkflow } from './persistent-start.js';

@@ -1,0 +1,52 @@
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Every layering and determinism rule of eslint.config.js fires on a deliberate violation: a rule that silently
+ * checks nothing (as import-x/no-cycle did on `.ts` before its parser settings) fails here.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+/** Virtual files linted as if they were in src/ (the project service admits them as default-project files). */
+const FIXTURE_GLOB = 'src/*/zz-lint-fixture.ts';
+
+let eslint: ESLint;
+beforeAll(() => {
+  eslint = new ESLint({
+    cwd: root,
+    ignore: false,
+    overrideConfig: { languageOptions: { parserOptions: { projectService: { allowDefaultProject: [FIXTURE_GLOB] }, tsconfigRootDir: root } } },
+  });
+});
+
+async function rulesFiredOn(folder: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `src/${folder}/zz-lint-fixture.ts` });
+  return (result?.messages ?? []).map((message) => message.ruleId ?? `fatal: ${message.message}`);
+}
+
+const cases: Array<[string, string, string, string]> = [
+  ['orchestration/ imports no runtime SDK', 'orchestration', "import { DBOS } from '@dbos-inc/dbos-sdk';\nexport const x = DBOS;\n", '@typescript-eslint/no-restricted-imports'],
+  ['orchestration/ imports no store', 'orchestration', "import { InMemoryStateStore } from '../store/index.js';\nexport const x = InMemoryStateStore;\n", 'import-x/no-restricted-paths'],
+  ['orchestration/ reads no clock', 'orchestration', 'export const x = (): number => Date.now();\n', 'no-restricted-properties'],
+  ['workflows/ reads no environment', 'workflows', "export const x = (): string | undefined => process.env['HOME'];\n", 'no-restricted-properties'],
+  ['workflows/ makes no Date', 'workflows', 'export const x = (): Date => new Date();\n', 'no-restricted-syntax'],
+  ['workflows/ never import executor/', 'workflows', "import { DBOSAgentExecutor } from '../executor/dbos-agent-executor.js';\nexport const x = DBOSAgentExecutor;\n", 'import-x/no-restricted-paths'],
+  ['steps/ never import workflows/', 'steps', "import { persistentInbox } from '../workflows/workflow-messages.js';\nexport const x = persistentInbox;\n", 'import-x/no-restricted-paths'],
+  ['lower layers never import the runtime', 'store', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
+  ['server/ uses the public executor API only', 'server', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", '@typescript-eslint/no-restricted-imports'],
+];
+
+describe('lint rules fire on deliberate violations', () => {
+  it.each(cases)('%s', async (_label, folder, code, rule) => {
+    expect(await rulesFiredOn(folder, code)).toContain(rule);
+  }, 60_000);
+
+  it('a clean fixture passes (the rules are not firing on everything)', async () => {
+    expect(await rulesFiredOn('orchestration', "import type { Message } from '../types/message.js';\nexport const count = (messages: Message[]): number => messages.length;\n")).toEqual([]);
+  }, 60_000);
+
+  it('import-x/no-cycle reports a two-file cycle on .ts sources', async () => {
+    const results = await eslint.lintFiles(['test/fixtures/lint/cycle-a.ts', 'test/fixtures/lint/cycle-b.ts']);
+    for (const result of results) expect(result.messages.map((message) => message.ruleId)).toContain('import-x/no-cycle');
+  }, 60_000);
+});
