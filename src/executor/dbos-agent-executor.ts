@@ -119,7 +119,7 @@ export class DBOSAgentExecutor {
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {
         case 'create':
-          return createAndStart(this.config.stateStore, this.launcher, any, input, runId, options, sameTurn);
+          return createAndStart(this.config, this.launcher, any, input, runId, options, sameTurn);
         case 'attach':
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':

@@ -1,19 +1,20 @@
 import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
 import { SessionAlreadyExistsError } from '../errors/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
-import type { SessionStateStore } from '../store/state-store.js';
+import { reclaimStream } from '../stream/index.js';
 import type { RunLauncher } from './run-launcher.js';
-import type { AgentExecutionHandle, ExecuteOptions } from './types.js';
+import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
 /**
  * execute() on a new session id: create the session (or branch it from another session's checkpoint) and start
- * its first run. A concurrent creator wins: the loser gets the winner's run when it is the same turn.
+ * its first run. A concurrent creator wins: the loser gets the winner's run when it is the same turn. The winner
+ * reclaims a stream an earlier session with the id left behind (`reclaimStream`) before the run starts.
  *
  * @example
- * return createAndStart(stateStore, launcher, agent, input, runId, options, 'Hello');
+ * return createAndStart(config, launcher, agent, input, runId, options, 'Hello');
  */
 export async function createAndStart(
-  stateStore: SessionStateStore,
+  { stateStore, streamManager }: Pick<DBOSAgentExecutorConfig, 'stateStore' | 'streamManager'>,
   launcher: RunLauncher,
   agent: AnyAgentConfig,
   input: AgentInput,
@@ -35,6 +36,7 @@ export async function createAndStart(
         ...(options.tags === undefined ? {} : { tags: options.tags }),
         ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
       });
+      await reclaimStream(streamManager, sessionId);
       return launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
     }
     await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
@@ -42,6 +44,7 @@ export async function createAndStart(
     if (!SessionAlreadyExistsError.isInstance(error)) throw error;
     return launcher.handleOfRunningSession(agent, sessionId, undefined, sameTurn ?? '');
   }
+  await reclaimStream(streamManager, sessionId);
   const cloned = await stateStore.loadState(sessionId);
   const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
   await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });

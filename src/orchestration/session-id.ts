@@ -14,21 +14,19 @@ const encoder = new TextEncoder();
 
 /**
  * Check a caller-supplied session id before anything is written: a non-empty string of at most 1,024 UTF-8
- * bytes without NUL or other control characters. The error never echoes the id.
+ * bytes (or `maxBytes`: stores accept the longer ids the runtime derives) without NUL or other control
+ * characters. The error never echoes the id.
  *
  * @throws InvalidArgumentError `INVALID_ARGUMENT` for an empty, too long or control-character id.
  * @example
  * assertValidSessionId('chat-42'); // ok
  * assertValidSessionId('a\u0000b'); // throws INVALID_ARGUMENT
  */
-export function assertValidSessionId(sessionId: unknown, field = 'sessionId'): asserts sessionId is string {
+export function assertValidSessionId(sessionId: unknown, field = 'sessionId', maxBytes = MAX_SESSION_ID_BYTES): asserts sessionId is string {
   if (typeof sessionId !== 'string') throw new InvalidArgumentError(`${field} must be a string.`, { field });
   if (sessionId.length === 0) throw new InvalidArgumentError(`${field} must not be empty.`, { field });
-  if (sessionId.length > MAX_SESSION_ID_BYTES || encoder.encode(sessionId).length > MAX_SESSION_ID_BYTES) {
-    throw new InvalidArgumentError(`${field} is longer than ${MAX_SESSION_ID_BYTES} bytes (UTF-8); use a shorter id, e.g. a hash of it.`, {
-      field,
-      maxBytes: MAX_SESSION_ID_BYTES,
-    });
+  if (sessionId.length > maxBytes || encoder.encode(sessionId).length > maxBytes) {
+    throw new InvalidArgumentError(`${field} is longer than ${maxBytes} bytes (UTF-8); use a shorter id, e.g. a hash of it.`, { field, maxBytes });
   }
   if (CONTROL_CHARACTERS.test(sessionId)) {
     throw new InvalidArgumentError(`${field} contains NUL or another control character; use printable characters only.`, { field });

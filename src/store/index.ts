@@ -6,3 +6,13 @@ export {
   type PostgresStateStoreOptions,
 } from './postgres/postgres-state-store.js';
 export { runMigrations, type MigrationTarget, type RunMigrationsOptions } from './postgres/migrate.js';
+export {
+  everyItem,
+  guardArguments,
+  idArgument,
+  objectFields,
+  optionalIdArgument,
+  type ArgumentRule,
+  type MethodArgumentRules,
+} from './argument-guard.js';
+export { assertStoredId, MAX_STORED_ID_BYTES } from './validation.js';

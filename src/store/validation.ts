@@ -1,5 +1,28 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { assertValidSessionId, MAX_SESSION_ID_BYTES } from '../orchestration/session-id.js';
 import type { CheckpointMeta } from '../types/session.js';
+
+/**
+ * The longest id a store keeps, in UTF-8 bytes: twice a caller's session id (1,024), so the ids the runtime derives
+ * from one (`${root}-sub-${toolCallId}`, nested) fit. A stream's agent id (such a session id) follows the same limit.
+ *
+ * @example
+ * Buffer.byteLength(childSessionId) <= MAX_STORED_ID_BYTES; // 2,048
+ */
+export const MAX_STORED_ID_BYTES = 2 * MAX_SESSION_ID_BYTES;
+
+/**
+ * Throw InvalidArgumentError unless `value` is an id a store keeps: the rules of a caller's session id
+ * (`assertValidSessionId`: non-empty, no NUL or other control character, well-formed Unicode), up to
+ * {@link MAX_STORED_ID_BYTES} bytes. The error names the field, never the value.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT`.
+ * @example
+ * assertStoredId(runId, 'runId');
+ */
+export function assertStoredId(value: unknown, field: string): asserts value is string {
+  assertValidSessionId(value, field, MAX_STORED_ID_BYTES);
+}
 
 /**
  * Throw InvalidArgumentError unless `value` is a non-empty string. The message names the field only.

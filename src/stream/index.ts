@@ -7,3 +7,4 @@ export {
 } from './postgres/postgres-stream-manager.js';
 export { RedisStreamManager, type RedisStreamConnection, type RedisStreamManagerOptions } from './redis/redis-stream-manager.js';
 export { isTerminalStatus } from './stream-status.js';
+export { reclaimStream } from './reclaim-stream.js';

@@ -87,8 +87,9 @@ export interface StreamReader extends AsyncIterable<StreamChunk> {
 export interface StreamManager {
   /**
    * Open (creating if needed) a stream for writing. Reopens nothing: writing to an ended stream throws.
-   * Stream ids are 1–1,024 bytes of UTF-8 without control characters (InvalidArgumentError otherwise, for
-   * every method).
+   * Stream ids are 1–1,024 bytes of UTF-8 without control characters or lone surrogates, agent ids (here and in
+   * `cleanupToStep`) 1–2,048 bytes by the same rules (InvalidArgumentError `INVALID_ARGUMENT` otherwise, for every
+   * method, before the backend is touched: `guardStreamManagerArguments`).
    */
   createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter>;
   /** Read chunks after `fromSequence` (default 0: from the start). Works for unknown streams that appear later. */

@@ -1,4 +1,3 @@
-import knexPackage from 'knex';
 import type { Knex } from 'knex';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryPolicy } from '../../database/transient-retry.js';
@@ -28,7 +27,8 @@ import type { StepCommitReport } from '../../types/step-commit-report.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
-import { assertIdentifier, finishedLimit } from '../validation.js';
+import { finishedLimit } from '../validation.js';
+import { guardStateStoreArguments } from '../state-store-arguments.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
 import { CommitCache } from './commit-cache.js';
@@ -44,11 +44,10 @@ import * as staging from './staging.js';
 import * as state from './state.js';
 import * as subSessions from './sub-sessions.js';
 import { storeTables } from './tables.js';
-import type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './store-options.js';
+import { POSTGRES_STORE_ARGUMENTS } from './store-arguments.js';
+import { openStoreKnex, type PostgresStateStoreConnection, type PostgresStateStoreOptions } from './store-options.js';
 
 export type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './store-options.js';
-
-function quiet(): void {}
 
 /**
  * The production `SessionStateStore`: knex 3 + pg on the `__agents_*` tables of `schema/`. Every method
@@ -74,6 +73,8 @@ function quiet(): void {}
  * snapshot plus less than twice the state's size of deltas (one recursive query, replayed in JS). A branch's
  * first checkpoint is a snapshot of the rebuilt state.
  *
+ * Ids are checked before any SQL runs, with the rules of every store (`guardStateStoreArguments`).
+ *
  * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
  *   StoreError (code STORE_ERROR) for driver failures — `retryable: true` with `data.condition` (e.g.
  *   `57P01`) when transient failures outlasted the budget; messages never carry SQL parameters.
@@ -93,20 +94,9 @@ export class PostgresStateStore implements SessionStateStore {
   private closed = false;
 
   constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
-    if ('knex' in connection) {
-      this.knex = connection.knex;
-      this.ownsKnex = false;
-    } else {
-      assertIdentifier(connection.connectionString, 'connectionString');
-      this.knex = knexPackage.knex({
-        client: 'pg',
-        connection: connection.connectionString,
-        pool: { min: 0, max: 10 },
-        // knex prints pool errors ("Acquire connection error") to stdout; they surface as StoreErrors instead.
-        log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet },
-      });
-      this.ownsKnex = true;
-    }
+    const opened = openStoreKnex(connection);
+    this.knex = opened.knex;
+    this.ownsKnex = opened.ownsKnex;
     this.logger = options.logger;
     this.retry = resolveTransientRetry(options.retry);
     this.context = {
@@ -219,6 +209,9 @@ export class PostgresStateStore implements SessionStateStore {
   async isInterruptRequested(sessionId: string): Promise<boolean> {
     return interrupt.isPostgresInterruptRequested(this.context, sessionId);
   }
+  async readInterruptFlag(sessionId: string): Promise<InterruptFlagResult> {
+    return interrupt.readPostgresInterruptFlag(this.context, sessionId);
+  }
 
   async appendMessages(sessionId: string, toAppend: Message[]): Promise<number> {
     return messages.appendPostgresMessages(this.context, sessionId, toAppend);
@@ -298,3 +291,5 @@ export class PostgresStateStore implements SessionStateStore {
     if (this.ownsKnex) await this.knex.destroy();
   }
 }
+
+guardStateStoreArguments(PostgresStateStore, POSTGRES_STORE_ARGUMENTS);

@@ -82,7 +82,11 @@ export async function listPostgresFinishedSessions(
 }
 
 /**
- * Delete a session; its messages, runs, checkpoints, refs and staging go with it (ON DELETE CASCADE).
+ * Delete a session; its messages, runs, checkpoints, refs and staging go with it (ON DELETE CASCADE). So does
+ * its own stream when that lives in this schema (a `PostgresStreamManager` on the same schema): the chunks
+ * of the stream whose id is the session's (not the root's stream a sub-agent writes to) are deleted and the stream
+ * is set active, so a session created again under the id writes to it; its record stays, so sequences continue and
+ * a reader's position stays valid. One statement: idempotent.
  *
  * @example
  * await deletePostgresSession(context, 's1');
@@ -90,7 +94,19 @@ export async function listPostgresFinishedSessions(
 export async function deletePostgresSession({ database, tables }: PostgresContext, sessionId: string): Promise<void> {
   assertIdentifier(sessionId, 'sessionId');
   await database.run('delete a session', (connection) =>
-    connection.query(`DELETE FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]),
+    connection.query(
+      `WITH deleted AS (
+         DELETE FROM ${tables.sessions} WHERE session_id = $1 RETURNING session_id, COALESCE(stream_id, session_id) AS stream_id
+       ), own_stream AS (
+         SELECT stream_id FROM deleted WHERE stream_id = session_id
+       ), chunks AS (
+         DELETE FROM ${tables.streamChunks} WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM own_stream)
+       )
+       UPDATE ${tables.streams} SET status = 'active', output = NULL, error = NULL, agent_type = NULL,
+         updated_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+       WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM own_stream)`,
+      [sessionId],
+    ),
   );
 }
 

@@ -1,6 +1,8 @@
+import knexPackage from 'knex';
 import type { Knex } from 'knex';
 import type { TransientRetryOptions } from '../../database/transient-retry.js';
 import type { Logger } from '../../hooks/types.js';
+import { assertIdentifier } from '../validation.js';
 
 /**
  * How `PostgresStateStore` reaches Postgres: a connection string (the store owns the pool) or your knex.
@@ -27,4 +29,27 @@ export interface PostgresStateStoreOptions {
    * Default: capped exponential back-off (50 ms → 2 s) for up to 3 minutes; `{ budgetMs: 0 }` disables it.
    */
   retry?: TransientRetryOptions;
+}
+
+function quiet(): void {}
+
+/**
+ * The knex a `PostgresStateStore` uses: yours, or a pool of its own (10 connections) on the connection string,
+ * which the store destroys on close (`ownsKnex`).
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for an empty connection string.
+ * @example
+ * const { knex, ownsKnex } = openStoreKnex({ connectionString: 'postgres://localhost/app' });
+ */
+export function openStoreKnex(connection: PostgresStateStoreConnection): { knex: Knex; ownsKnex: boolean } {
+  if ('knex' in connection) return { knex: connection.knex, ownsKnex: false };
+  assertIdentifier(connection.connectionString, 'connectionString');
+  const knex = knexPackage.knex({
+    client: 'pg',
+    connection: connection.connectionString,
+    pool: { min: 0, max: 10 },
+    // knex prints pool errors ("Acquire connection error") to stdout; they surface as StoreErrors instead.
+    log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet },
+  });
+  return { knex, ownsKnex: true };
 }

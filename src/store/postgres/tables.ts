@@ -17,6 +17,9 @@ export interface StoreTables {
   staging: string;
   usage: string;
   migrations: string;
+  /** The stream tables the migrations create in the same schema (used by `PostgresStreamManager` on that schema). */
+  streams: string;
+  streamChunks: string;
 }
 
 
@@ -51,5 +54,7 @@ export function storeTables(schema: string): StoreTables {
     staging: qualified('__agents_staging'),
     usage: qualified('__agents_usage'),
     migrations: qualified('__agents_migrations'),
+    streams: qualified('__agents_streams'),
+    streamChunks: qualified('__agents_stream_chunks'),
   };
 }

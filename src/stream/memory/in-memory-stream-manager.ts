@@ -6,8 +6,8 @@ import { ChangeSignal } from '../change-signal.js';
 import { callerKey } from '../chunk-identity.js';
 import { prepareChunk } from '../prepare-chunk.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
-import { assertStreamId } from '../stream-id.js';
 import type { StreamManager, StreamReader, StreamWriteOptions, StreamWriter, CleanupOptions } from '../stream-manager.js';
+import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
 
 /**
@@ -55,7 +55,6 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Open (creating if needed) a stream for writing; each `write` is stored and visible at once. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
-    assertStreamId(streamId);
     this.#open(streamId);
     let closed = false;
     return {
@@ -82,7 +81,6 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
-    assertStreamId(streamId);
     const signal = this.#signal(streamId);
     let seenVersion = signal.version;
     const source: ChunkSource = {
@@ -127,7 +125,6 @@ export class InMemoryStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
-    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) throw notFoundError(streamId);
     stream.status = 'active';
@@ -139,7 +136,6 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
-    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return null;
     return {
@@ -156,7 +152,6 @@ export class InMemoryStreamManager implements StreamManager {
 
   /** Delete the chunks (of `options.agentId` when given) whose `step` is greater than `step`; sequences are not reused. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
-    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return;
     const after = options?.afterSequence ?? 0;
@@ -168,7 +163,6 @@ export class InMemoryStreamManager implements StreamManager {
   }
 
   async pruneChunks(streamId: string): Promise<number> {
-    assertStreamId(streamId);
     const stream = this.#streams.get(streamId);
     if (stream === undefined || stream.status === 'active') return 0;
     const deleted = stream.chunks.length;
@@ -194,7 +188,6 @@ export class InMemoryStreamManager implements StreamManager {
   }
 
   #finish(streamId: string, apply: (stream: MemoryStream) => void): void {
-    assertStreamId(streamId);
     const stream = this.#open(streamId);
     if (isTerminalStatus(stream.status)) return;
     apply(stream);
@@ -211,6 +204,8 @@ export class InMemoryStreamManager implements StreamManager {
     return signal;
   }
 }
+
+guardStreamManagerArguments(InMemoryStreamManager);
 
 /** Index of the first chunk whose sequence exceeds `afterSequence` (chunks are sorted by sequence). */
 function firstIndexAfter(chunks: StreamChunk[], afterSequence: number): number {

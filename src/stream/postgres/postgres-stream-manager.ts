@@ -16,8 +16,8 @@ import { positiveIntegerOption } from '../positive-integer-option.js';
 import { ChangeSignal } from '../change-signal.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
-import { assertStreamId } from '../stream-id.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
+import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
@@ -123,7 +123,6 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
-    assertStreamId(streamId);
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction may a state_patch chunk refer to the checkpoint that commits with it.
@@ -137,7 +136,6 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
-    assertStreamId(streamId);
     const signal = new ChangeSignal();
     const unsubscribe = this.#listener.subscribe(streamNotificationKey(streamId), () => signal.notify());
     let seenVersion = signal.version;
@@ -184,7 +182,6 @@ export class PostgresStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
-    assertStreamId(streamId);
     const result = await this.#query('reactivate a stream', this.#sql.reactivate, [streamId, this.#sql.channel]);
     if (result.rowCount === 0) {
       throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
@@ -194,7 +191,6 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
-    assertStreamId(streamId);
     const result = await this.#query<{
       status: StreamStatus;
       last_sequence: string;
@@ -221,14 +217,12 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
-    assertStreamId(streamId);
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
     await this.#query('clean up stream chunks', this.#sql.cleanup, [streamId, step, options?.afterSequence ?? 0, options?.agentId ?? null]);
   }
 
   async pruneChunks(streamId: string): Promise<number> {
-    assertStreamId(streamId);
     return Number((await this.#query<{ count: string }>('prune stream chunks', this.#sql.prune, [streamId])).rows[0]?.count ?? 0);
   }
 
@@ -286,7 +280,6 @@ export class PostgresStreamManager implements StreamManager {
   }
 
   async #finish(streamId: string, status: 'ended' | 'failed', output: string | null, error: string | null): Promise<void> {
-    assertStreamId(streamId);
     await this.#writers.flushStream(streamId);
     // Idempotent: it only changes an active stream, so a retry after a lost reply is a no-op.
     await this.#query('finish a stream', this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
@@ -298,3 +291,5 @@ export class PostgresStreamManager implements StreamManager {
     return runPostgresOperation(operation, () => this.#pool.query<R>(text, values), { retry: this.#retry, logger: this.#logger });
   }
 }
+
+guardStreamManagerArguments(PostgresStreamManager, { migrate: [], storeSchema: [], databaseFingerprint: [] });

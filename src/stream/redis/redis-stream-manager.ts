@@ -9,8 +9,8 @@ import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader } from '../sequenced-stream-reader.js';
-import { assertStreamId } from '../stream-id.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
+import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { RedisChunkSource } from './redis-chunk-source.js';
 import { redisStreamKeys, type RedisStreamKeys } from './redis-stream-keys.js';
@@ -103,7 +103,6 @@ export class RedisStreamManager implements StreamManager {
 
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
-    assertStreamId(streamId);
     const status = await this.#run('open a stream', () => openStreamScript.run(this.#client, [this.#keys(streamId).meta], [Date.now()]));
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(status as string | null), {
       sink: { append: (id, chunks) => this.#append(id, chunks) },
@@ -116,7 +115,6 @@ export class RedisStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
-    assertStreamId(streamId);
     const source = new RedisChunkSource(this.#client, {
       keys: this.#keys(streamId),
       readBatchSize: this.#readBatchSize,
@@ -151,7 +149,6 @@ export class RedisStreamManager implements StreamManager {
    * @throws StreamError `STREAM_NOT_FOUND` when the stream does not exist.
    */
   async reactivateStream(streamId: string): Promise<void> {
-    assertStreamId(streamId);
     const keys = this.#keys(streamId);
     const found = await this.#run('reactivate a stream', () => reactivateStreamScript.run(this.#client, [keys.meta, keys.control], [Date.now()]));
     if (found === 0) throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
@@ -160,7 +157,6 @@ export class RedisStreamManager implements StreamManager {
 
   /** Status, last sequence and chunk count of a stream, or `null` when it does not exist. */
   async getInfo(streamId: string): Promise<StreamInfo | null> {
-    assertStreamId(streamId);
     const keys = this.#keys(streamId);
     const replies = await this.#run('read stream info', async () => {
       const result = await this.#client.multi().hgetall(keys.meta).xlen(keys.chunks).exec();
@@ -184,7 +180,6 @@ export class RedisStreamManager implements StreamManager {
 
   /** Flush this manager's writers of the stream, then delete chunks whose `step` exceeds `step`. */
   async cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void> {
-    assertStreamId(streamId);
     if (!Number.isInteger(step)) throw new InvalidArgumentError('cleanupToStep needs an integer `step`.');
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
@@ -192,7 +187,6 @@ export class RedisStreamManager implements StreamManager {
   }
 
   async pruneChunks(streamId: string): Promise<number> {
-    assertStreamId(streamId);
     const keys = this.#keys(streamId);
     return Number(await this.#run('prune stream chunks', () => pruneChunksScript.run(this.#client, [keys.meta, keys.chunks, keys.ids], [])));
   }
@@ -221,7 +215,6 @@ export class RedisStreamManager implements StreamManager {
   }
 
   async #finish(streamId: string, args: (string | number)[]): Promise<void> {
-    assertStreamId(streamId);
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
     // Idempotent: it only changes an active stream, so a re-sent call is a no-op.
@@ -244,6 +237,8 @@ export class RedisStreamManager implements StreamManager {
   }
 
 }
+
+guardStreamManagerArguments(RedisStreamManager);
 
 /**
  * The transient condition of a Redis error — a connection-level failure (`ECONNREFUSED`,

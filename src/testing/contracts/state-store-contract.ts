@@ -4,6 +4,7 @@ import { defineCheckpointHistoryContract } from './state-store-contract/checkpoi
 import { defineCheckpointContract } from './state-store-contract/checkpoints.js';
 import { defineCommitContract } from './state-store-contract/commit.js';
 import { createContractContext, type ContractContext } from './state-store-contract/context.js';
+import { defineIdContract } from './state-store-contract/ids.js';
 import { defineMessageContract } from './state-store-contract/messages.js';
 import { defineRunContract } from './state-store-contract/runs.js';
 import { defineSessionContract } from './state-store-contract/sessions.js';
@@ -34,7 +35,7 @@ export type StateStoreContractFactory = () => Promise<StateStoreContractSubject>
 /**
  * Register the `SessionStateStore` contract suite (vitest) for one implementation: lifecycle, state writes
  * and CAS races, the atomic step commit, messages, runs, checkpoints (also a long history of a growing state, branches
- * and rewinds), the session state across commits mixed with other writes, rewinds and branches, staging and sub-session refs. Every
+ * and rewinds), the session state across commits mixed with other writes, rewinds and branches, staging and sub-session refs, and ids (every method refuses a bad one). Every
  * test uses fresh session ids, so one store serves the whole suite. Any store that passes can back the
  * runtime.
  *
@@ -64,5 +65,6 @@ export function describeStateStoreContract(name: string, factory: StateStoreCont
     defineStateHistoryContract(context);
     defineStagingContract(context);
     defineSubSessionContract(context);
+    defineIdContract(context);
   });
 }

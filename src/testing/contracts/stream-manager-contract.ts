@@ -1,5 +1,6 @@
 import { afterEach, describe } from 'vitest';
 import type { StreamManager } from '../../stream/stream-manager.js';
+import { defineStreamIdContract } from './stream-manager-contract/ids.js';
 import { defineStreamIdentityContract } from './stream-manager-contract/identity.js';
 import { defineStreamLifecycleContract } from './stream-manager-contract/lifecycle.js';
 import { defineStreamRetentionContract } from './stream-manager-contract/retention.js';
@@ -8,7 +9,7 @@ import { defineStreamReadingContract } from './stream-manager-contract/reading.j
 /**
  * Register the StreamManager contract suite: one `describe` block that every implementation must pass
  * (sequencing, concurrent writers, live and resumed readers, end/fail/reactivate, cleanup, closed-stream
- * writes, 1,000 chunks through one reader, keyed chunks stored once, 1,024-byte stream ids). `factory` is called once per test and the manager is closed
+ * writes, 1,000 chunks through one reader, keyed chunks stored once, 1,024-byte stream ids, bad ids refused by every method). `factory` is called once per test and the manager is closed
  * after it; stream ids are random, so every test (and other test files) may share one database or Redis.
  *
  * @example
@@ -33,5 +34,6 @@ export function describeStreamManagerContract(name: string, factory: () => Strea
     defineStreamLifecycleContract(create);
     defineStreamIdentityContract(create);
     defineStreamRetentionContract(create);
+    defineStreamIdContract(create);
   });
 }
