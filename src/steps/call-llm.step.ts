@@ -76,7 +76,7 @@ export class CallLLMStep {
     // The commit's flag reading holds unless message hooks ran after it (an interrupt may have come meanwhile).
     const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
     if (report?.interruptRequested !== false || hooksRan) {
-      const flag = await stateStore.checkInterruptFlag(input.sessionId);
+      const flag = await stateStore.readInterruptFlag(input.sessionId);
       if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     }
     const state: SessionState | null = report?.state ?? (await loadStepState(stateStore, input.sessionId));
@@ -155,14 +155,14 @@ export class CallLLMStep {
       } catch (error) {
         await emitter.flush().catch(() => undefined);
         if (watch.interrupted()) {
-          const interrupted = await stateStore.checkInterruptFlag(input.sessionId);
+          const interrupted = await stateStore.readInterruptFlag(input.sessionId);
           return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
         }
         const retryable = LLMCallError.isInstance(error) && error.retryable;
         if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
         if (await pauseUnlessInterrupted(stateStore, input.sessionId, LLM_RETRY_BASE_MS * 2 ** (attempt - 1))) {
-          const interrupted = await stateStore.checkInterruptFlag(input.sessionId);
+          const interrupted = await stateStore.readInterruptFlag(input.sessionId);
           return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
         }
         resetNeeded = true;
