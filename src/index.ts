@@ -153,6 +153,7 @@ export {
   NotResumableError,
   SessionAgentMismatchError,
   DBOSStepContextError,
+  DBOSForkRefusedError,
   RemoteAgentTransportError,
   RemoteSubAgentClientToolUnsupportedError,
   type HelixErrorCode,

@@ -207,3 +207,29 @@ export class DBOSStepContextError extends HelixError {
     return hasCode(error, 'DBOS_STEP_CONTEXT');
   }
 }
+
+/**
+ * An agent run's DBOS workflow was forked (`DBOS.forkWorkflow`, `dbos workflow fork`) or started under an id other
+ * than its own. A fork re-runs the run with the same input — the same session, run and stream — so it would write
+ * the original session; the forked workflow refuses at its first line instead, before any step, and writes nothing.
+ * To re-run a session from a checkpoint, start a branch: `execute(agent, input, { sessionId: newId, branch: {
+ * fromSessionId, checkpointId } })`.
+ *
+ * @example
+ * const forked = await DBOS.forkWorkflow(runWorkflowId, 3);
+ * await forked.getResult().catch((error) => DBOSForkRefusedError.isInstance(error)); // true; the session is untouched
+ */
+export class DBOSForkRefusedError extends HelixError {
+  constructor(readonly workflowId: string) {
+    super(
+      'DBOS_FORK_REFUSED',
+      "A fork of an agent run's workflow would write the original session, so it was refused and wrote nothing; " +
+        'to re-run a session from a checkpoint, execute() a new session with options.branch.',
+      { data: { workflowId } },
+    );
+    this.name = 'DBOSForkRefusedError';
+  }
+  static override isInstance(error: unknown): error is DBOSForkRefusedError {
+    return hasCode(error, 'DBOS_FORK_REFUSED');
+  }
+}

@@ -25,6 +25,7 @@ export const HELIX_ERROR_CODES = [
   'SESSION_NOT_CONTINUABLE',
   'SESSION_AGENT_MISMATCH',
   'DBOS_STEP_CONTEXT',
+  'DBOS_FORK_REFUSED',
   // A tool's error that is not a HelixError, as streamed and stored (see safeErrorOf)
   'TOOL_ERROR',
   // A step waited in vain for the executor or an agent registration in this process

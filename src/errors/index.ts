@@ -22,6 +22,7 @@ export {
   NotResumableError,
   SessionAgentMismatchError,
   DBOSStepContextError,
+  DBOSForkRefusedError,
 } from './dbos-errors.js';
 export { RemoteAgentTransportError, RemoteSubAgentClientToolUnsupportedError } from './remote-errors.js';
 export { safeErrorOf, safeErrorText, boundedMessage, MAX_SAFE_ERROR_MESSAGE, type ErrorOrigin, type SafeError } from './safe-error.js';

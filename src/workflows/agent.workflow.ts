@@ -8,6 +8,7 @@ import { PersistentWorkflows } from './persistent.workflow.js';
 import { bindChildStarter } from './sub-agent-dispatch.js';
 import { runRecordedTurn } from './turn-runner.js';
 import { childDoneChannel } from './workflow-messages.js';
+import { refuseForeignWorkflowId } from './fork-guard.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
@@ -19,6 +20,7 @@ export type { AgentWorkflowInput } from './turn-types.js';
 export class AgentWorkflows {
   @DBOS.workflow({ name: 'helix.runAgent' })
   static async runAgent(input: AgentWorkflowInput): Promise<AgentResult> {
+    refuseForeignWorkflowId(input.workflowId);
     const scope: RunScope = {
       sessionId: input.sessionId,
       runId: input.runId,

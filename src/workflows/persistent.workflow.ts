@@ -12,6 +12,7 @@ import { beginOf, runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { persistentInbox } from './workflow-messages.js';
 import { bindPersistentStarter } from './persistent-start.js';
+import { refuseForeignWorkflowId } from './fork-guard.js';
 
 /**
  * How a persistent session's workflow (one generation) ended.
@@ -42,6 +43,7 @@ export interface PersistentSessionResult {
 export class PersistentWorkflows {
   @DBOS.workflow({ name: 'helix.runPersistentSession' })
   static async runPersistentSession(input: PersistentWorkflowInput): Promise<PersistentSessionResult> {
+    refuseForeignWorkflowId(input.workflowId);
     const agent = await resolveRegisteredAgent(input.agentType);
     const ended = (endReason: PersistentSessionResult['endReason'], turns: number): PersistentSessionResult => ({
       sessionId: input.sessionId,
