@@ -31,6 +31,7 @@ async function main(options: DemoOptions): Promise<number> {
   const streamManager = new PostgresStreamManager({ connectionString: database.url });
   const usageStore = new PostgresUsageStore({ connectionString: database.url });
   const toolLog = new ToolExecutionLog(database.url);
+  let executor: DBOSAgentExecutor | undefined;
   let launched = false;
   try {
     await stateStore.migrate();
@@ -40,7 +41,7 @@ async function main(options: DemoOptions): Promise<number> {
     // process recovers at launch finds its tools and step dependencies.
     const agent = createTripAgent({ log: toolLog, slowToolMs: options.slowToolMs });
     registerAgent(agent);
-    const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter: model.adapter });
+    executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter: model.adapter });
     // Read the session before launch: launch may recover (and even finish) its pending run at once.
     const existing = await stateStore.loadState(options.sessionId);
     if (existing !== null && existing.status !== 'active' && existing.status !== 'completed') {
@@ -89,6 +90,8 @@ async function main(options: DemoOptions): Promise<number> {
     say(`\nDone in ${((Date.now() - startedAt) / 1000).toFixed(1)} s.`);
     return result.status === 'completed' ? 0 : 1;
   } finally {
+    // Shutdown order: executor.close(), DBOS.shutdown(), then the stores — the process then exits by itself.
+    await executor?.close();
     if (launched) await DBOS.shutdown();
     await Promise.allSettled([stateStore.close(), streamManager.close(), usageStore.close(), toolLog.close()]);
     await database.stop();
@@ -118,9 +121,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(130);
   });
 }
-/** Exit once stdout has drained (pipes are asynchronous on some platforms). */
-const exitAfterFlush = (code: number): void => void process.stdout.write('', () => process.exit(code));
-main(options).then(exitAfterFlush, (error: unknown) => {
-  process.stderr.write(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  exitAfterFlush(1);
-});
+// No process.exit: after the shutdown above nothing keeps the process alive, so it exits (with this code) by itself.
+main(options).then(
+  (code) => void (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

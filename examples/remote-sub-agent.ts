@@ -85,6 +85,7 @@ try {
 } finally {
   http.closeAllConnections();
   http.close();
+  await executor.close();
   await DBOS.shutdown();
   await Promise.allSettled([stateStore.close(), streamManager.close()]);
   await database.stop();

@@ -95,5 +95,6 @@ if (once) {
   console.log(`POST /start → ${started.status}; streamed text: ${JSON.stringify(text)}; status: ${status.status}`);
   await shutdown();
 } else {
-  process.once('SIGINT', () => void shutdown().then(() => process.exit(0)));
+  // No process.exit: once shut down, nothing keeps the process alive.
+  process.once('SIGINT', () => void shutdown());
 }

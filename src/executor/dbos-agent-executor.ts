@@ -19,6 +19,7 @@ import { RunLauncher } from './run-launcher.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
+import { reopenWarmWaits } from '../workflows/warm-waits.js';
 import { finishedMeanwhile, repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
 import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
@@ -50,6 +51,7 @@ export class DBOSAgentExecutor {
     this.logger = config.logger ?? noopLogger;
     const hookManager = config.hookManager ?? new HookManager({ logger: this.logger });
     registerDBOSAgentWorkflows();
+    reopenWarmWaits(); // after a close(): this executor's runs wait warm again
     bindExecutorDependencies(config, hookManager, this.logger);
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({
       send: (input) => this.execute(agent, input, { sessionId }),
@@ -224,8 +226,8 @@ export class DBOSAgentExecutor {
   }
 
   /**
-   * Close: before `DBOS.shutdown()`, warm persistent sessions of this process end with `shutdown` (see `closeExecutor`);
-   * then release cached stream writers and per-run registrations. Close the stores you created afterwards.
+   * Call first when shutting down: warm persistent sessions end with `shutdown`, runs waiting warm are held for recovery
+   * (see `closeExecutor`), then `DBOS.shutdown()`, then close your stores: the process exits by itself.
    * @example
    * await executor.close(); await DBOS.shutdown(); await Promise.all([stateStore.close(), streamManager.close()]);
    */

@@ -3,6 +3,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from '../hooks/types.js';
 import { PERSISTENT_INBOX_TOPIC, type PersistentShutdownMessage } from '../orchestration/persistent-session.js';
 import { localPersistentWorkflows } from '../steps/local-persistent-sessions.js';
+import { beginClosingWarmWaits, isHeldWorkflow, workflowsInWakeableWait, type CloseWakeMessage } from '../workflows/warm-waits.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 
 /**
@@ -13,8 +14,9 @@ import { releaseRuntimeResources } from './runtime-resources.js';
  */
 export interface CloseOptions {
   /**
-   * How long close() waits for warm persistent sessions to end (a turn in progress finishes first). Sessions
-   * still running then are left to DBOS recovery, which closes them with `shutdown` after their turn. Default 30 s.
+   * How long close() waits for this process's workflows to let go: warm persistent sessions to end (a turn in
+   * progress finishes first) and woken warm waits to be held. Whatever still runs then is left to DBOS recovery.
+   * Default 30 s.
    */
   timeoutMs?: number;
 }
@@ -27,44 +29,67 @@ export interface CloseOptions {
  */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
 
+/** How often close() looks whether the workflows it waits for have let go. */
+const CLOSE_POLL_MS = 20;
+
 /**
- * `DBOSAgentExecutor.close()`: while DBOS runs, every persistent-session workflow of this process is asked to end
- * (a durable inbox message: after its current turn it closes with end reason `shutdown`, like a park, so the next
- * message restarts it from the store and nothing is left for recovery); close() waits for them up to the
- * deadline. Then the process-local resources are released.
+ * `DBOSAgentExecutor.close()`, while DBOS runs:
+ * 1. every persistent-session workflow of this process idle in its inbox is asked to end (a durable `shutdown`
+ *    message: after its current turn it closes with end reason `shutdown`, like a park, so the next message restarts
+ *    it from the store and nothing is left for recovery);
+ * 2. warm waits are closed (see `warmReceive`): a wait that starts from now on takes only a message already sent,
+ *    then holds its workflow (nothing in memory polls or sleeps; the workflow stays `PENDING`);
+ * 3. every warm wait in progress — a run waiting for a human (client tool, approval), a parent waiting for a child
+ *    or a companion — is woken (a `CloseWakeMessage`) and held;
+ * 4. close() waits until each of these workflows ended or is held (up to `timeoutMs`).
+ * Nothing is marked failed or parked: DBOS recovery in the next process continues the held workflows in their wait,
+ * where a submission continues them in place. Then the process-local resources are released. So after
+ * `await DBOS.shutdown()` and closing the stores, no DBOS poll timer keeps the process alive.
  *
  * @example
  * await closeExecutor(logger, { timeoutMs: 5_000 });
  */
 export async function closeExecutor(logger: Logger, options: CloseOptions = {}): Promise<void> {
-  if (DBOS.isInitialized()) await closeLocalPersistentSessions(logger, options.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+  if (DBOS.isInitialized()) {
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+    // A session whose turn waits for a human keeps its inbox: it is held in that wait and recovered as it is.
+    const inHumanWait = workflowsInWakeableWait();
+    const persistent = [...localPersistentWorkflows].filter((workflowId) => !inHumanWait.has(workflowId) && !isHeldWorkflow(workflowId));
+    await sendAll(logger, persistent, PERSISTENT_INBOX_TOPIC, { kind: 'shutdown' } satisfies PersistentShutdownMessage);
+    // After the shutdown requests: an idle session that reaches its inbox while closing still finds its request.
+    const waits = beginClosingWarmWaits().filter((wait) => wait.wakeable);
+    await Promise.all(waits.map((wait) => sendAll(logger, [wait.workflowId], wait.topic, { kind: 'helix.close_wake' } satisfies CloseWakeMessage)));
+    await untilLetGo(logger, [...new Set([...localPersistentWorkflows, ...waits.map((wait) => wait.workflowId)])], deadline);
+  }
   await releaseRuntimeResources();
 }
 
-async function closeLocalPersistentSessions(logger: Logger, timeoutMs: number): Promise<void> {
-  const workflowIds = [...localPersistentWorkflows];
-  if (workflowIds.length === 0) return;
-  const message: PersistentShutdownMessage = { kind: 'shutdown' };
+async function sendAll(logger: Logger, workflowIds: string[], topic: string, message: unknown): Promise<void> {
   await Promise.all(
     workflowIds.map(async (workflowId) => {
       try {
-        await DBOS.send(workflowId, message, PERSISTENT_INBOX_TOPIC, `shutdown:${randomUUID()}`);
+        await DBOS.send(workflowId, message, topic, `close:${randomUUID()}`);
       } catch {
-        logger.warn('persistent.shutdown_request_failed', { workflowId });
+        logger.warn('executor.close_request_failed', { workflowId });
       }
     }),
   );
-  const deadline = Date.now() + timeoutMs;
+}
+
+/** Wait until every workflow ended or is held in a warm wait (see `warmReceive`), or the deadline passed. */
+async function untilLetGo(logger: Logger, workflowIds: string[], deadline: number): Promise<void> {
   let waiting = workflowIds;
   while (waiting.length > 0) {
     if (Date.now() >= deadline) {
-      logger.warn('persistent.shutdown_timed_out', { sessions: waiting.length });
+      logger.warn('executor.close_timed_out', { workflows: waiting.length });
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
     // A body that ended has left the set; DBOS records its outcome just after the body returns, and only then is
     // nothing left for recovery.
-    const still = await Promise.all(waiting.map(async (workflowId) => localPersistentWorkflows.has(workflowId) || (await DBOS.getWorkflowStatus(workflowId))?.status === 'PENDING'));
+    const still = await Promise.all(
+      waiting.map(async (workflowId) => !isHeldWorkflow(workflowId) && (localPersistentWorkflows.has(workflowId) || (await DBOS.getWorkflowStatus(workflowId))?.status === 'PENDING')),
+    );
     waiting = waiting.filter((_, index) => still[index]);
   }
 }

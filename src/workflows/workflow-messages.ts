@@ -1,6 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { companionTopic, type CompanionDoneMessage } from '../orchestration/companions.js';
 import { PERSISTENT_INBOX_TOPIC, type PersistentInboxMessage } from '../orchestration/persistent-session.js';
+import { warmReceive } from './warm-waits.js';
 
 /** A client's answer to a pending call was stored: the owner workflow re-reads the store (the source of truth). */
 export interface SubmittedMessage {
@@ -25,21 +26,19 @@ export interface WorkflowChannel<TKey, TMessage> {
   topic(key: TKey): string;
   /** Send `message` to `workflowId` (an `idempotencyKey` makes repeated sends deliver once). */
   send(workflowId: string, key: TKey, message: TMessage, idempotencyKey?: string): Promise<void>;
-  /** Workflow-body only: wait up to `timeoutMs` for a message; `null` on timeout. */
+  /** Workflow-body only: wait up to `timeoutMs` for a message; `null` on timeout (see `warmReceive`). */
   receive(key: TKey, timeoutMs: number): Promise<TMessage | null>;
 }
 
-/** Shortest recv timeout (DBOS takes seconds; sub-50 ms waits only spin). */
-const MIN_RECV_SECONDS = 0.05;
-
-function defineChannel<TKey, TMessage>(topic: (key: TKey) => string): WorkflowChannel<TKey, TMessage> {
+/** `wakeable`: `executor.close()` may end a wait on this channel with a `CloseWakeMessage` (see `warmReceive`). */
+function defineChannel<TKey, TMessage>(topic: (key: TKey) => string, wakeable = true): WorkflowChannel<TKey, TMessage> {
   return {
     topic,
     async send(workflowId, key, message, idempotencyKey) {
       await DBOS.send(workflowId, message, topic(key), idempotencyKey);
     },
     async receive(key, timeoutMs) {
-      return DBOS.recv<TMessage>(topic(key), { timeoutSeconds: Math.max(MIN_RECV_SECONDS, timeoutMs / 1000) });
+      return warmReceive<TMessage>(topic(key), timeoutMs, wakeable);
     },
   };
 }
@@ -85,9 +84,10 @@ export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defin
 
 /**
  * A persistent session's inbox (topic `persistent-inbox`): one message per turn, sent by `execute()`/`resume()`
- * with the turn's runId as idempotency key; received in send order by the session's workflow.
+ * with the turn's runId as idempotency key; received in send order by the session's workflow. Never woken by
+ * `executor.close()`, which sends `shutdown` here instead (a drain reads `null` as "inbox empty").
  */
-export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => PERSISTENT_INBOX_TOPIC);
+export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => PERSISTENT_INBOX_TOPIC, false);
 
 /**
  * A companion's turn ended (topic `companion:${childSessionId}`): sent to its parent's current run by the child's

@@ -3,6 +3,7 @@ import type { QueryResult, QueryResultRow } from 'pg';
 import { postgresSqlState, toPostgresStoreError } from '../../database/postgres-operation.js';
 import { isCertainlyNotApplied, transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { DEFAULT_TRANSIENT_RETRY, retryTransient, type TransientRetryPolicy } from '../../database/transient-retry.js';
+import { storeClosedError } from '../../database/store-closed.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
 import type { StoreTables } from './tables.js';
@@ -50,7 +51,8 @@ export interface PostgresContext {
  * or deadlock) are retried with capped back-off up to the retry budget; each attempt tells the body whether
  * an earlier one may have applied its write (see {@link StoreAttempt}). Every failure leaves as a HelixError:
  * contract errors as thrown, driver errors as StoreError without SQL parameters in the message, retryable
- * when the budget ran out on a transient condition.
+ * when the budget ran out on a transient condition. Once the pool is destroyed (the store closed), every call
+ * throws at once: StoreError with `data.condition` `'STORE_CLOSED'` (see `storeClosedError`).
  *
  * @example
  * const count = await database.run('count sessions', async (connection) => (await connection.query('SELECT 1')).rowCount);
@@ -87,12 +89,20 @@ export class Database {
     );
   }
 
+  /** True once the knex pool is destroyed or being destroyed (the store was closed): calls then fail at once. */
+  get closed(): boolean {
+    const pool = (this.knex.client as { pool?: { destroyed?: boolean } }).pool;
+    return pool === undefined || pool.destroyed === true;
+  }
+
   private async withRetry<T>(operation: string, attemptOnce: (attempt: StoreAttempt, mark: { inFlight: boolean }) => Promise<T>): Promise<T> {
     let ambiguous = false;
     try {
       return await retryTransient(
         operation,
         async ({ number }) => {
+          // A pool being destroyed never answers a new acquire (it waits out knex's 60 s acquire timeout).
+          if (this.closed) throw storeClosedError('state store', operation);
           const mark = { inFlight: false };
           try {
             return await attemptOnce({ number, ambiguous }, mark);

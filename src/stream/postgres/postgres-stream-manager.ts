@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { storeClosedError } from '../../database/store-closed.js';
 import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
@@ -71,6 +72,7 @@ export interface PostgresStreamManagerOptions {
  *
  * `write` throws StreamError(`STREAM_CLOSED`) once the stream is known to be ended: ended by this manager,
  * found ended by `createWriter`, or found ended by a flush (the chunks of that flush are dropped).
+ * After `close()` every method throws StoreError (`data.condition` `'STORE_CLOSED'`) at once.
  * `endStream`, `failStream` and `cleanupToStep` first flush this manager's writers of that stream.
  *
  * @example
@@ -136,6 +138,7 @@ export class PostgresStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    if (this.#closing !== undefined) throw storeClosedError('stream manager', 'read a stream');
     const signal = new ChangeSignal();
     const unsubscribe = this.#listener.subscribe(streamNotificationKey(streamId), () => signal.notify());
     let seenVersion = signal.version;
@@ -288,6 +291,7 @@ export class PostgresStreamManager implements StreamManager {
 
   /** One statement (every one of them is idempotent), waiting out transient errors; failures leave as HelixErrors. */
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.#closing !== undefined) return Promise.reject(storeClosedError('stream manager', operation));
     return runPostgresOperation(operation, () => this.#pool.query<R>(text, values), { retry: this.#retry, logger: this.#logger });
   }
 }

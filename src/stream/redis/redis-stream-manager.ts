@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { storeClosedError } from '../../database/store-closed.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { HelixError, InvalidArgumentError, StoreError, StreamError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
@@ -65,6 +66,7 @@ export interface RedisStreamManagerOptions {
  * is known to be ended, and `endStream`, `failStream` and `cleanupToStep` first flush this manager's writers.
  * Appends are idempotent: the script skips chunks whose identity (writer id + counter, or the caller's
  * `key`) the stream holds, so a batch ioredis re-sends after a reconnect is stored once.
+ * After `close()` every method throws StoreError (`data.condition` `'STORE_CLOSED'`) at once.
  *
  * @example
  * const streams = new RedisStreamManager({ url: process.env.REDIS_URL! });
@@ -115,6 +117,7 @@ export class RedisStreamManager implements StreamManager {
 
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
+    if (this.#closing !== undefined) throw storeClosedError('stream manager', 'read a stream');
     const source = new RedisChunkSource(this.#client, {
       keys: this.#keys(streamId),
       readBatchSize: this.#readBatchSize,
@@ -228,6 +231,7 @@ export class RedisStreamManager implements StreamManager {
 
   /** Run an idempotent operation, waiting out transient errors; every failure leaves as a HelixError. */
   async #run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    if (this.#closing !== undefined) throw storeClosedError('stream manager', operation);
     try {
       return await retryTransient(operation, body, { policy: this.#retry, classify: transientRedisCondition, logger: this.#logger });
     } catch (error) {
