@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../../errors/index.js';
 import type { SessionStateStore } from '../../../store/state-store.js';
 import type { SubSessionRef } from '../../../types/session.js';
 import { runInput, type ContractContext } from './context.js';
+import { badIds } from '../bad-ids.js';
 
 /** The id kinds a store method takes. */
 type IdKind = 'sessionId' | 'linkedSessionId' | 'runId' | 'checkpointId' | 'messageId';
@@ -64,18 +65,6 @@ const CALLS: ReadonlyArray<[string, readonly IdKind[], (store: SessionStateStore
   ['cleanupOrphanedStaging', ['sessionId', 'checkpointId'], (store, ids) => store.cleanupOrphanedStaging(ids.sessionId, ids.checkpointId)],
 ];
 
-/** Ids a store refuses, built on a good id so a store that cut them short would hit (and change) its session. */
-function badIds(good: string): Array<[string, string]> {
-  return [
-    ['empty', ''],
-    ['NUL', `${good}\u0000`],
-    ['control character', `${good}\n`],
-    ['C1 control character', `${good}\u0085`],
-    ['lone surrogate', `${good}\ud800`],
-    ['over-long', good + 'x'.repeat(MAX_STORED_ID_BYTES + 1 - Buffer.byteLength(good))],
-  ];
-}
-
 /**
  * Contract: ids. Every method refuses an empty, NUL- or control-character, not well-formed or over-long session,
  * run, checkpoint (step), message or linked session id with InvalidArgumentError (`INVALID_ARGUMENT`) that does not
@@ -97,7 +86,7 @@ export function defineIdContract(context: ContractContext): void {
       const before = await context.snapshot(sessionId);
       const accepted: string[] = [];
       for (const kind of ['sessionId', 'linkedSessionId', 'runId', 'checkpointId', 'messageId'] as const) {
-        for (const [label, bad] of badIds(good[kind])) {
+        for (const [label, bad] of badIds(good[kind], MAX_STORED_ID_BYTES)) {
           for (const [name, uses, call] of CALLS.filter(([, uses]) => uses.includes(kind))) {
             const failure = await call(context.store, { ...good, [kind]: bad }).then(
               () => undefined,

@@ -2,23 +2,12 @@ import { expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../errors/index.js';
 import type { StreamManager } from '../../../stream/stream-manager.js';
 import { collect, deltaOf, newStreamId, textChunk } from './helpers.js';
+import { badIds } from '../bad-ids.js';
 
 /** The longest stream id (UTF-8 bytes). */
 const MAX_STREAM_ID_BYTES = 1_024;
 /** The longest agent id (a session id the runtime may have derived from a caller's, UTF-8 bytes). */
 const MAX_AGENT_ID_BYTES = 2_048;
-
-/** Ids a manager refuses, built on a good id so a manager that cut them short would hit (and change) its stream. */
-function badIds(good: string, maxBytes: number): Array<[string, string]> {
-  return [
-    ['empty', ''],
-    ['NUL', `${good}\u0000`],
-    ['control character', `${good}\n`],
-    ['C1 control character', `${good}\u0085`],
-    ['lone surrogate', `${good}\ud800`],
-    ['over-long', good + 'x'.repeat(maxBytes + 1 - Buffer.byteLength(good))],
-  ];
-}
 
 /** Every StreamManager method, called with a stream id and an agent id. */
 const CALLS: ReadonlyArray<[string, 'streamId' | 'agentId', (streams: StreamManager, streamId: string, agentId: string) => Promise<unknown>]> = [
