@@ -21,15 +21,16 @@ export class SessionAlreadyExistsError extends HelixError {
 }
 
 /**
- * Thrown when an operation needs a session that does not exist.
+ * Thrown when an operation needs a session that does not exist. `options.hint` replaces the default next step
+ * (e.g. for a session deleted while its run used it).
  *
  * @example
  * if (SessionNotFoundError.isInstance(error)) console.log('start the session with execute() first');
  */
 export class SessionNotFoundError extends HelixError {
-  constructor(readonly sessionId: string, options?: { cause?: unknown }) {
-    super('SESSION_NOT_FOUND', 'No session with this id exists; create it with execute() first.', {
-      ...options,
+  constructor(readonly sessionId: string, options?: { cause?: unknown; hint?: string }) {
+    super('SESSION_NOT_FOUND', `No session with this id exists; ${options?.hint ?? 'create it with execute() first.'}`, {
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
       data: { sessionId },
     });
     this.name = 'SessionNotFoundError';

@@ -1,4 +1,5 @@
 import { StaleStateError } from '../errors/index.js';
+import { updateSessionIfExists } from '../store/update-session-with-retry.js';
 import { parkedPastIdleTimeout, readPersistentMarker, withPersistentMarker } from '../orchestration/persistent-session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 
@@ -14,16 +15,21 @@ const MAX_ATTEMPTS = 8;
  * await settleIdleTimeout(stateStore, 'chat-1');
  */
 export async function settleIdleTimeout(stateStore: SessionStateStore, sessionId: string, now: number = Date.now()): Promise<boolean> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-    const state = await stateStore.loadState(sessionId);
-    const marker = readPersistentMarker(state?.metadata);
-    if (state === null || marker === undefined || !parkedPastIdleTimeout(marker, now)) return false;
-    try {
-      await stateStore.saveState(sessionId, { metadata: withPersistentMarker(state.metadata, { ...marker, endReason: 'idle_timeout' }) }, { expectedVersion: state.version });
-      return true;
-    } catch (error) {
-      if (!StaleStateError.isInstance(error)) throw error;
-    }
+  try {
+    const settled = await updateSessionIfExists(
+      stateStore,
+      sessionId,
+      (state) => {
+        const marker = readPersistentMarker(state.metadata);
+        if (marker === undefined || !parkedPastIdleTimeout(marker, now)) return { write: null, value: false };
+        return { write: { metadata: withPersistentMarker(state.metadata, { ...marker, endReason: 'idle_timeout' }) }, value: true };
+      },
+      { maxAttempts: MAX_ATTEMPTS },
+    );
+    return settled?.value ?? false;
+  } catch (error) {
+    // Every attempt lost its race: a concurrent restart won, as intended.
+    if (StaleStateError.isInstance(error)) return false;
+    throw error;
   }
-  return false;
 }

@@ -1,7 +1,8 @@
 import { notifySubmitted } from '../workflows/workflow-messages.js';
-import { InvalidSubmissionError, StaleStateError } from '../errors/index.js';
+import { InvalidSubmissionError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
-import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
+import { updateSessionIfExists, updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { PendingClientToolCall, SessionState } from '../types/session.js';
 
@@ -74,39 +75,13 @@ export async function submitToolResult(stateStore: SessionStateStore, logger: Lo
   if (root.completedClientToolCalls?.[toolCallId] !== undefined) return respond('already_completed');
   const ownerId = root.clientToolCallOwnership?.[toolCallId] ?? sessionId;
 
-  for (let attempt = 1; ; attempt += 1) {
-    const owner: SessionState | null = ownerId === sessionId && attempt === 1 ? root : await stateStore.loadState(ownerId);
-    const entry = owner?.pendingClientToolCalls?.[toolCallId];
-    if (owner === null || entry === undefined) {
-      const rootNow = attempt === 1 ? root : await stateStore.loadState(sessionId);
-      return respond(rootNow?.completedClientToolCalls?.[toolCallId] !== undefined ? 'already_completed' : 'unknown_tool_call');
-    }
-    if (entry.submittedAt !== undefined) return respond('already_completed');
-    assertMatches(entry, params);
-    const now = Date.now();
-    const stamped: PendingClientToolCall = { ...entry, submittedAt: now, submission };
-    try {
-      await stateStore.saveState(
-        ownerId,
-        {
-          pendingClientToolCalls: { ...owner.pendingClientToolCalls, [toolCallId]: stamped },
-          ...(ownerId === sessionId ? { completedClientToolCalls: { ...(owner.completedClientToolCalls ?? {}), [toolCallId]: now } } : {}),
-        },
-        { expectedVersion: owner.version },
-      );
-      break;
-    } catch (error) {
-      if (!StaleStateError.isInstance(error) || attempt >= MAX_CAS_ATTEMPTS) throw error;
-    }
-  }
+  const stamped = await stampSubmission(stateStore, root, ownerId, params, submission);
+  if (stamped !== 'accepted') return respond(stamped);
   if (ownerId !== sessionId) {
-    await updateSessionWithRetry(stateStore, sessionId, (root) => ({
-      write:
-        root.completedClientToolCalls?.[toolCallId] === undefined
-          ? { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), [toolCallId]: Date.now() } }
-          : null,
-      value: undefined,
-    }));
+    await updateSessionWithRetry(stateStore, sessionId, (root) => {
+      if (root.completedClientToolCalls?.[toolCallId] !== undefined) return { write: null, value: undefined };
+      return { write: { completedClientToolCalls: markCallsCompleted(root.completedClientToolCalls, [toolCallId], Date.now()) }, value: undefined };
+    });
   }
   logger.info('client_tool.submitted', { sessionId, toolCallId, kind: params.kind });
 
@@ -115,6 +90,42 @@ export async function submitToolResult(stateStore: SessionStateStore, logger: Lo
     await notifySubmitted(workflowId, toolCallId);
   }
   return respond('accepted');
+}
+
+/**
+ * Stamp `submittedAt` and the submission on the owner's pending entry (version CAS: first writer wins; the root
+ * owner also records the call completed). A call without an entry answers from the root: read again unless it
+ * was gone at the first attempt (then `root`, read just before, has no completion).
+ */
+async function stampSubmission(
+  stateStore: SessionStateStore,
+  root: SessionState,
+  ownerId: string,
+  params: SubmitToolResult,
+  submission: NonNullable<PendingClientToolCall['submission']>,
+): Promise<SubmitToolResultResponse['status']> {
+  const { sessionId, toolCallId } = params;
+  let decided = 0;
+  const outcome = await updateSessionIfExists(
+    stateStore,
+    ownerId,
+    (owner, attempt) => {
+      decided = attempt;
+      const entry = owner.pendingClientToolCalls?.[toolCallId];
+      if (entry === undefined) return { write: null, value: 'gone' as const };
+      if (entry.submittedAt !== undefined) return { write: null, value: 'already_completed' as const };
+      assertMatches(entry, params);
+      const now = Date.now();
+      const stamped: PendingClientToolCall = { ...entry, submittedAt: now, submission };
+      const completed = ownerId === sessionId ? { completedClientToolCalls: markCallsCompleted(owner.completedClientToolCalls, [toolCallId], now) } : {};
+      return { write: { pendingClientToolCalls: { ...owner.pendingClientToolCalls, [toolCallId]: stamped }, ...completed }, value: 'accepted' as const };
+    },
+    { ...(ownerId === sessionId ? { knownState: root } : {}), maxAttempts: MAX_CAS_ATTEMPTS },
+  );
+  if (outcome !== null && outcome.value !== 'gone') return outcome.value;
+  const goneAtFirstAttempt = (outcome === null ? decided + 1 : decided) === 1;
+  const rootNow = goneAtFirstAttempt ? root : await stateStore.loadState(sessionId);
+  return rootNow?.completedClientToolCalls?.[toolCallId] !== undefined ? 'already_completed' : 'unknown_tool_call';
 }
 
 function assertMatches(entry: PendingClientToolCall, params: SubmitToolResult): void {

@@ -60,6 +60,17 @@ export function planHitlAnnouncement(
 }
 
 /**
+ * The completed-calls map with `toolCallIds` recorded as completed at `at` (the one merge every writer of
+ * `completedClientToolCalls` uses): earlier entries are kept, a listed id takes `at`, `undefined` counts as empty.
+ *
+ * @example
+ * markCallsCompleted(state.completedClientToolCalls, ['c2'], now); // { c1: 100, c2: now }
+ */
+export function markCallsCompleted(completed: Readonly<Record<string, number>> | undefined, toolCallIds: readonly string[], at: number): Record<string, number> {
+  return { ...(completed ?? {}), ...Object.fromEntries(toolCallIds.map((id) => [id, at])) };
+}
+
+/**
  * Whether a pending call is answered at `now`: it has a submission, or its client deadline passed.
  *
  * @example

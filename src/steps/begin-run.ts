@@ -1,4 +1,4 @@
-import { healUnpairedCalls } from '../orchestration/hitl-decisions.js';
+import { healUnpairedCalls, markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import type { HookManager } from '../hooks/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
@@ -132,7 +132,7 @@ async function settleHealedCalls(stateStore: SessionStateStore, sessionId: strin
     const now = Date.now();
     const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !ids.includes(id)));
     return {
-      write: { pendingClientToolCalls: pending, completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) } },
+      write: { pendingClientToolCalls: pending, completedClientToolCalls: markCallsCompleted(state.completedClientToolCalls, ids, now) },
       value: undefined,
     };
   });

@@ -1,10 +1,10 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { StaleStateError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { Message } from '../types/message.js';
-import type { CheckpointMeta } from '../types/session.js';
+import type { CheckpointMeta, SessionStateWrite } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
 import { fireMessageHooks } from './message-hooks.js';
@@ -93,7 +93,7 @@ export async function commitStepWith(environment: StepEnvironment, input: Commit
     if (settled.rootSessionId !== input.sessionId && settled.expired.length > 0) {
       const now = Date.now();
       await updateSessionWithRetry(stateStore, settled.rootSessionId, (root) => ({
-        write: { completedClientToolCalls: { ...(root.completedClientToolCalls ?? {}), ...Object.fromEntries(settled.expired.map((id) => [id, now])) } },
+        write: { completedClientToolCalls: markCallsCompleted(root.completedClientToolCalls, settled.expired, now) },
         value: undefined,
       }));
     }
@@ -113,26 +113,23 @@ async function commitSettlingPending(
   settled: NonNullable<CommitStepInput['settledHitl']>,
   meta: CheckpointMeta,
 ): Promise<number> {
-  for (let attempt = 1; ; attempt += 1) {
-    const state = await stateStore.loadState(input.sessionId);
-    if (state === null) throw new Error('The session of this run no longer exists.');
-    const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !settled.toolCallIds.includes(id)));
-    const now = Date.now();
-    const completed =
-      settled.rootSessionId === input.sessionId && settled.expired.length > 0
-        ? { completedClientToolCalls: { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(settled.expired.map((id) => [id, now])) } }
-        : {};
-    try {
-      const { newVersion } = await stateStore.saveStateAndPromoteStaging(
-        input.sessionId,
-        { stepCount: input.step, pendingClientToolCalls: pending, suspendedStepId: undefined, suspendedAwaitingChildren: undefined, ...completed },
-        input.messages,
-        meta,
-        { expectedVersion: state.version },
-      );
-      return newVersion;
-    } catch (error) {
-      if (!StaleStateError.isInstance(error) || attempt >= 50) throw error;
-    }
-  }
+  let newVersion = 0;
+  const save = async (write: SessionStateWrite, expectedVersion: number): Promise<void> => {
+    ({ newVersion } = await stateStore.saveStateAndPromoteStaging(input.sessionId, write, input.messages, meta, { expectedVersion }));
+  };
+  await updateSessionWithRetry(
+    stateStore,
+    input.sessionId,
+    (state) => {
+      const pending = Object.fromEntries(Object.entries(state.pendingClientToolCalls ?? {}).filter(([id]) => !settled.toolCallIds.includes(id)));
+      const completed =
+        settled.rootSessionId === input.sessionId && settled.expired.length > 0
+          ? { completedClientToolCalls: markCallsCompleted(state.completedClientToolCalls, settled.expired, Date.now()) }
+          : {};
+      const write = { stepCount: input.step, pendingClientToolCalls: pending, suspendedStepId: undefined, suspendedAwaitingChildren: undefined, ...completed };
+      return { write, value: undefined };
+    },
+    { save },
+  );
+  return newVersion;
 }

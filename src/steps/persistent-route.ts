@@ -8,7 +8,8 @@ import {
   type PersistentWorkflowInput,
 } from '../orchestration/persistent-session.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import type { SessionState } from '../types/session.js';
+import { updateSessionIfExists } from '../store/update-session-with-retry.js';
+import type { SessionState, SessionStateWrite } from '../types/session.js';
 
 /** Rounds of the routing loop before giving up (each round is one observed change by another writer). */
 const MAX_ROUTE_ROUNDS = 8;
@@ -172,17 +173,12 @@ async function waitWhileClosing(stateStore: SessionStateStore, sessionId: string
 
 /** Record a workflow that DBOS has ended without closing as `closed` (reason `failed`), so the next message restarts. */
 async function forceClosed(stateStore: SessionStateStore, sessionId: string, workflowId: string, from: 'live' | 'closing'): Promise<void> {
-  for (;;) {
-    const state = await stateStore.loadState(sessionId);
-    const marker = readPersistentMarker(state?.metadata);
-    if (state === null || marker?.workflowId !== workflowId || marker.phase !== from) return;
-    try {
-      await stateStore.saveState(sessionId, { metadata: withPersistentMarker(state.metadata, { ...marker, phase: 'closed', endReason: 'failed' }) }, { expectedVersion: state.version });
-      return;
-    } catch (error) {
-      if (!StaleStateError.isInstance(error)) throw error;
-    }
-  }
+  const close = (state: SessionState): { write: SessionStateWrite | null; value: undefined } => {
+    const marker = readPersistentMarker(state.metadata);
+    if (marker?.workflowId !== workflowId || marker.phase !== from) return { write: null, value: undefined };
+    return { write: { metadata: withPersistentMarker(state.metadata, { ...marker, phase: 'closed', endReason: 'failed' }) }, value: undefined };
+  };
+  await updateSessionIfExists(stateStore, sessionId, close, { maxAttempts: Infinity });
 }
 
 async function isRunning(workflowId: string): Promise<boolean> {

@@ -6,9 +6,8 @@ import {
   type PersistentTurnMessage,
   type PersistentWorkflowInput,
 } from '../orchestration/persistent-session.js';
-import { StaleStateError } from '../errors/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import { updateSessionIfExists, updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { isTerminalStatus } from '../stream/stream-status.js';
 import type { RunStatus, SessionState, SessionStateWrite } from '../types/session.js';
 import { runLeanStep } from './lean-step.js';
@@ -184,22 +183,13 @@ export async function updateMarker<T>(
   sessionId: string,
   change: (marker: PersistentMarker | undefined, state: SessionState) => { write: PersistentMarker | null; value: T; also?: SessionStateWrite },
 ): Promise<{ value: T | undefined }> {
-  for (let attempt = 1; ; attempt += 1) {
-    const state = await stateStore.loadState(sessionId);
-    if (state === null) return { value: undefined };
+  const updated = await updateSessionIfExists(stateStore, sessionId, (state) => {
     const decided = change(readPersistentMarker(state.metadata), state);
-    if (decided.write === null) return { value: decided.value };
-    try {
-      await stateStore.saveState(sessionId, { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) }, { expectedVersion: state.version });
-      return { value: decided.value };
-    } catch (error) {
-      if (!StaleStateError.isInstance(error) || attempt >= MAX_MARKER_ATTEMPTS) throw error;
-    }
-  }
+    const write = decided.write === null ? null : { ...(decided.also ?? {}), metadata: withPersistentMarker(state.metadata, decided.write) };
+    return { write, value: decided.value };
+  });
+  return { value: updated?.value };
 }
-
-/** Attempts of a marker read-modify-write before giving up (each loss means another writer made progress). */
-const MAX_MARKER_ATTEMPTS = 50;
 
 /**
  * The session was aborted (its marker closed `aborted`, e.g. by the abort cascade of a companion's parent) while this
