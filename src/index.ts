@@ -154,6 +154,8 @@ export {
   SessionAgentMismatchError,
   DBOSStepContextError,
   DBOSForkRefusedError,
+  InternalError,
+  ToolContractError,
   RemoteAgentTransportError,
   RemoteSubAgentClientToolUnsupportedError,
   type HelixErrorCode,

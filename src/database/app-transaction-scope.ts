@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { quoteIdentifier } from './sql-identifier.js';
 import { transientPostgresCondition } from './transient-postgres-error.js';
 import { DEFAULT_TRANSIENT_RETRY, retryTransient, type RetrySettings } from './transient-retry.js';
+import { InternalError, ToolContractError } from '../errors/index.js';
 
 /**
  * The part of a node-postgres client a transactional tool gets: `query` inside the open transaction. It refuses
@@ -89,7 +90,10 @@ export class AppTransactionScope {
       if (error instanceof WorkFailure) throw error.failure;
       if (!(error instanceof DBOSStepAlreadyRecordedError)) throw error;
       const recorded = await this.recorded<T>();
-      if (recorded === undefined) throw new Error('A concurrent execution recorded this tool call, but its record is gone.', { cause: error });
+      if (recorded === undefined) {
+        const message = 'A concurrent execution recorded this tool call, but its record is gone; check that nothing deletes DBOS step records.';
+        throw new InternalError(message, { cause: error });
+      }
       return recorded.value;
     }
   }
@@ -155,7 +159,7 @@ function recordedOutput(value: unknown): string {
 function assertStillInTransaction(connection: pg.PoolClient): void {
   const status = (connection as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.();
   if (status === 'T' || status === undefined || status === null) return;
-  throw new Error(
+  throw new ToolContractError(
     status === 'E'
       ? 'A statement of the tool failed and the transaction is aborted; let the error propagate instead of catching it.'
       : 'The tool ended the transaction itself; never run BEGIN, COMMIT or ROLLBACK through context.client.',
@@ -170,7 +174,7 @@ class GuardedClient implements TransactionClient {
   constructor(private readonly connection: pg.PoolClient) {}
 
   async query<TRow extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: TRow[]; rowCount: number | null }> {
-    if (!this.open) throw new Error('This transaction has ended; context.client can only be used while the tool runs.');
+    if (!this.open) throw new ToolContractError('This transaction has ended; context.client can only be used while the tool runs.');
     this.inFlight += 1;
     const running = this.connection.query<TRow>(text, values);
     this.pending.add(running);
@@ -203,6 +207,6 @@ export async function withAppTransactionScope<T>(scope: AppTransactionScope, bod
 /** The scope the data source opened for the running `runTransaction` operation. */
 export function currentAppTransactionScope(): AppTransactionScope {
   const scope = scopes.getStore();
-  if (scope === undefined) throw new Error('No app database transaction is open here; transactional tools run only through runTransaction.');
+  if (scope === undefined) throw new InternalError('No app database transaction is open here; transactional tools run only through runTransaction.');
   return scope;
 }

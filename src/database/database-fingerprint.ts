@@ -1,4 +1,5 @@
 import type { QueryResult, QueryResultRow } from 'pg';
+import { StoreError } from '../errors/index.js';
 
 /**
  * One statement naming the database a connection writes to: its name and oid and its server's start time, so two
@@ -22,6 +23,8 @@ export async function databaseFingerprint(queryable: {
 }): Promise<string> {
   const { rows } = await queryable.query<{ fingerprint: string }>(DATABASE_FINGERPRINT_SQL);
   const fingerprint = rows[0]?.fingerprint;
-  if (fingerprint === undefined) throw new Error('The database did not name itself.');
+  if (fingerprint === undefined) {
+    throw new StoreError('STORE_ERROR', 'The database returned no row naming itself; check that the connection reaches a PostgreSQL server.');
+  }
   return fingerprint;
 }

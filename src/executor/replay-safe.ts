@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { firstTransactionalToolName, type AnyAgentConfig } from '../agent/index.js';
 import { isAppDatabaseBound } from '../database/app-database.js';
 import { appDatabaseRequired } from '../steps/transactional-tool.step.js';
-import { DBOSStepContextError } from '../errors/index.js';
+import { DBOSStepContextError, InternalError } from '../errors/index.js';
 import { assertAgentConfig } from './session-refusals.js';
 import type { RunRecord } from '../types/session.js';
 import type { UsageStore } from '../usage/usage-store.js';
@@ -89,7 +89,7 @@ export async function observingRun(
 }
 
 async function handleOfRecorded(launcher: RunLauncher, agent: AnyAgentConfig, recorded: RecordedRun): Promise<AgentExecutionHandle<any>> {
-  if (recorded.run === null) throw new Error('unreachable: a started or attached run is always recorded');
+  if (recorded.run === null) throw new InternalError('A started or attached run has no run record (the launcher always writes one); report this.');
   const live = recorded.launch === null ? undefined : await launcher.launch(recorded.launch);
   return launcher.handleFor(agent, recorded.sessionId, recorded.run, live);
 }

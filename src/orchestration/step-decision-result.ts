@@ -1,5 +1,6 @@
 import type { AnyAgentConfig } from '../agent/index.js';
 import type { StepResult } from '../types/llm.js';
+import { InternalError } from '../errors/index.js';
 
 /**
  * What the workflow decides an agent step from: the LLM result's text and tool calls, and its accounting (usage,
@@ -26,13 +27,16 @@ export function stepDecisionResult(result: StepResult, agent: Pick<AnyAgentConfi
 /**
  * `result` as the whole StepResult a `stopWhen` gets.
  *
- * @throws Error when the accounting is missing (recorded for an agent that had no stopWhen then).
+ * @throws InternalError `INTERNAL_ERROR` when the accounting is missing (recorded for an agent that had no stopWhen then).
  * @example
  * agent.stopWhen?.({ stepCount, stepResult: fullStepResult(stepResult), customState });
  */
 export function fullStepResult(result: StepDecisionResult): StepResult {
   if (result.usage === undefined || result.finishReason === undefined) {
-    throw new Error("The step's LLM result was recorded without its usage and finish reason (the agent had no stopWhen when it ran).");
+    throw new InternalError(
+      "The step's LLM result was recorded without its usage and finish reason (the agent had no stopWhen when it ran); " +
+        'let runs started before stopWhen was added finish on the version without it, or retry() them.',
+    );
   }
   return result as StepResult;
 }

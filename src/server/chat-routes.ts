@@ -9,6 +9,7 @@ import { owns, type AgentServerEnvironment, type ServerContext } from './server-
 import { abortRun, describeRun, interruptRun, submitAndContinue } from './session-operations.js';
 import { uiRunStream } from './ui-run-stream.js';
 import { chatControlRequestSchema, chatRequestSchema, chatSubmitRequestSchema, sessionIdSchema, type ChatMessage } from './wire-schemas.js';
+import { InternalError } from '../errors/index.js';
 
 /**
  * @internal The AI SDK chat routes (`useChat` + `DefaultChatTransport`): POST /chat, GET /chat/{id}/stream,
@@ -18,7 +19,7 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
   const app = new Hono<AgentServerEnvironment>();
   const { executor, stateStore, streamManager } = context.options;
   const agent = context.agents.get(chatAgentName);
-  if (agent === undefined) throw new Error('unreachable: the chat agent is registered by the context');
+  if (agent === undefined) throw new InternalError('The chat agent is missing from the server context, which registers it; report this with the server options.');
 
   /** A user message starts a run (a new session, or a new turn); an assistant message answers its tools. */
   app.post('/chat', async (c) => {

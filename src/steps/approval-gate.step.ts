@@ -2,6 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { ServerTool, ToolContext } from '../agent/index.js';
 import { findEffectiveTool, type PlannedToolCall } from '../orchestration/index.js';
 import { stepEnvironment, type RunScope } from './step-scope.js';
+import { ToolContractError } from '../errors/index.js';
 
 /** Input of `ApprovalGateStep.evaluate`. */
 export interface ApprovalGateInput extends RunScope {
@@ -29,7 +30,7 @@ export class ApprovalGateStep {
     const context: ToolContext<Record<string, unknown>> = {
       getState: () => customState,
       updateState: () => {
-        throw new Error('requireApproval predicates cannot change state.');
+        throw new ToolContractError("requireApproval predicates cannot change state; read it with getState() and change it in the tool's execute.");
       },
       emit: () => undefined,
       abortSignal: new AbortController().signal,

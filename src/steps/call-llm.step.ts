@@ -21,6 +21,7 @@ import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { llmFailure } from './failure-text.js';
+import { sessionDeletedError } from '../store/update-session-with-retry.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -80,7 +81,7 @@ export class CallLLMStep {
       if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     }
     const state: SessionState | null = report?.state ?? (await loadStepState(stateStore, input.sessionId));
-    if (state === null) throw new Error('The session of this run no longer exists.');
+    if (state === null) throw sessionDeletedError(input.sessionId);
     rememberStepStartState(stateStore, input, state.customState);
     const history = historyAfter(report, stateStore, input.sessionId) ?? (await loadHistory(stateStore, input.sessionId));
     warnUnusedAgentConfig(agent, dependencies.logger);

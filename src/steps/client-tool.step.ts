@@ -16,6 +16,7 @@ import { workflowHookManagers, workflowUsageStores } from './runtime-registry.js
 import { sessionSignal, signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
+import { sessionDeletedError } from '../store/update-session-with-retry.js';
 
 /** Input of `ClientToolStep.suspend`. */
 export interface SuspendInput extends RunScope {
@@ -128,7 +129,7 @@ export class ClientToolStep {
     const recorded = await stateStore.getRun(input.sessionId, input.runId);
     if (isParkedRunStatus(recorded?.status) && !input.force) return { parked: true };
     const state = await stateStore.loadState(input.sessionId);
-    if (state === null) throw new Error('The session of this run no longer exists.');
+    if (state === null) throw sessionDeletedError(input.sessionId);
     const now = Date.now();
     const answered = input.suspension.hitlCalls.some(({ call }) => isCallAnswered(state.pendingClientToolCalls?.[call.toolCallId], now));
     if (answered && !input.force && input.awaitingChildren === undefined) return { parked: false };

@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { ResolvedPersistentAgent } from '../agent/index.js';
-import { SessionAlreadyExistsError } from '../errors/index.js';
+import { InternalError, SessionAlreadyExistsError } from '../errors/index.js';
 import {
   companionContinueWorkflowId,
   companionRefStatus,
@@ -161,7 +161,7 @@ export async function messageCompanion(stateStore: SessionStateStore, caller: Co
   const routed = await routePersistentMessage(stateStore, childSessionId, message, {
     transport: STEP_TRANSPORT,
     restartInput: (state, marker, carried) => {
-      if (marker?.start === undefined) throw new Error('The companion session has no start record.');
+      if (marker?.start === undefined) throw new InternalError('The companion session has no start record, so it cannot be restarted; spawn a new companion.');
       const workflowId = companionContinueWorkflowId(state.sessionId, caller.toolCallId);
       return { ...marker.start, workflowId, generation: marker.generation + 1, initialMessages: carried };
     },

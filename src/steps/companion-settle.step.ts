@@ -1,5 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { StaleStateError } from '../errors/index.js';
+import { InternalError, StaleStateError } from '../errors/index.js';
 import {
   companionResumeWorkflowId,
   companionTurnRunId,
@@ -118,7 +118,7 @@ async function takeAndResume(
   runId: string,
   workflowId: string,
 ): Promise<CompanionDelivery | undefined> {
-  if (marker.start === undefined) throw new Error('The companion session has no start record.');
+  if (marker.start === undefined) throw new InternalError('The companion session has no start record, so it cannot be restarted; spawn a new companion.');
   const message: PersistentTurnMessage = { kind: 'turn', runId, ...resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, { mode: 'continue' }) };
   const start = { ...marker.start, workflowId, generation: marker.generation + 1, initialMessages: [message, ...(marker.deferred ?? [])] };
   const next: PersistentMarker = { workflowId, phase: 'live', generation: start.generation, start };

@@ -7,6 +7,7 @@ import type { SqlConnection } from '../store/postgres/database.js';
 import { isRefusedByError } from '../database/send-ahead.js';
 import { guardsHeld, heldAsCtes } from '../store/postgres/statement-batch.js';
 import type { RecordWrite } from './step-record.js';
+import { InternalError } from '../errors/index.js';
 
 /** DBOS 5.3's system database, as the lean step's record uses it. */
 export type SystemDatabase = DBOSExecutor['systemDatabase'];
@@ -78,7 +79,9 @@ export async function recordStepRow(
     : [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
   const values = [...(held?.values ?? []), ...own];
   let result: { rows: Array<{ completed_at_epoch_ms: string | number; transaction_id?: string }> };
-  if (held?.guards !== undefined && held.guards.length > 0 && !options.refuseByError) throw new Error('Held writes with guards need a record that refuses by error.');
+  if (held?.guards !== undefined && held.guards.length > 0 && !options.refuseByError) {
+    throw new InternalError('Held writes with guards need a record that refuses by error; pass refuseByError with them.');
+  }
   try {
     result = await queryable.query<{ completed_at_epoch_ms: string | number; transaction_id?: string }>(text, values);
   } catch (error) {

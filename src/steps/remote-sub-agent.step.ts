@@ -4,6 +4,7 @@ import { findEffectiveTool, type PlannedRemoteCall } from '../orchestration/inde
 import type { RunScope } from '../orchestration/workflow-input.js';
 import type { RemoteOutcome } from '../orchestration/remote-sub-agents.js';
 import { SessionNotFoundError } from '../errors/index.js';
+import { plannedToolMissing } from './planned-tool-missing.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 import { finishRemoteCall, remoteRefOf, windowOnce } from './remote-window.js';
@@ -98,6 +99,6 @@ export class RemoteSubAgentStep {
 /** The remote sub-agent tool a call names (its transport and limits come from the definition, never the store). */
 function remoteToolOf(environment: StepEnvironment, call: PlannedRemoteCall): RemoteSubAgentTool {
   const tool = findEffectiveTool(environment.agent, call.toolName);
-  if (tool?.kind !== 'remote') throw new Error('This agent has no remote sub-agent tool of that name.');
+  if (tool?.kind !== 'remote') throw plannedToolMissing('remote sub-agent', call.toolName, environment.agent.name);
   return tool;
 }

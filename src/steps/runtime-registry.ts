@@ -99,7 +99,7 @@ export function peekRuntimeDependencies(): RuntimeDependencies | undefined {
  */
 export function bindCallLLMStep(llmAdapter: LLMAdapter, streamManager?: StreamManager): void {
   const current = dependencies.peek();
-  if (current === undefined) throw new Error('bindCallLLMStep: construct the DBOSAgentExecutor first.');
+  if (current === undefined) throw new HelixError('RUNTIME_NOT_READY', 'bindCallLLMStep: construct the DBOSAgentExecutor first.');
   dependencies.set({ ...current, llmAdapter, ...(streamManager === undefined ? {} : { streamManager }) });
 }
 

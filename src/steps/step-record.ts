@@ -1,5 +1,6 @@
 import type { SqlConnection } from '../store/postgres/database.js';
 import type { UsageRecord } from '../types/usage.js';
+import { InternalError } from '../errors/index.js';
 
 /**
  * A store or stream manager whose writes can commit in the same Postgres transaction as DBOS's record of a step,
@@ -78,11 +79,11 @@ export interface StepRecord {
 export const SEPARATE_RECORD: StepRecord = {
   joins: async () => false,
   defer: () => {
-    throw new Error('This step record takes no writes; check joins() first.');
+    throw new InternalError('This step record takes no writes; check joins() first.');
   },
   replayPossible: true,
   witnessedByWrites: () => {
-    throw new Error('This step record takes no writes; check joins() first.');
+    throw new InternalError('This step record takes no writes; check joins() first.');
   },
   foundEarlier: () => undefined,
 };

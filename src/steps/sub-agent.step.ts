@@ -1,7 +1,8 @@
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig, SubAgentTool } from '../agent/index.js';
-import { SessionAlreadyExistsError } from '../errors/index.js';
+import { SessionAgentMismatchError, SessionAlreadyExistsError } from '../errors/index.js';
+import { plannedToolMissing } from './planned-tool-missing.js';
 import { findEffectiveTool, initializeAgentState, type PlannedSubAgentCall } from '../orchestration/index.js';
 import { childRunId, standardWorkflowId } from '../orchestration/ids.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
@@ -97,7 +98,7 @@ export class SubAgentStep {
 /** The sub-agent tool's agent (registered in this process, so its child workflow finds it). */
 function childAgentOf(parent: AnyAgentConfig, call: PlannedSubAgentCall): AnyAgentConfig {
   const tool = findEffectiveTool(parent, call.toolName) as SubAgentTool | undefined;
-  if (tool?.agent === undefined) throw new Error(`No sub-agent tool "${call.toolName}" on this agent.`);
+  if (tool?.agent === undefined) throw plannedToolMissing('sub-agent', call.toolName, parent.name);
   const agent = tool.agent;
   registerAgent(agent);
   return agent;
@@ -125,7 +126,7 @@ async function createChild(environment: StepEnvironment, input: SubAgentStepInpu
       if (!SessionAlreadyExistsError.isInstance(error)) throw error;
     }
   } else if (existing.agentType !== agent.name) {
-    throw new Error('The sub-agent session id is taken by a session of another agent type.');
+    throw new SessionAgentMismatchError(call.childSessionId, existing.agentType, agent.name);
   }
   await stateStore.addSubSessionRefs(input.sessionId, [
     { subSessionId: call.childSessionId, agentType: agent.name, parentToolCallId: call.toolCallId, mode: 'ephemeral', status: 'running', startedAt: Date.now() },

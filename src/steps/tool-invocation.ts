@@ -1,6 +1,7 @@
 import type { ToolContext } from '../agent/index.js';
 import { ImmerStateTracker } from '../state/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
+import { ToolContractError } from '../errors/index.js';
 
 /**
  * What every server tool call shares, whatever records it (`ExecuteToolStep`, `TransactionalToolStep`): the
@@ -98,7 +99,8 @@ export function toolResultJson(value: unknown): unknown {
   if (value === undefined) return null;
   try {
     return JSON.parse(JSON.stringify(value)) as unknown;
-  } catch {
-    throw new Error('The tool returned a value that is not JSON-serializable.');
+  } catch (error) {
+    const message = 'The tool returned a value that is not JSON-serializable; return plain JSON data (no BigInt, no circular references).';
+    throw new ToolContractError(message, { cause: error });
   }
 }

@@ -10,6 +10,7 @@ import type { Message } from '../types/message.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from './step-record.js';
+import { InternalError } from '../errors/index.js';
 
 /** A store that can commit a step inside a caller's transaction on its database (`PostgresStateStore`). */
 interface CommitOnConnection {
@@ -137,7 +138,11 @@ export async function committedEarlier(
   // The step's messages commit with its checkpoint: its tool's result exists exactly when the step was committed.
   const { message } = await (stateStore as unknown as StepWitnessStore).readStepWitness(scope.sessionId, resultMessageId);
   if (message === undefined) return undefined;
-  if (message.role !== 'tool') throw new Error(`The committed step ${scope.step} of run ${scope.runId} has no result of its tool call.`);
+  if (message.role !== 'tool') {
+    throw new InternalError("A committed step's tool result id names a message that is not a tool result; check that nothing rewrote the session's messages.", {
+      data: { runId: scope.runId, step: scope.step },
+    });
+  }
   return { success: message.isError !== true, durationMs: 0, committed: true };
 }
 

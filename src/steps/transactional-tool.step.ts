@@ -16,6 +16,8 @@ import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { runTransactionalAttempt } from './transactional-attempt.js';
+import { sessionDeletedError } from '../store/update-session-with-retry.js';
+import { plannedToolMissing } from './planned-tool-missing.js';
 
 /** The recorded name of a transactional tool call's durable operation (DBOS checks it on replay). */
 export const TRANSACTIONAL_TOOL_STEP_NAME = 'TransactionalToolStep';
@@ -89,7 +91,7 @@ async function runCall(input: ExecuteToolStepInput): Promise<ToolOutcome> {
   const { call } = input;
   const tool = findEffectiveTool(agent, call.toolName);
   if (tool === undefined || tool.kind !== 'server' || tool.transactional !== true) {
-    throw new Error(`"${call.toolName}" is not a transactional tool of agent "${agent.name}".`);
+    throw plannedToolMissing('transactional', call.toolName, agent.name);
   }
   let recorded = (await scope.recorded<RecordedCall>())?.value;
   if (recorded === undefined) {
@@ -171,7 +173,7 @@ async function afterCall(input: ExecuteToolStepInput, { outcome, patches, stream
 /** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */
 async function seedState(stateStore: SessionStateStore, input: ExecuteToolStepInput): Promise<Record<string, unknown>> {
   const state = await stateStore.loadState(input.sessionId);
-  if (state === null) throw new Error('The session of this run no longer exists.');
+  if (state === null) throw sessionDeletedError(input.sessionId);
   if (input.phase === 1) return state.customState;
   const staged = await stateStore.getStagedChanges(input.sessionId, checkpointIdFor(input.runId, input.step));
   return applyPatches(state.customState, staged.filter((row) => row.stagingKey !== input.call.toolCallId).flatMap((row) => row.patches));

@@ -6,6 +6,7 @@ import { SubAgentStep, type ChildPreparation } from '../steps/sub-agent.step.js'
 import type { AgentResult } from '../types/result.js';
 import type { TurnContext } from './turn-types.js';
 import { childDoneChannel } from './workflow-messages.js';
+import { HelixError } from '../errors/index.js';
 
 /** Starts the agent workflow as a child (bound by agent.workflow.ts, which owns the workflow function). */
 type ChildStarter = (input: AgentWorkflowInput) => Promise<WorkflowHandle<AgentResult>>;
@@ -45,7 +46,10 @@ export async function runChildren(context: TurnContext, step: number, calls: Pla
     }),
   );
   const starter = startChild;
-  if (starter === undefined) throw new Error('Sub-agent runs cannot start: registerDBOSAgentWorkflows() was not called.');
+  if (starter === undefined) {
+    const message = 'Sub-agent runs cannot start: registerDBOSAgentWorkflows() was not called; construct the DBOSAgentExecutor before DBOS.launch().';
+    throw new HelixError('RUNTIME_NOT_READY', message);
+  }
   const started = prepared.map((preparation) => (preparation.kind === 'start' ? starter(preparation.child) : undefined));
   const outcomes: ChildCallOutcome[] = [];
   for (const [index, call] of calls.entries()) {

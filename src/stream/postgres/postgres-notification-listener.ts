@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../hooks/types.js';
 import { describeError } from '../describe-error.js';
+import { StoreError } from '../../errors/index.js';
 
 /**
  * Options of {@link PostgresNotificationListener}.
@@ -97,7 +98,7 @@ export class PostgresNotificationListener {
         }
         // The backend may have been terminated in the same packet as LISTEN's reply: then the drop was
         // already seen (and ignored, as the client was not current yet). Never adopt a dead connection.
-        if (connection.dropped) throw new Error('LISTEN connection dropped while connecting');
+        if (connection.dropped) throw new StoreError('STORE_ERROR', 'The LISTEN connection dropped while connecting; it is reconnected.', { retryable: true });
         this.#client = client;
         this.#notifyAll();
         return;

@@ -4,6 +4,7 @@ import type { StreamChunk, StreamStatus } from '../../types/stream.js';
 import { describeError } from '../describe-error.js';
 import type { ChunkPage, ChunkSource } from '../sequenced-stream-reader.js';
 import type { RedisStreamKeys } from './redis-stream-keys.js';
+import { StoreError } from '../../errors/index.js';
 
 /**
  * Options of {@link RedisChunkSource}.
@@ -50,7 +51,7 @@ export class RedisChunkSource implements ChunkSource {
       .xrevrange(keys.control, '+', '-', 'COUNT', 1)
       .xrange(keys.chunks, `${afterSequence + 1}-0`, '+', 'COUNT', readBatchSize)
       .exec();
-    if (replies === null) throw new Error('Redis MULTI was aborted');
+    if (replies === null) throw new StoreError('STORE_ERROR', 'Redis aborted the MULTI that reads the stream; the reader retries it.');
     for (const [error] of replies) if (error !== null) throw error;
     const status = replies[0]?.[1] as StreamStatus | null;
     const control = replies[1]?.[1] as StreamEntry[];
