@@ -10,12 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
 import type { StoredMessage } from '../../src/types/message.js';
-import { until, useDrillDatabase } from './support/drill-database.js';
+import { useDrill } from './support/drill.js';
+import { waitForSignal } from './support/drill-flow.js';
 import { COMPANION_DRILL_TABLES, type CompanionWorkerConfig } from './worker/companion-worker-config.js';
 
 const SCRIPT = fileURLToPath(new URL('./worker/companion-worker.ts', import.meta.url));
 
-const drill = useDrillDatabase('crash_companions', COMPANION_DRILL_TABLES);
+const drill = useDrill('crash_companions', { tables: COMPANION_DRILL_TABLES, setupTimeoutMs: 60_000 });
 const { workers, count } = drill;
 
 const config = (extra: Omit<CompanionWorkerConfig, 'databaseUrl'>): CompanionWorkerConfig => ({ databaseUrl: drill.database.url, ...extra });
@@ -39,7 +40,7 @@ describe('crash drill: SIGKILL around companions', () => {
     const sessionId = 'cc-1';
     const doomed = workers.spawn('doomed companion worker', 'cc-exec-1', config({ mode: 'start', sessionId, messages: ['spawn r q1'], hangOn: 'q1' }), SCRIPT);
     const started = await doomed.waitForEvent('started', 30_000);
-    await until('the companion model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'researcher'", [])) === 1);
+    await waitForSignal(doomed, 'the companion model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'researcher'", [])) === 1);
     await doomed.kill();
 
     const recoverer = workers.spawn('recover companion worker', 'cc-exec-1', config({ mode: 'recover', sessionId, messages: [], runIds: [started.runId] }), SCRIPT);
@@ -66,7 +67,7 @@ describe('crash drill: SIGKILL around companions', () => {
 
     const doomed = workers.spawn('doomed continuation worker', 'cc-exec-3', config({ mode: 'start', sessionId, messages: ['ask r q2'], hangAfterMarkerCas: '-continue-', persistentWarmWindowMs: 200 }), SCRIPT);
     const started = await doomed.waitForEvent('started', 30_000);
-    await until('the continuation CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
+    await waitForSignal(doomed, 'the continuation CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child))?.metadata)?.workflowId === `${child}-continue-c-ask_r_q2`);
     // The worker now hangs inside the same step, before the body can start the continuation's workflow.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await workflows(`${child}-continue%`)).toEqual([]);
@@ -93,7 +94,7 @@ describe('crash drill: SIGKILL around companions', () => {
     const doomed = workers.spawn('doomed delivery worker', 'cc-exec-4', config({ mode: 'start', sessionId, messages: ['bg w hello', 'turn two'], hangOn: 'turn two' }), SCRIPT);
     const first = await doomed.waitForEvent('started', 30_000);
     const second = await doomed.waitForEvent('started', 30_000, (event) => event.runId !== first.runId);
-    await until('the second parent turn model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId])) === 1);
+    await waitForSignal(doomed, 'the second parent turn model call', async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE session_id = $1 AND user_text = 'turn two'", [sessionId])) === 1);
     await doomed.kill();
 
     const recoverer = workers.spawn('recover delivery worker', 'cc-exec-4', config({ mode: 'recover', sessionId, messages: [], runIds: [second.runId] }), SCRIPT);
@@ -117,10 +118,10 @@ describe('crash drill: SIGKILL around companions', () => {
     async function parkAndKill(sessionId: string, executorId: string): Promise<void> {
       const parking = workers.spawn('parking worker', executorId, config({ mode: 'start', sessionId, messages: ['human k q1'], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, holdOpen: true }), SCRIPT);
       await parking.waitForEvent('started', 30_000);
-      await until('the parent parked awaiting children', async () => (await drill.stateStore.getCurrentRun(sessionId))?.status === 'suspended_awaiting_children');
-      await until('the companion parked', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.endReason === 'suspended');
+      await waitForSignal(parking, 'the parent parked awaiting children', async () => (await drill.stateStore.getCurrentRun(sessionId))?.status === 'suspended_awaiting_children');
+      await waitForSignal(parking, 'the companion parked', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.endReason === 'suspended');
       // Parked: the companion's workflow has returned too (it records `closed` a moment before its own result).
-      await until("the companion's workflow ended", async () => (await count("SELECT count(*) FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 AND status = 'PENDING'", [`${child(sessionId)}%`])) === 0);
+      await waitForSignal(parking, "the companion's workflow ended", async () => (await count("SELECT count(*) FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 AND status = 'PENDING'", [`${child(sessionId)}%`])) === 0);
       await parking.kill();
     }
 
@@ -145,7 +146,7 @@ describe('crash drill: SIGKILL around companions', () => {
       const submission = { toolCallId: `confirm-${child(sessionId)}`, result: { yes: 1 } };
       const doomed = workers.spawn('doomed submitting worker', 'cc-exec-6', config({ mode: 'submit', sessionId, messages: [], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, autoResumeOnSubmit: true, submit: submission, hangOnHumanAnswer: true }), SCRIPT);
       const resumed = await doomed.waitForEvent('started', 30_000);
-      await until("the resumed companion turn's model call", async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'clerk' AND last_role = 'tool'", [])) === 1);
+      await waitForSignal(doomed, "the resumed companion turn's model call", async () => (await count("SELECT count(*) FROM companion_llm_calls WHERE agent_type = 'clerk' AND last_role = 'tool'", [])) === 1);
       await doomed.kill();
 
       const recoverer = workers.spawn('recover submission worker', 'cc-exec-6', config({ mode: 'recover', sessionId, messages: [], runIds: [resumed.runId], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, waitParked: [child(sessionId)] }), SCRIPT);
@@ -162,7 +163,7 @@ describe('crash drill: SIGKILL around companions', () => {
       const submission = { toolCallId: `confirm-${child(sessionId)}`, result: { yes: 1 } };
       const doomed = workers.spawn('doomed resuming worker', 'cc-exec-8', config({ mode: 'submit', sessionId, messages: [], hitlWarmWindowMs: 200, persistentWarmWindowMs: 200, autoResumeOnSubmit: true, submit: submission, hangAfterMarkerCas: '-resume-' }), SCRIPT);
       const resumed = await doomed.waitForEvent('started', 30_000);
-      await until('the resume CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.workflowId.includes('-resume-') === true);
+      await waitForSignal(doomed, 'the resume CAS', async () => readPersistentMarker((await drill.stateStore.loadState(child(sessionId)))?.metadata)?.workflowId.includes('-resume-') === true);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await workflows(`${child(sessionId)}-resume-%`)).toEqual([]);
       await doomed.kill();

@@ -4,12 +4,11 @@
  * interrupted call is issued exactly once more, the completed step's call never again (exact fake-server
  * request counts), history holds one assistant message per step and the stream shows the text once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentResult } from '../../src/types/result.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS, STREAMED_ANSWER_DELTAS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, runToCompletion, startDoomedRun } from './support/drill-flow.js';
-import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
+import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 import { outlineOf, readStreamWithResets, textOfStep } from './support/stream-view.js';
 
@@ -19,38 +18,25 @@ const BETWEEN_BASELINE = 'between-baseline';
 const BETWEEN_DRILL = 'between-drill';
 const STREAM_READ_TIMEOUT_MS = 15_000;
 
-let env: DrillEnvironment;
-let baselines: Map<string, AgentResult>;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_llm');
-  env.llm.register(STREAM_BASELINE, DRILL_SCENARIOS.streamCrash, { crash: false });
-  env.llm.register(STREAM_DRILL, DRILL_SCENARIOS.streamCrash, { crash: true });
-  env.llm.register(BETWEEN_BASELINE, DRILL_SCENARIOS.betweenSteps, { crash: false });
-  env.llm.register(BETWEEN_DRILL, DRILL_SCENARIOS.betweenSteps, { crash: true });
-  baselines = await runToCompletion(env, 'crash-llm-baseline', [STREAM_BASELINE, BETWEEN_BASELINE]);
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_llm', {
+  sessions: [
+    [STREAM_DRILL, DRILL_SCENARIOS.streamCrash, { crash: true }],
+    [BETWEEN_DRILL, DRILL_SCENARIOS.betweenSteps, { crash: true }],
+  ],
+  baselines: {
+    executorId: 'crash-llm-baseline',
+    sessions: [
+      [STREAM_BASELINE, DRILL_SCENARIOS.streamCrash],
+      [BETWEEN_BASELINE, DRILL_SCENARIOS.betweenSteps],
+    ],
+  },
 });
-
-function baseline(sessionId: string): AgentResult {
-  const result = baselines.get(sessionId);
-  if (result === undefined) throw new Error(`no baseline result for ${sessionId}`);
-  return result;
-}
 
 describe('crash drill: SIGKILL during LLM calls', () => {
   it('re-issues only the interrupted streaming call and shows its text exactly once', async () => {
     const finalText = STREAMED_ANSWER_DELTAS.join('');
     const doomed = await startDoomedRun(env, 'crash-stream', STREAM_DRILL, []);
-    await waitUntil(
-      'the first text_delta chunk of step 2 stored',
-      DRILL_TIMEOUTS.signal,
-      async () => (await chunkRowCount(env.pool, STREAM_DRILL, 'text_delta', 2)) >= 1,
-      () => doomed.worker.describe(),
-    );
+    await waitForSignal(doomed.worker, 'the first text_delta chunk of step 2 stored', async () => (await chunkRowCount(env.pool, STREAM_DRILL, 'text_delta', 2)) >= 1);
     await doomed.worker.kill();
     // Killed mid-stream: only step 1 is recorded (its LLM result and its commit, in the session's rows: DBOS has no row
     // for either), step 2's text is partial.
@@ -77,16 +63,15 @@ describe('crash drill: SIGKILL during LLM calls', () => {
     expect(view.visible.filter((chunk) => chunk.type === 'output')).toMatchObject([{ output: finalText }]);
     const baselineView = await readStreamWithResets(env.streamManager, STREAM_BASELINE, STREAM_READ_TIMEOUT_MS);
     expect(outlineOf(view.visible)).toEqual(outlineOf(baselineView.visible));
-    expect(await snapshotSession(env, STREAM_DRILL, result)).toEqual(await snapshotSession(env, STREAM_BASELINE, baseline(STREAM_BASELINE)));
+    expect(await snapshotSession(env, STREAM_DRILL, result)).toEqual(await snapshotSession(env, STREAM_BASELINE, env.baseline(STREAM_BASELINE)));
   }, 120_000);
 
   it('never re-issues the LLM call of a step committed before the kill', async () => {
     const doomed = await startDoomedRun(env, 'crash-between', BETWEEN_DRILL, []);
-    await waitUntil(
+    await waitForSignal(
+      doomed.worker,
       "step 1's checkpoint and step 2's LLM request",
-      DRILL_TIMEOUTS.signal,
       async () => (await checkpointExists(env.pool, BETWEEN_DRILL, `${doomed.runId}:1`)) && env.llm.countOf(BETWEEN_DRILL, 2) === 1,
-      () => doomed.worker.describe(),
     );
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 1]);
     // The tool step's record is the agent step's commit (checkpoint :1), its LLM step's the session row: DBOS has no
@@ -106,7 +91,7 @@ describe('crash drill: SIGKILL during LLM calls', () => {
     const checkpoints = await env.stateStore.listCheckpoints(BETWEEN_DRILL);
     expect(checkpoints.map((checkpoint) => checkpoint.id)).toEqual([`${doomed.runId}:1`, `${doomed.runId}:2`]);
     expect(result).toMatchObject({ status: 'completed', completionReason: 'text_response', output: 'Finished after a.', stepCount: 2 });
-    expect(await snapshotSession(env, BETWEEN_DRILL, result)).toEqual(await snapshotSession(env, BETWEEN_BASELINE, baseline(BETWEEN_BASELINE)));
+    expect(await snapshotSession(env, BETWEEN_DRILL, result)).toEqual(await snapshotSession(env, BETWEEN_BASELINE, env.baseline(BETWEEN_BASELINE)));
     expect(env.llm.countsByStep(BETWEEN_BASELINE)).toEqual([1, 1]);
   }, 120_000);
 });

@@ -6,12 +6,13 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readPersistentMarker } from '../../src/orchestration/persistent-session.js';
-import { until, useDrillDatabase } from './support/drill-database.js';
+import { useDrill } from './support/drill.js';
+import { waitForSignal } from './support/drill-flow.js';
 import { PERSISTENT_DRILL_TABLES, type PersistentWorkerConfig } from './worker/persistent-worker-config.js';
 
 const SCRIPT = fileURLToPath(new URL('./worker/persistent-worker.ts', import.meta.url));
 
-const drill = useDrillDatabase('crash_persistent', PERSISTENT_DRILL_TABLES);
+const drill = useDrill('crash_persistent', { tables: PERSISTENT_DRILL_TABLES, setupTimeoutMs: 60_000 });
 const { workers, count } = drill;
 
 const config = (extra: Omit<PersistentWorkerConfig, 'databaseUrl'>): PersistentWorkerConfig => ({ databaseUrl: drill.database.url, ...extra });
@@ -22,7 +23,7 @@ describe('crash drill: SIGKILL around persistent sessions', () => {
     const doomed = workers.spawn('doomed persistent worker', 'pcrash-exec-1', config({ mode: 'start', sessionId, messages: ['lookup alpha', 'hello'], blockTools: true }), SCRIPT);
     const first = await doomed.waitForEvent('started', 30_000, (event) => event.sessionId === sessionId);
     const queued = (await doomed.waitForEvent('started', 30_000, (event) => event.runId !== first.runId)).runId;
-    await until('the blocked lookup', async () => (await count('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [sessionId])) === 1);
+    await waitForSignal(doomed, 'the blocked lookup', async () => (await count('SELECT count(*) FROM persistent_tool_runs WHERE session_id = $1', [sessionId])) === 1);
     await doomed.kill();
 
     const recoverer = workers.spawn('recover persistent worker', 'pcrash-exec-1', config({ mode: 'recover', sessionId, messages: [], runIds: [first.runId, queued] }), SCRIPT);

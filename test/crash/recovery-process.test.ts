@@ -3,41 +3,26 @@
  * Variant: it launches DBOS before constructing the executor (≈1 s after the recovered workflow is claimed),
  * so the recovered step starts with no runtime bound; it must wait for the executor instead of failing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentResult } from '../../src/types/result.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, runToCompletion, startDoomedRun } from './support/drill-flow.js';
-import { stepRecordsOf, toolRunCounts, toolRunsOf, waitUntil } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
+import { stepRecordsOf, toolRunCounts, toolRunsOf } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 
 const LATE_BASELINE = 'late-baseline';
 const LATE_DRILL = 'late-drill';
 const LATE_EXECUTOR_MS = 1_000;
 
-let env: DrillEnvironment;
-let baselineResult: AgentResult | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_recovery');
-  env.llm.register(LATE_BASELINE, DRILL_SCENARIOS.lateExecutor, { crash: false });
-  env.llm.register(LATE_DRILL, DRILL_SCENARIOS.lateExecutor, { crash: true });
-  baselineResult = (await runToCompletion(env, 'crash-recovery-baseline', [LATE_BASELINE])).get(LATE_BASELINE);
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_recovery', {
+  sessions: [[LATE_DRILL, DRILL_SCENARIOS.lateExecutor, { crash: true }]],
+  baselines: { executorId: 'crash-recovery-baseline', sessions: [[LATE_BASELINE, DRILL_SCENARIOS.lateExecutor]] },
 });
 
 describe('recovery-only process', () => {
   it('waits in a recovered step for an executor constructed after DBOS.launch(), then completes the run', async () => {
     const doomed = await startDoomedRun(env, 'crash-late', LATE_DRILL, DRILL_SCENARIOS.lateExecutor.blockToolCalls);
-    await waitUntil(
-      'the blocking lookup running',
-      DRILL_TIMEOUTS.signal,
-      async () => (await toolRunCounts(env.pool, LATE_DRILL)).call_1_lookup_a === 1,
-      () => doomed.worker.describe(),
-    );
+    await waitForSignal(doomed.worker, 'the blocking lookup running', async () => (await toolRunCounts(env.pool, LATE_DRILL)).call_1_lookup_a === 1);
 
     const { worker: recoverer, result } = await killAndRecover(env, doomed, { lateExecutorMs: LATE_EXECUTOR_MS });
 
@@ -61,7 +46,6 @@ describe('recovery-only process', () => {
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);
     expect(result).toMatchObject({ runId: doomed.runId, status: 'completed', output: 'Recovered with a late executor.', stepCount: 2 });
-    if (baselineResult === undefined) throw new Error('the baseline run produced no result');
-    expect(await snapshotSession(env, LATE_DRILL, result)).toEqual(await snapshotSession(env, LATE_BASELINE, baselineResult));
+    expect(await snapshotSession(env, LATE_DRILL, result)).toEqual(await snapshotSession(env, LATE_BASELINE, env.baseline(LATE_BASELINE)));
   }, 120_000);
 });

@@ -4,27 +4,18 @@
  * kept) and show that no step ran twice: LLM requests, tool executions, DBOS step records, messages,
  * usage rows and stream chunks are unchanged, and the result is the same.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { standardWorkflowId } from '../../src/orchestration/ids.js';
 import { CRASH_AGENT_NAME } from './worker/crash-agent.js';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
 import { replayInPlace, runToCompletion } from './support/drill-flow.js';
 import { stepRecordsOf, toolRunCounts, usageRowsOf, workflowRowOf } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 
 const REPLAY_SESSION = 'replay-session';
 
-let env: DrillEnvironment;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_replay');
-  env.llm.register(REPLAY_SESSION, DRILL_SCENARIOS.replay, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useDrill('crash_replay', { sessions: [[REPLAY_SESSION, DRILL_SCENARIOS.replay]], setupTimeoutMs: 60_000 });
 
 /** Everything a re-executed step would change. */
 async function durableCounters(workflowId: string) {

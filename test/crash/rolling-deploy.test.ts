@@ -3,25 +3,17 @@
  * DBOS hands the pending workflows to the new process; the old one loses ownership mid-run. Ownership loss is not
  * failure: nothing is recorded failed, no stream is ended early, and every session completes exactly once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/types/result.js';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
 import { DRILL_TIMEOUTS } from './support/drill-flow.js';
 import { chunkRowCount, toolRunCounts, waitUntil } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 
 const SESSIONS = ['rolling-1', 'rolling-2', 'rolling-3'];
 
-let env: DrillEnvironment;
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_rolling');
-  for (const sessionId of SESSIONS) env.llm.register(sessionId, DRILL_SCENARIOS.threeSteps, { crash: false });
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useDrill('crash_rolling', { sessions: SESSIONS.map((sessionId) => [sessionId, DRILL_SCENARIOS.threeSteps] as const) });
 
 describe('rolling deploy: two live processes share one executor id', () => {
   it('process B starts while A runs 3 sessions; all complete once and A exits cleanly', async () => {

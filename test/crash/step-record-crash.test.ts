@@ -8,12 +8,11 @@
  * be visible (no tool_end chunk, no checkpoint, no step record), and recovery in another process runs the tool again
  * (it never completed durably), commits the step once and ends as an uncrashed run does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentResult } from '../../src/types/result.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, runToCompletion } from './support/drill-flow.js';
-import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
+import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 
 const BASELINE = 'record-baseline';
@@ -21,46 +20,32 @@ const DRILL = 'record-drill';
 /** Long enough for the test to take the session row while the tool runs. */
 const TOOL_DELAY_MS = 1_500;
 
-let env: DrillEnvironment;
-let baseline: AgentResult;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_step_record');
-  env.llm.register(BASELINE, DRILL_SCENARIOS.betweenSteps, { crash: false });
-  env.llm.register(DRILL, DRILL_SCENARIOS.betweenSteps, { crash: false });
-  baseline = (await runToCompletion(env, 'crash-record-baseline', [BASELINE])).get(BASELINE) as AgentResult;
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_step_record', {
+  sessions: [[DRILL, DRILL_SCENARIOS.betweenSteps]],
+  baselines: { executorId: 'crash-record-baseline', sessions: [[BASELINE, DRILL_SCENARIOS.betweenSteps]] },
 });
 
 describe('crash drill: SIGKILL inside the record transaction of a tool step that commits its agent step', () => {
   it('leaves nothing of the transaction behind; recovery re-runs the tool and commits the step once', async () => {
-    const worker = env.workers.spawn('doomed worker crash-record', 'crash-record', env.workerConfig('start', [DRILL], { toolDelayMs: TOOL_DELAY_MS }));
-    const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === DRILL);
-    await waitUntil('lookup a running', DRILL_TIMEOUTS.signal, async () => (await toolRunCounts(env.pool, DRILL)).call_1_lookup_a === 1, () => worker.describe());
+    const doomed = await startDoomedRun(env, 'crash-record', DRILL, [], { toolDelayMs: TOOL_DELAY_MS });
+    const { worker } = doomed;
+    await waitForSignal(worker, 'lookup a running', async () => (await toolRunCounts(env.pool, DRILL)).call_1_lookup_a === 1);
 
     const holder = await env.pool.connect();
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM __agents_sessions WHERE session_id = $1 FOR UPDATE', [DRILL]);
-      await waitUntil(
-        "the tool step's record transaction waiting for the session row",
-        DRILL_TIMEOUTS.signal,
-        async () => {
-          const { rows } = await env.pool.query<{ waiting: string }>(
-            `SELECT count(*) AS waiting FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%'`,
-          );
-          return Number(rows[0]?.waiting ?? 0) >= 1;
-        },
-        () => worker.describe(),
-      );
+      await waitForSignal(worker, "the tool step's record transaction waiting for the session row", async () => {
+        const { rows } = await env.pool.query<{ waiting: string }>(
+          `SELECT count(*) AS waiting FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active' AND query ILIKE '%__agents_sessions%'`,
+        );
+        return Number(rows[0]?.waiting ?? 0) >= 1;
+      });
       // Inside the open transaction: its chunk append ran, but nothing of it is visible.
       expect(await chunkRowCount(env.pool, DRILL, 'tool_end', 1)).toBe(0);
-      expect(await checkpointExists(env.pool, DRILL, `${started.runId}:1`)).toBe(false);
-      expect((await stepRecordsOf(env.pool, started.workflowId)).map((step) => step.name)).not.toContain('ExecuteToolStep');
+      expect(await checkpointExists(env.pool, DRILL, `${doomed.runId}:1`)).toBe(false);
+      expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).not.toContain('ExecuteToolStep');
       await worker.kill();
       // The connection dies with the process, before the server reads the COMMIT sent behind the blocked statement.
       const { rows: ended } = await env.pool.query<{ ended: boolean }>(
@@ -73,8 +58,9 @@ describe('crash drill: SIGKILL inside the record transaction of a tool step that
       holder.release();
     }
 
-    const { result } = await killAndRecover(env, { worker, executorId: 'crash-record', sessionId: DRILL, runId: started.runId, workflowId: started.workflowId });
+    const { result } = await killAndRecover(env, doomed);
 
+    const baseline = env.baseline(BASELINE);
     expect(result).toMatchObject({ status: baseline.status, output: baseline.output });
     // The tool never completed durably, so it ran again; its state write and its messages were committed once.
     expect(await toolRunCounts(env.pool, DRILL)).toEqual({ call_1_lookup_a: 2 });
@@ -84,12 +70,12 @@ describe('crash drill: SIGKILL inside the record transaction of a tool step that
     expect(drill.facts).toEqual(['a']);
     const messages = await storedMessages(env, DRILL);
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
-    expect(await checkpointExists(env.pool, DRILL, `${started.runId}:1`)).toBe(true);
+    expect(await checkpointExists(env.pool, DRILL, `${doomed.runId}:1`)).toBe(true);
     expect(await chunkRowCount(env.pool, DRILL, 'tool_start', 1)).toBe(1);
     expect(await chunkRowCount(env.pool, DRILL, 'tool_end', 1)).toBe(1);
     // The tool step committed the agent step and that commit is its record: DBOS has no row for it, and no separate
     // commit step ran.
-    const stepNames = (await stepRecordsOf(env.pool, started.workflowId)).map((step) => step.name);
+    const stepNames = (await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name);
     expect(stepNames).not.toContain('ExecuteToolStep');
     expect(stepNames).not.toContain('CommitStep');
     expect(stepNames.filter((name) => name === 'CallLLMStep')).toHaveLength(2);

@@ -3,34 +3,30 @@
  * after the child finished while the parent's sibling tool still runs (before the parent's commit). A recovery-only
  * process finishes both runs; nothing that finished runs again and the parent records exactly one result.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from './support/drill.js';
 import { childOf, DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun } from './support/drill-flow.js';
-import { chunkRowCount, toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
+import { chunkRowCount, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 
 const TOOL_DRILL = 'sub-tool-drill';
 const DONE_DRILL = 'sub-done-drill';
 
-let env: DrillEnvironment;
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_sub_agents');
-  env.llm.register(TOOL_DRILL, DRILL_SCENARIOS.delegateThenAnswer, { crash: true });
-  env.llm.register(childOf(TOOL_DRILL), DRILL_SCENARIOS.childLookup, { crash: true });
-  env.llm.register(DONE_DRILL, DRILL_SCENARIOS.delegateAndBlock, { crash: true });
-  env.llm.register(childOf(DONE_DRILL), DRILL_SCENARIOS.childLookup, { crash: false });
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_sub_agents', {
+  sessions: [
+    [TOOL_DRILL, DRILL_SCENARIOS.delegateThenAnswer, { crash: true }],
+    [childOf(TOOL_DRILL), DRILL_SCENARIOS.childLookup, { crash: true }],
+    [DONE_DRILL, DRILL_SCENARIOS.delegateAndBlock, { crash: true }],
+    [childOf(DONE_DRILL), DRILL_SCENARIOS.childLookup],
+  ],
 });
 
 describe('crash drill: SIGKILL around sub-agents', () => {
   it('killed while the child runs a tool: the child continues after restart and the parent records one result', async () => {
     const child = childOf(TOOL_DRILL);
     const doomed = await startDoomedRun(env, 'crash-sub-tool', TOOL_DRILL, DRILL_SCENARIOS.childLookup.blockToolCalls);
-    await waitUntil('the child lookup running', DRILL_TIMEOUTS.signal, async () => (await toolRunCounts(env.pool, child)).call_1_lookup_x === 1, () => doomed.worker.describe());
+    await waitForSignal(doomed.worker, 'the child lookup running', async () => (await toolRunCounts(env.pool, child)).call_1_lookup_x === 1);
 
     const { worker: recoverer, result } = await killAndRecover(env, doomed);
     expect(result).toMatchObject({ sessionId: TOOL_DRILL, status: 'completed', output: 'The child reported.' });
@@ -52,11 +48,10 @@ describe('crash drill: SIGKILL around sub-agents', () => {
   it('killed after the child finished but before the parent committed: the child is not run again', async () => {
     const child = childOf(DONE_DRILL);
     const doomed = await startDoomedRun(env, 'crash-sub-done', DONE_DRILL, DRILL_SCENARIOS.delegateAndBlock.blockToolCalls);
-    await waitUntil(
+    await waitForSignal(
+      doomed.worker,
       'the child completed and the parent lookup b running',
-      DRILL_TIMEOUTS.signal,
       async () => (await env.stateStore.loadState(child))?.status === 'completed' && (await toolRunCounts(env.pool, DONE_DRILL)).call_1_lookup_b === 1,
-      () => doomed.worker.describe(),
     );
 
     const { result } = await killAndRecover(env, doomed);

@@ -4,12 +4,11 @@
  * finishWith tool runs (before the step commit). After recovery in a process that never calls execute(),
  * only the unfinished tool runs again and the session ends exactly as an uncrashed baseline does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentResult } from '../../src/types/result.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, runToCompletion, startDoomedRun } from './support/drill-flow.js';
-import { checkpointExists, chunkRowCount, toolRunCounts, toolRunsOf, toolStepRecorded, waitUntil } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
+import { checkpointExists, chunkRowCount, toolRunCounts, toolRunsOf, toolStepRecorded } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 
 const TOOL_BASELINE = 'tool-baseline';
@@ -17,36 +16,27 @@ const TOOL_DRILL = 'tool-drill';
 const FINISH_BASELINE = 'finish-baseline';
 const FINISH_DRILL = 'finish-drill';
 
-let env: DrillEnvironment;
-let baselines: Map<string, AgentResult>;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_tools');
-  env.llm.register(TOOL_BASELINE, DRILL_SCENARIOS.toolCrash, { crash: false });
-  env.llm.register(TOOL_DRILL, DRILL_SCENARIOS.toolCrash, { crash: true });
-  env.llm.register(FINISH_BASELINE, DRILL_SCENARIOS.finishCrash, { crash: false });
-  env.llm.register(FINISH_DRILL, DRILL_SCENARIOS.finishCrash, { crash: true });
-  baselines = await runToCompletion(env, 'crash-tools-baseline', [TOOL_BASELINE, FINISH_BASELINE]);
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_tools', {
+  sessions: [
+    [TOOL_DRILL, DRILL_SCENARIOS.toolCrash, { crash: true }],
+    [FINISH_DRILL, DRILL_SCENARIOS.finishCrash, { crash: true }],
+  ],
+  baselines: {
+    executorId: 'crash-tools-baseline',
+    sessions: [
+      [TOOL_BASELINE, DRILL_SCENARIOS.toolCrash],
+      [FINISH_BASELINE, DRILL_SCENARIOS.finishCrash],
+    ],
+  },
 });
-
-function baseline(sessionId: string): AgentResult {
-  const result = baselines.get(sessionId);
-  if (result === undefined) throw new Error(`no baseline result for ${sessionId}`);
-  return result;
-}
 
 describe('crash drill: SIGKILL during tool execution', () => {
   it('re-runs only the tool that never completed, and the run ends as an uncrashed run does', async () => {
     const doomed = await startDoomedRun(env, 'crash-tool', TOOL_DRILL, DRILL_SCENARIOS.toolCrash.blockToolCalls);
-    await waitUntil(
+    await waitForSignal(
+      doomed.worker,
       "lookup b running and lookup a's step recorded by DBOS",
-      DRILL_TIMEOUTS.signal,
       async () => (await toolRunCounts(env.pool, TOOL_DRILL)).call_1_lookup_b === 1 && (await toolStepRecorded(env.pool, doomed.workflowId, 'call_1_lookup_a')),
-      () => doomed.worker.describe(),
     );
     expect(await checkpointExists(env.pool, TOOL_DRILL, `${doomed.runId}:1`)).toBe(false);
 
@@ -69,18 +59,13 @@ describe('crash drill: SIGKILL during tool execution', () => {
     ]);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);
     expect(result).toMatchObject({ sessionId: TOOL_DRILL, runId: doomed.runId, status: 'completed', completionReason: 'text_response', output: 'Both facts are recorded.', stepCount: 2 });
-    expect(await snapshotSession(env, TOOL_DRILL, result)).toEqual(await snapshotSession(env, TOOL_BASELINE, baseline(TOOL_BASELINE)));
+    expect(await snapshotSession(env, TOOL_DRILL, result)).toEqual(await snapshotSession(env, TOOL_BASELINE, env.baseline(TOOL_BASELINE)));
     expect(env.llm.countsByStep(TOOL_BASELINE)).toEqual([1, 1]);
   }, 120_000);
 
   it('never re-runs a finished phase-1 tool when killed in the phase-2 finishWith tool before the commit', async () => {
     const doomed = await startDoomedRun(env, 'crash-finish', FINISH_DRILL, DRILL_SCENARIOS.finishCrash.blockToolCalls);
-    await waitUntil(
-      'the finishWith tool running',
-      DRILL_TIMEOUTS.signal,
-      async () => (await toolRunCounts(env.pool, FINISH_DRILL)).call_1_report === 1,
-      () => doomed.worker.describe(),
-    );
+    await waitForSignal(doomed.worker, 'the finishWith tool running', async () => (await toolRunCounts(env.pool, FINISH_DRILL)).call_1_report === 1);
     // Phase 2 starts only after phase 1's steps are recorded; its state write is staged, not yet committed.
     expect(await toolStepRecorded(env.pool, doomed.workflowId, 'call_1_lookup_a')).toBe(true);
     expect(await checkpointExists(env.pool, FINISH_DRILL, `${doomed.runId}:1`)).toBe(false);
@@ -96,6 +81,6 @@ describe('crash drill: SIGKILL during tool execution', () => {
     // The recovered report saw the staged write of the tool that ran in the killed process.
     expect(result).toMatchObject({ status: 'completed', completionReason: 'finish_tool', output: { summary: 'a only', facts: ['a'] }, stepCount: 1 });
     expect(await env.stateStore.getStagedChanges(FINISH_DRILL)).toEqual([]);
-    expect(await snapshotSession(env, FINISH_DRILL, result)).toEqual(await snapshotSession(env, FINISH_BASELINE, baseline(FINISH_BASELINE)));
+    expect(await snapshotSession(env, FINISH_DRILL, result)).toEqual(await snapshotSession(env, FINISH_BASELINE, env.baseline(FINISH_BASELINE)));
   }, 120_000);
 });

@@ -6,28 +6,21 @@
  * exactly once and the result the model sees is the committed execution's (its row id and pid): replayed from
  * the completion record when the kill came after the commit, never recomputed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../src/types/message.js';
+import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from './support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, replayInPlace, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
-import { chunkRowCount, stepRecordsOf, toolRunCounts, waitUntil } from './support/durable-probes.js';
+import { DRILL_TIMEOUTS, killAndRecover, replayInPlace, startDoomedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
+import { chunkRowCount, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import { APP_FACTS_TABLE, type PausePoint } from './worker/worker-config.js';
 
 const CALL = 'call_1_record_a';
 const STEP_NAME = 'TransactionalToolStep';
 
-let env: DrillEnvironment;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_txtools');
-  await env.pool.query(`CREATE TABLE ${APP_FACTS_TABLE} (
-    id serial PRIMARY KEY, session_id text NOT NULL, tool_call_id text NOT NULL, fact_key text NOT NULL, pid integer NOT NULL)`);
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_txtools', {
+  tables: `CREATE TABLE ${APP_FACTS_TABLE} (
+    id serial PRIMARY KEY, session_id text NOT NULL, tool_call_id text NOT NULL, fact_key text NOT NULL, pid integer NOT NULL)`,
 });
 
 interface FactRow {
@@ -125,11 +118,10 @@ describe('crash drill: SIGKILL at every point of a transactional tool call', () 
   it('right after DBOS recorded the operation: the recovered run reads the recorded outcome and only asks the model again', async () => {
     env.llm.register('tx-recorded', DRILL_SCENARIOS.transactionalThenHang, { crash: true });
     const doomed = await startDoomedRun(env, 'tx-recorded', 'tx-recorded', [], { agent: 'transactional' });
-    await waitUntil(
+    await waitForSignal(
+      doomed.worker,
       'the transactional operation recorded and step 2 asking the model',
-      DRILL_TIMEOUTS.signal,
       async () => (await operationRecorded(doomed.workflowId)) && env.llm.countOf('tx-recorded', 2) === 1,
-      () => doomed.worker.describe(),
     );
 
     await recoverAndCheck(doomed, () => doomed.worker.pid);

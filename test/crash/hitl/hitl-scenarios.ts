@@ -3,8 +3,7 @@
  * every process (and every assertion) names the same calls. No scenario needs a kill window in the LLM: the
  * drills kill while the run waits for a human.
  */
-import type { FakeOpenAIResponse } from '../../fixtures/fake-openai/index.js';
-import type { DrillScenario } from '../support/drill-scenarios.js';
+import { scenarioByStep as byStep, type DrillScenario } from '../support/drill-scenarios.js';
 
 /**
  * Tool call ids of the drills.
@@ -32,10 +31,6 @@ export const HITL_ANSWERS = {
 const lookupA = { id: HITL_CALLS.lookup, name: 'lookup', arguments: { key: 'a' } };
 const pickCity = { id: HITL_CALLS.pickCity, name: 'pick_city', arguments: { prompt: 'Where to?' } };
 const transfer = { id: HITL_CALLS.transfer, name: 'transfer', arguments: { amount: 250 } };
-
-function byStep(steps: FakeOpenAIResponse[]): DrillScenario {
-  return { answer: (step) => steps[step - 1], blockToolCalls: [] };
-}
 
 /**
  * The scenarios, one per kind of step-1 batch.

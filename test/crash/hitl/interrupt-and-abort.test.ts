@@ -5,15 +5,14 @@
  * (measured to the durable run status); interrupted is resumable (a submit, then resume in another worker,
  * completes it), aborted is not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotResumableError } from '../../../src/errors/index.js';
-import type { AgentExecutionHandle } from '../../../src/executor/types.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
-import { stepRecordsOf } from '../support/durable-probes.js';
+import { useDrill } from '../support/drill.js';
+import { expectCleanExit, outcomeOf, startRun } from '../support/drill-flow.js';
+import { stepRecordsOf, workflowRowOf } from '../support/durable-probes.js';
+import { startWaitingRun } from '../support/hitl-flow.js';
+import { executionsOf, runStatusReached } from '../support/hitl-probes.js';
 import { describeConversation, storedMessages } from '../support/session-snapshot.js';
-import { launchControlPlane, type ControlPlane } from './control-plane.js';
-import { expectCleanExit, outcomeOf, startHitlRuns, untilWaiting, type HitlRun } from './hitl-flow.js';
-import { executionsOf, hitlWorkflowRowOf, runStatusReached } from './hitl-probes.js';
 import { HITL_ANSWERS, HITL_CALLS, HITL_SCENARIOS } from './hitl-scenarios.js';
 
 const INTERRUPT = 'control-interrupt';
@@ -22,42 +21,12 @@ const ABORT = 'control-abort';
 const CONTROL_LATENCY_MS = 250;
 const STATUS_TIMEOUT_MS = 5_000;
 
-let env: DrillEnvironment;
-let control: ControlPlane | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_hitl_control');
-  control = await launchControlPlane(env);
-  env.llm.register(INTERRUPT, HITL_SCENARIOS.mixedBatch, { crash: false });
-  env.llm.register(ABORT, HITL_SCENARIOS.clientOnly, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.workers.killAll();
-  await control?.shutdown();
-  await env?.close();
-});
-
-function controlPlane(): ControlPlane {
-  if (control === undefined) throw new Error('the control plane did not launch');
-  return control;
-}
-
-/** The parent's handle of a run living in a worker. */
-async function parentHandleOf(run: HitlRun): Promise<AgentExecutionHandle<unknown>> {
-  const handle = await controlPlane().executor.getHandle(controlPlane().agent, run.sessionId);
-  if (handle === null) throw new Error(`no handle for ${run.sessionId}`);
-  expect(handle.runId).toBe(run.runId);
-  return handle;
-}
+const env = useDrill('crash_hitl_control', { controlPlane: true, sessions: [[INTERRUPT, HITL_SCENARIOS.mixedBatch], [ABORT, HITL_SCENARIOS.clientOnly]], setupTimeoutMs: 60_000 });
 
 describe('interrupt and abort from another process while a run waits for a human', () => {
   it('interrupt ends the waiting run within 250 ms; after a submit, resume in another worker completes it', async () => {
-    const { worker: runner, runs } = await startHitlRuns(env, 'hitl-control-interrupt', [INTERRUPT]);
-    const run = runs[INTERRUPT];
-    if (run === undefined) throw new Error('no run started');
-    await untilWaiting(env, runner, run, [HITL_CALLS.pickCity]);
-    const handle = await parentHandleOf(run);
+    const { worker: runner, run } = await startWaitingRun(env, 'hitl-control-interrupt', INTERRUPT, [HITL_CALLS.pickCity]);
+    const handle = await env.control.handleOf(run);
 
     const calledAt = Date.now();
     await handle.interrupt('user pressed stop');
@@ -70,18 +39,17 @@ describe('interrupt and abort from another process while a run waits for a human
     const { result } = await outcomeOf(runner, INTERRUPT);
     await expectCleanExit(runner);
     expect(result).toMatchObject({ runId: run.runId, status: 'interrupted', completionReason: 'interrupted', error: 'user pressed stop' });
-    expect(await hitlWorkflowRowOf(env.pool, run.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-control-interrupt' });
+    expect(await workflowRowOf(env.pool, run.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-control-interrupt' });
     expect((await env.stateStore.loadState(INTERRUPT))?.status).toBe('interrupted');
     expect(await handle.canResume()).toBe(true);
 
-    const submitted = await controlPlane().executor.submitToolResult({ kind: 'client-tool-result', sessionId: INTERRUPT, toolCallId: HITL_CALLS.pickCity, result: { city: 'Lima' } });
+    const submitted = await env.control.executor.submitToolResult({ kind: 'client-tool-result', sessionId: INTERRUPT, toolCallId: HITL_CALLS.pickCity, result: { city: 'Lima' } });
     expect(submitted.status).toBe('accepted');
-    const { worker: resumer, runs: resumedRuns } = await startHitlRuns(env, 'hitl-control-resume', [INTERRUPT], {}, 'resume');
-    const resumed = resumedRuns[INTERRUPT];
+    const { worker: resumer, run: resumed } = await startRun(env, 'resume', 'hitl-control-resume', INTERRUPT, { agent: 'hitl' });
     const { result: final } = await outcomeOf(resumer, INTERRUPT);
     await expectCleanExit(resumer);
 
-    expect(final).toMatchObject({ runId: resumed?.runId, status: 'completed', output: HITL_ANSWERS.trip });
+    expect(final).toMatchObject({ runId: resumed.runId, status: 'completed', output: HITL_ANSWERS.trip });
     expect(await executionsOf(env.pool, INTERRUPT)).toEqual({ [`lookup:${HITL_CALLS.lookup}`]: [runner.pid] });
     expect(env.llm.countsByStep(INTERRUPT)).toEqual([1, 1]);
     expect((await env.stateStore.listRuns(INTERRUPT)).runs.map((entry) => [entry.status, entry.previousRunId])).toEqual([
@@ -94,11 +62,8 @@ describe('interrupt and abort from another process while a run waits for a human
   }, 90_000);
 
   it('abort cancels the waiting run within 250 ms; the workflow stops and the session is not resumable', async () => {
-    const { worker: runner, runs } = await startHitlRuns(env, 'hitl-control-abort', [ABORT]);
-    const run = runs[ABORT];
-    if (run === undefined) throw new Error('no run started');
-    await untilWaiting(env, runner, run, [HITL_CALLS.pickCity]);
-    const handle = await parentHandleOf(run);
+    const { worker: runner, run } = await startWaitingRun(env, 'hitl-control-abort', ABORT, [HITL_CALLS.pickCity]);
+    const handle = await env.control.handleOf(run);
     const stepsBefore = (await stepRecordsOf(env.pool, run.workflowId)).length;
 
     const calledAt = Date.now();
@@ -111,7 +76,7 @@ describe('interrupt and abort from another process while a run waits for a human
     await expectCleanExit(runner);
     expect(result).toMatchObject({ runId: run.runId, status: 'aborted', completionReason: 'aborted', error: 'Aborted: no longer needed' });
     expect(at - calledAt).toBeLessThan(CONTROL_LATENCY_MS);
-    expect((await hitlWorkflowRowOf(env.pool, run.workflowId))?.status).toBe('CANCELLED');
+    expect((await workflowRowOf(env.pool, run.workflowId))?.status).toBe('CANCELLED');
     // Nothing ran after the wake: no further step was recorded, the abort's outcome stands.
     const stepsAfter = await stepRecordsOf(env.pool, run.workflowId);
     expect(stepsAfter.slice(stepsBefore).map((step) => step.name)).not.toContain('ClientToolStep.poll');
@@ -121,7 +86,7 @@ describe('interrupt and abort from another process while a run waits for a human
     expect(env.llm.countsByStep(ABORT)).toEqual([1]);
 
     expect(await handle.canResume()).toBe(false);
-    await expect(controlPlane().executor.resume(controlPlane().agent, ABORT)).rejects.toSatisfy((error: unknown) => NotResumableError.isInstance(error));
+    await expect(env.control.executor.resume(env.control.agent, ABORT)).rejects.toSatisfy((error: unknown) => NotResumableError.isInstance(error));
     expect((await env.stateStore.listRuns(ABORT)).runs).toHaveLength(1);
   }, 90_000);
 });

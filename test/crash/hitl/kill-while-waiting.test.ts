@@ -5,41 +5,23 @@
  * parent — a third process with its own DBOS executor id — answers. The run completes in B, in place (same
  * runId), and nothing that ran before the kill runs again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../../src/types/message.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
+import { useDrill } from '../support/drill.js';
+import { expectCleanExit, outcomeOf } from '../support/drill-flow.js';
+import { workflowRowOf } from '../support/durable-probes.js';
+import { killAndClaim, startWaitingRun } from '../support/hitl-flow.js';
+import { executionsOf } from '../support/hitl-probes.js';
 import { outlineOf, readStreamWithResets } from '../support/stream-view.js';
 import { describeConversation, storedMessages } from '../support/session-snapshot.js';
 import { APPROVAL_CHECK_RECORD } from '../worker/hitl-agent.js';
 import { CRASH_APPLICATION_VERSION } from '../worker/worker-config.js';
-import { launchControlPlane, type ControlPlane } from './control-plane.js';
-import { expectCleanExit, outcomeOf, spawnHitlWorker, startHitlRuns, untilClaimed, untilWaiting } from './hitl-flow.js';
-import { executionsOf, hitlWorkflowRowOf } from './hitl-probes.js';
 import { HITL_ANSWERS, HITL_CALLS, HITL_SCENARIOS } from './hitl-scenarios.js';
 
 const KILL_CLIENT = 'kill-client';
 const KILL_APPROVAL = 'kill-approval';
 
-let env: DrillEnvironment;
-let control: ControlPlane | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_hitl_kill');
-  control = await launchControlPlane(env);
-  env.llm.register(KILL_CLIENT, HITL_SCENARIOS.mixedBatch, { crash: false });
-  env.llm.register(KILL_APPROVAL, HITL_SCENARIOS.gatedTransfer, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.workers.killAll();
-  await control?.shutdown();
-  await env?.close();
-});
-
-function controlPlane(): ControlPlane {
-  if (control === undefined) throw new Error('the control plane did not launch');
-  return control;
-}
+const env = useDrill('crash_hitl_kill', { controlPlane: true, sessions: [[KILL_CLIENT, HITL_SCENARIOS.mixedBatch], [KILL_APPROVAL, HITL_SCENARIOS.gatedTransfer]], setupTimeoutMs: 60_000 });
 
 /** Role, call ids and content of each stored message: the whole conversation, comparable exactly. */
 function transcript(messages: readonly StoredMessage[]): unknown[] {
@@ -52,16 +34,11 @@ function transcript(messages: readonly StoredMessage[]): unknown[] {
 
 describe('crash drill: SIGKILL while waiting for a human', () => {
   it('a client tool result submitted after the restart continues the recovered run; the batch’s server tool ran once', async () => {
-    const { worker: starter, runs } = await startHitlRuns(env, 'hitl-kill-client', [KILL_CLIENT]);
-    const run = runs[KILL_CLIENT];
-    if (run === undefined) throw new Error('no run started');
-    await untilWaiting(env, starter, run, [HITL_CALLS.pickCity]);
+    const { worker: starter, run } = await startWaitingRun(env, 'hitl-kill-client', KILL_CLIENT, [HITL_CALLS.pickCity]);
     expect(await executionsOf(env.pool, KILL_CLIENT)).toEqual({ [`lookup:${HITL_CALLS.lookup}`]: [starter.pid] });
 
-    await starter.kill();
-    const recoverer = spawnHitlWorker(env, 'recover', 'hitl-kill-client', [KILL_CLIENT]);
-    await untilClaimed(env, recoverer, run);
-    const submitted = await controlPlane().executor.submitToolResult({
+    const recoverer = await killAndClaim(env, starter, 'hitl-kill-client', run);
+    const submitted = await env.control.executor.submitToolResult({
       kind: 'client-tool-result',
       sessionId: KILL_CLIENT,
       toolCallId: HITL_CALLS.pickCity,
@@ -105,28 +82,23 @@ describe('crash drill: SIGKILL while waiting for a human', () => {
 
     // Same run, same workflow, finished by the recovering executor; nothing left pending; a resubmit is a no-op.
     expect((await env.stateStore.listRuns(KILL_CLIENT)).runs.map((record) => [record.runId, record.status])).toEqual([[run.runId, 'completed']]);
-    expect(await hitlWorkflowRowOf(env.pool, run.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-kill-client', applicationVersion: CRASH_APPLICATION_VERSION });
+    expect(await workflowRowOf(env.pool, run.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-kill-client', applicationVersion: CRASH_APPLICATION_VERSION });
     const state = await env.stateStore.loadState(KILL_CLIENT);
     expect(state?.pendingClientToolCalls ?? {}).toEqual({});
     expect(state?.completedClientToolCalls?.[HITL_CALLS.pickCity]).toBeTypeOf('number');
-    expect((await controlPlane().executor.submitToolResult({ kind: 'client-tool-result', sessionId: KILL_CLIENT, toolCallId: HITL_CALLS.pickCity, result: 'late' })).status).toBe(
+    expect((await env.control.executor.submitToolResult({ kind: 'client-tool-result', sessionId: KILL_CLIENT, toolCallId: HITL_CALLS.pickCity, result: 'late' })).status).toBe(
       'already_completed',
     );
   }, 90_000);
 
   it('an approval given after the restart runs the gated tool exactly once, in the recovering process', async () => {
-    const { worker: starter, runs } = await startHitlRuns(env, 'hitl-kill-approval', [KILL_APPROVAL]);
-    const run = runs[KILL_APPROVAL];
-    if (run === undefined) throw new Error('no run started');
-    await untilWaiting(env, starter, run, [HITL_CALLS.transfer]);
+    const { worker: starter, run } = await startWaitingRun(env, 'hitl-kill-approval', KILL_APPROVAL, [HITL_CALLS.transfer]);
     expect((await env.stateStore.loadState(KILL_APPROVAL))?.pendingClientToolCalls?.[HITL_CALLS.transfer]).toMatchObject({ kind: 'approval', approvalId: HITL_CALLS.transfer });
     // The predicate ran (once, checkpointed); the gated tool did not.
     expect(await executionsOf(env.pool, KILL_APPROVAL)).toEqual({ [`${APPROVAL_CHECK_RECORD}:${HITL_CALLS.transfer}`]: [starter.pid] });
 
-    await starter.kill();
-    const recoverer = spawnHitlWorker(env, 'recover', 'hitl-kill-approval', [KILL_APPROVAL]);
-    await untilClaimed(env, recoverer, run);
-    const approved = await controlPlane().executor.submitToolResult({
+    const recoverer = await killAndClaim(env, starter, 'hitl-kill-approval', run);
+    const approved = await env.control.executor.submitToolResult({
       kind: 'approval-response',
       sessionId: KILL_APPROVAL,
       toolCallId: HITL_CALLS.transfer,

@@ -5,14 +5,14 @@
  * DBOS application version — resumes: a new run settles the parked step and completes, and the server tool of
  * the parked batch never runs again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
-import { DRILL_TIMEOUTS } from '../support/drill-flow.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from '../support/drill.js';
+import type { WorkerOptions } from '../support/drill-environment.js';
+import { DRILL_TIMEOUTS, expectCleanExit, outcomeOf, startRun, type StartedRun } from '../support/drill-flow.js';
+import { workflowRowOf } from '../support/durable-probes.js';
+import { executionsOf, runStatusReached } from '../support/hitl-probes.js';
 import { describeConversation, storedMessages } from '../support/session-snapshot.js';
 import { CRASH_APPLICATION_VERSION } from '../worker/worker-config.js';
-import { launchControlPlane, type ControlPlane } from './control-plane.js';
-import { expectCleanExit, outcomeOf, startHitlRuns, type HitlRun, type HitlWorkerOptions } from './hitl-flow.js';
-import { executionsOf, hitlWorkflowRowOf, runStatusReached } from './hitl-probes.js';
 import { HITL_ANSWERS, HITL_CALLS, HITL_SCENARIOS } from './hitl-scenarios.js';
 
 const PARK = 'park-resume';
@@ -21,32 +21,11 @@ const WARM_WINDOW_MS = 500;
 /** A's onMessage hooks (fired by the park for the committed messages) take this long each. */
 const PARK_HOOK_DELAY_MS = 150;
 
-let env: DrillEnvironment;
-let control: ControlPlane | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_hitl_park');
-  control = await launchControlPlane(env);
-  env.llm.register(PARK, HITL_SCENARIOS.mixedBatch, { crash: false });
-  env.llm.register(REDEPLOY, HITL_SCENARIOS.mixedBatch, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.workers.killAll();
-  await control?.shutdown();
-  await env?.close();
-});
-
-function controlPlane(): ControlPlane {
-  if (control === undefined) throw new Error('the control plane did not launch');
-  return control;
-}
+const env = useDrill('crash_hitl_park', { controlPlane: true, sessions: [[PARK, HITL_SCENARIOS.mixedBatch], [REDEPLOY, HITL_SCENARIOS.mixedBatch]], setupTimeoutMs: 60_000 });
 
 /** Run `sessionId` in worker A until it parks and A exits; checks the parked state; returns A's run and pid. */
-async function parkInWorker(sessionId: string, executorId: string, options: HitlWorkerOptions): Promise<{ run: HitlRun; pid: number }> {
-  const { worker, runs } = await startHitlRuns(env, executorId, [sessionId], { hitlWarmWindowMs: WARM_WINDOW_MS, messageHookDelayMs: PARK_HOOK_DELAY_MS, ...options });
-  const run = runs[sessionId];
-  if (run === undefined) throw new Error('no run started');
+async function parkInWorker(sessionId: string, executorId: string, options: WorkerOptions): Promise<{ run: StartedRun; pid: number }> {
+  const { worker, run } = await startRun(env, 'start', executorId, sessionId, { agent: 'hitl', hitlWarmWindowMs: WARM_WINDOW_MS, messageHookDelayMs: PARK_HOOK_DELAY_MS, ...options });
   // Parked is published last (after the park's slow message hooks and its stream end), so a resume from any
   // process — which reactivates the stream — can never be ended by the parking step.
   await runStatusReached(env.stateStore, sessionId, run.runId, 'suspended_client_tool', DRILL_TIMEOUTS.signal);
@@ -61,7 +40,7 @@ async function parkInWorker(sessionId: string, executorId: string, options: Hitl
     suspended: { reason: 'client_tool', toolCallIds: [HITL_CALLS.pickCity] },
   });
   expect((await env.stateStore.getRun(sessionId, run.runId))?.status).toBe('suspended_client_tool');
-  expect((await hitlWorkflowRowOf(env.pool, run.workflowId))?.status).toBe('SUCCESS');
+  expect((await workflowRowOf(env.pool, run.workflowId))?.status).toBe('SUCCESS');
   // The parked step's finished part is committed; the client call waits in the store, not in a workflow.
   expect(describeConversation(await storedMessages(env, sessionId))).toEqual(['user', `assistant[${HITL_CALLS.lookup},${HITL_CALLS.pickCity}]`, `tool(${HITL_CALLS.lookup})`]);
   expect((await env.stateStore.loadState(sessionId))?.pendingClientToolCalls?.[HITL_CALLS.pickCity]).toMatchObject({ kind: 'client', runId: run.runId });
@@ -70,12 +49,10 @@ async function parkInWorker(sessionId: string, executorId: string, options: Hitl
 }
 
 /** Answer the parked call from the parent, resume in worker C, and check the settled session. */
-async function answerAndResume(sessionId: string, parked: { run: HitlRun; pid: number }, executorId: string, options: HitlWorkerOptions): Promise<HitlRun> {
-  const submitted = await controlPlane().executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId: HITL_CALLS.pickCity, result: { city: 'Rome' } });
+async function answerAndResume(sessionId: string, parked: { run: StartedRun; pid: number }, executorId: string, options: WorkerOptions): Promise<StartedRun> {
+  const submitted = await env.control.executor.submitToolResult({ kind: 'client-tool-result', sessionId, toolCallId: HITL_CALLS.pickCity, result: { city: 'Rome' } });
   expect(submitted.status).toBe('accepted');
-  const { worker, runs } = await startHitlRuns(env, executorId, [sessionId], options, 'resume');
-  const resumed = runs[sessionId];
-  if (resumed === undefined) throw new Error('no run resumed');
+  const { worker, run: resumed } = await startRun(env, 'resume', executorId, sessionId, { agent: 'hitl', ...options });
   const { result } = await outcomeOf(worker, sessionId);
   await expectCleanExit(worker);
 
@@ -108,13 +85,13 @@ describe('parked human-in-the-loop runs across processes', () => {
   it('parks in one process, is answered from another and resumed by a third; the batch’s server tool ran once', async () => {
     const parked = await parkInWorker(PARK, 'hitl-park-a', {});
     const resumed = await answerAndResume(PARK, parked, 'hitl-park-c', {});
-    expect(await hitlWorkflowRowOf(env.pool, resumed.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-park-c', applicationVersion: CRASH_APPLICATION_VERSION });
+    expect(await workflowRowOf(env.pool, resumed.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-park-c', applicationVersion: CRASH_APPLICATION_VERSION });
   }, 90_000);
 
   it('survives a redeploy: parked under application version v1, resumed by a v2 process', async () => {
     const parked = await parkInWorker(REDEPLOY, 'hitl-redeploy-a', { applicationVersion: 'v1' });
-    expect((await hitlWorkflowRowOf(env.pool, parked.run.workflowId))?.applicationVersion).toBe('v1');
+    expect((await workflowRowOf(env.pool, parked.run.workflowId))?.applicationVersion).toBe('v1');
     const resumed = await answerAndResume(REDEPLOY, parked, 'hitl-redeploy-c', { applicationVersion: 'v2' });
-    expect(await hitlWorkflowRowOf(env.pool, resumed.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-redeploy-c', applicationVersion: 'v2' });
+    expect(await workflowRowOf(env.pool, resumed.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'hitl-redeploy-c', applicationVersion: 'v2' });
   }, 90_000);
 });

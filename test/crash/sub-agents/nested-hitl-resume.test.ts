@@ -7,14 +7,14 @@
  * The control plane answers the question against the root; worker C — another executor id and application
  * version v2 — resumes the root and completes the whole tree. The gated tool ran exactly once, in A.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchControlPlane, type ControlPlane } from '../hitl/control-plane.js';
-import { expectCleanExit, outcomeOf } from '../hitl/hitl-flow.js';
-import { executionsOf, hitlWorkflowRowOf } from '../hitl/hitl-probes.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
+import { describe, expect, it } from 'vitest';
+import { useDrill } from '../support/drill.js';
+import { expectCleanExit, outcomeOf, startRun } from '../support/drill-flow.js';
+import { workflowRowOf } from '../support/durable-probes.js';
+import { currentRunOf, untilSessionWaiting } from '../support/hitl-flow.js';
+import { executionsOf } from '../support/hitl-probes.js';
 import { describeConversation, storedMessages } from '../support/session-snapshot.js';
 import { APPROVAL_CHECK_RECORD } from '../worker/hitl-agent.js';
-import { currentRunOf, startTree, untilSessionWaiting } from './tree-flow.js';
 import { bankTree, TREE_ANSWERS, TREE_CALLS } from './tree-scenarios.js';
 
 const ROOT = 'sub-nested';
@@ -22,25 +22,7 @@ const tree = bankTree(ROOT);
 /** Long enough for the control plane to answer the approval warm on a loaded machine, short enough to park. */
 const WARM_WINDOW_MS = 2_000;
 
-let env: DrillEnvironment;
-let control: ControlPlane | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_sub_nested');
-  control = await launchControlPlane(env);
-  for (const [sessionId, scenario] of tree.scenarios) env.llm.register(sessionId, scenario, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.workers.killAll();
-  await control?.shutdown();
-  await env?.close();
-});
-
-function controlPlane(): ControlPlane {
-  if (control === undefined) throw new Error('the control plane did not launch');
-  return control;
-}
+const env = useDrill('crash_sub_nested', { controlPlane: true, sessions: tree.scenarios, setupTimeoutMs: 60_000 });
 
 /** `[runId is the first run's, status, previousRunId]` of every run of a session. */
 async function runHistory(sessionId: string, firstRunId: string): Promise<unknown[]> {
@@ -49,11 +31,11 @@ async function runHistory(sessionId: string, firstRunId: string): Promise<unknow
 
 describe('doubly nested human-in-the-loop tree resumed from another process', () => {
   it('approval answered warm in the child, grandchild question answered after the tree parked, resumed by a v2 worker', async () => {
-    const { worker: starter, run } = await startTree(env, 'hitl', 'start', 'sub-nested-a', ROOT, { hitlWarmWindowMs: WARM_WINDOW_MS, applicationVersion: 'v1' });
+    const { worker: starter, run } = await startRun(env, 'start', 'sub-nested-a', ROOT, { agent: 'hitl', hitlWarmWindowMs: WARM_WINDOW_MS, applicationVersion: 'v1' });
     const childRun = await untilSessionWaiting(env, starter, tree.child, [TREE_CALLS.transfer]);
     expect((await env.stateStore.loadState(ROOT))?.clientToolCallOwnership?.[TREE_CALLS.transfer]).toBe(tree.child);
     const approval = { kind: 'approval-response', sessionId: ROOT, toolCallId: TREE_CALLS.transfer, approvalId: TREE_CALLS.transfer, approved: true } as const;
-    expect((await controlPlane().executor.submitToolResult(approval)).status).toBe('accepted');
+    expect((await env.control.executor.submitToolResult(approval)).status).toBe('accepted');
 
     // The child went on in place (same run), delegated the question; then grandchild, child and root parked.
     const { result: parked } = await outcomeOf(starter, ROOT);
@@ -69,7 +51,7 @@ describe('doubly nested human-in-the-loop tree resumed from another process', ()
       expect(await runHistory(sessionId, runId)).toEqual([[true, parkedAs, undefined]]);
     }
     for (const workflowId of [run.workflowId, childRun.workflowId, grandchildRun.workflowId]) {
-      expect(await hitlWorkflowRowOf(env.pool, workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'sub-nested-a', applicationVersion: 'v1' });
+      expect(await workflowRowOf(env.pool, workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'sub-nested-a', applicationVersion: 'v1' });
     }
     expect((await env.stateStore.getSubSessionRefs(ROOT)).map((ref) => ref.status)).toEqual(['paused_awaiting_client']);
     expect((await env.stateStore.getSubSessionRefs(tree.child)).map((ref) => [ref.subSessionId, ref.status])).toEqual([[tree.grandchild, 'paused_awaiting_client']]);
@@ -82,8 +64,8 @@ describe('doubly nested human-in-the-loop tree resumed from another process', ()
     expect(await executionsOf(env.pool, tree.child)).toEqual(gated);
 
     const answer = { kind: 'client-tool-result', sessionId: ROOT, toolCallId: TREE_CALLS.pickCity, result: { city: 'Rome' } } as const;
-    expect((await controlPlane().executor.submitToolResult(answer)).status).toBe('accepted');
-    const { worker: resumer, run: resumed } = await startTree(env, 'hitl', 'resume', 'sub-nested-c', ROOT, { applicationVersion: 'v2' });
+    expect((await env.control.executor.submitToolResult(answer)).status).toBe('accepted');
+    const { worker: resumer, run: resumed } = await startRun(env, 'resume', 'sub-nested-c', ROOT, { agent: 'hitl', applicationVersion: 'v2' });
     const { result: final } = await outcomeOf(resumer, ROOT);
     await expectCleanExit(resumer);
 
@@ -102,7 +84,7 @@ describe('doubly nested human-in-the-loop tree resumed from another process', ()
         [false, 'completed', runId],
       ]);
       const current = await env.stateStore.getCurrentRun(sessionId);
-      expect(await hitlWorkflowRowOf(env.pool, current?.workflowId ?? '')).toMatchObject({ status: 'SUCCESS', executorId: 'sub-nested-c', applicationVersion: 'v2' });
+      expect(await workflowRowOf(env.pool, current?.workflowId ?? '')).toMatchObject({ status: 'SUCCESS', executorId: 'sub-nested-c', applicationVersion: 'v2' });
     }
     expect(await env.stateStore.loadState(tree.grandchild)).toMatchObject({ status: 'completed', output: TREE_ANSWERS.city, parentSessionId: tree.child, rootSessionId: ROOT });
     expect(await env.stateStore.loadState(tree.child)).toMatchObject({ status: 'completed', output: TREE_ANSWERS.receipt, parentSessionId: ROOT, rootSessionId: ROOT });

@@ -4,27 +4,22 @@
  * partial chunks of step 2; the child's chunks must all stay, each exactly once, and the root's answer must be
  * in the stream exactly once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FOLDED_PATCH_PREFIX } from '../../../src/stream/postgres/stored-chunk.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
 import { childOf, DRILL_SCENARIOS, STREAMED_ANSWER_DELTAS } from '../support/drill-scenarios.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
-import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun } from '../support/drill-flow.js';
-import { waitUntil } from '../support/durable-probes.js';
+import { useDrill } from '../support/drill.js';
+import { killAndRecover, startDoomedRun, waitForSignal } from '../support/drill-flow.js';
 import { readStreamWithResets } from '../support/stream-view.js';
 
 const ROOT = 'sub-stream-drill';
 const CHILD = childOf(ROOT);
 
-let env: DrillEnvironment;
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_sub_stream');
-  env.llm.register(ROOT, DRILL_SCENARIOS.delegateThenStream, { crash: true });
-  env.llm.register(CHILD, DRILL_SCENARIOS.childLookup, { crash: false });
-}, 90_000);
-
-afterAll(async () => {
-  await env?.close();
+const env = useDrill('crash_sub_stream', {
+  sessions: [
+    [ROOT, DRILL_SCENARIOS.delegateThenStream, { crash: true }],
+    [CHILD, DRILL_SCENARIOS.childLookup],
+  ],
 });
 
 /**
@@ -52,12 +47,7 @@ const textOf = (chunks: StreamChunk[], step: number): string =>
 describe('crash drill: SIGKILL of a root after its child wrote into the shared stream', () => {
   it("keeps every child chunk exactly once and shows the root's retried step once", async () => {
     const doomed = await startDoomedRun(env, 'crash-sub-stream', ROOT, []);
-    await waitUntil(
-      "the root's step 2 streaming",
-      DRILL_TIMEOUTS.signal,
-      async () => (await storedChunksOf(ROOT)).some((chunk) => chunk.endsWith(':2:text_delta')),
-      () => doomed.worker.describe(),
-    );
+    await waitForSignal(doomed.worker, "the root's step 2 streaming", async () => (await storedChunksOf(ROOT)).some((chunk) => chunk.endsWith(':2:text_delta')));
     await doomed.worker.kill();
     const childBefore = await storedChunksOf(CHILD);
     // The child's chunks of its own step 2 carry a step above the root's step 1: a step-number cleanup would drop them.

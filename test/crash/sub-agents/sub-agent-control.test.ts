@@ -6,16 +6,18 @@
  * 250 ms of the call (measured to its durable run status, as the other drills do), the whole tree then ends;
  * an interrupted tree is resumed by another worker (the child continues), an aborted one is terminated.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCrashAgent } from '../worker/crash-agent.js';
 import { APPROVAL_CHECK_RECORD } from '../worker/hitl-agent.js';
 import { NotResumableError } from '../../../src/errors/index.js';
-import { launchControlPlane, type ControlPlane } from '../hitl/control-plane.js';
-import { expectCleanExit, outcomeOf } from '../hitl/hitl-flow.js';
-import { executionsOf, hitlWorkflowRowOf, runStatusReached } from '../hitl/hitl-probes.js';
-import { setUpDrillEnvironment, type DrillEnvironment } from '../support/drill-environment.js';
+import { useDrill } from '../support/drill.js';
+import type { AgentExecutionHandle } from '../../../src/executor/types.js';
+import { expectCleanExit, outcomeOf, startRun, type StartedRun } from '../support/drill-flow.js';
+import { workflowRowOf } from '../support/durable-probes.js';
+import { currentRunOf, untilLLMCall, untilSessionWaiting } from '../support/hitl-flow.js';
+import { executionsOf, runStatusReached } from '../support/hitl-probes.js';
 import { describeConversation, storedMessages } from '../support/session-snapshot.js';
-import { controlHandleOf, currentRunOf, startTree, untilLLMCall, untilSessionWaiting } from './tree-flow.js';
+import type { WorkerProcess } from '../support/worker-process.js';
 import { bankTree, hangingChildTree, TREE_ANSWERS, TREE_CALLS } from './tree-scenarios.js';
 
 const IN_LLM = 'sub-ctl-llm';
@@ -29,63 +31,49 @@ const llmTree = hangingChildTree(IN_LLM);
 const interruptTree = bankTree(WAIT_INTERRUPT);
 const abortTree = bankTree(WAIT_ABORT);
 
-let env: DrillEnvironment;
-let control: ControlPlane | undefined;
-
-beforeAll(async () => {
-  env = await setUpDrillEnvironment('crash_sub_control');
-  control = await launchControlPlane(env);
-  env.llm.register(IN_LLM, llmTree.rootScenario, { crash: false });
-  env.llm.register(llmTree.child, llmTree.childScenario, { crash: true });
-  for (const [sessionId, scenario] of [...interruptTree.scenarios, ...abortTree.scenarios]) env.llm.register(sessionId, scenario, { crash: false });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.workers.killAll();
-  await control?.shutdown();
-  await env?.close();
+const env = useDrill('crash_sub_control', {
+  controlPlane: true,
+  sessions: [[IN_LLM, llmTree.rootScenario], [llmTree.child, llmTree.childScenario, { crash: true }], ...interruptTree.scenarios, ...abortTree.scenarios],
+  setupTimeoutMs: 60_000,
 });
 
-function controlPlane(): ControlPlane {
-  if (control === undefined) throw new Error('the control plane did not launch');
-  return control;
-}
-
-/** Interrupt the root from the control plane; resolves how long the child's and the root's runs took to end. */
-async function interruptAndMeasure(root: { sessionId: string; runId: string }, child: { sessionId: string; runId: string }, interrupt: () => Promise<void>) {
+/**
+ * Interrupt the root through its control-plane handle: the child's run ends within 250 ms, then the runner reports the
+ * root interrupted and exits, and the child's session is interrupted.
+ */
+async function interruptAndExpectEnded(runner: WorkerProcess, root: StartedRun, child: StartedRun, handle: AgentExecutionHandle<unknown>): Promise<void> {
   const calledAt = Date.now();
-  await interrupt();
+  await handle.interrupt('user pressed stop');
   const returnedAt = Date.now();
   const childSeenAt = await runStatusReached(env.stateStore, child.sessionId, child.runId, 'interrupted', STATUS_TIMEOUT_MS);
   const rootSeenAt = await runStatusReached(env.stateStore, root.sessionId, root.runId, 'interrupted', STATUS_TIMEOUT_MS);
   const childEndedAt = (await env.stateStore.getRun(child.sessionId, child.runId))?.endedAt ?? Number.NaN;
   const latency = { returned: returnedAt - calledAt, childSeen: childSeenAt - calledAt, childEnded: childEndedAt - calledAt, rootSeen: rootSeenAt - calledAt };
   console.info(`[sub-agent control] ${root.sessionId} interrupt latency (ms): ${JSON.stringify(latency)}`);
-  return latency;
+  expect(latency.childSeen).toBeLessThan(CONTROL_LATENCY_MS);
+  expect(latency.childEnded).toBeLessThan(CONTROL_LATENCY_MS);
+  const { result } = await outcomeOf(runner, root.sessionId);
+  await expectCleanExit(runner);
+  expect(result).toMatchObject({ runId: root.runId, status: 'interrupted', completionReason: 'interrupted' });
+  expect(await env.stateStore.loadState(child.sessionId)).toMatchObject({ status: 'interrupted' });
 }
 
 describe('run control of a sub-agent tree from another process', () => {
   it('interrupt reaches a child inside an LLM call within 250 ms; resume() in another worker completes the tree', async () => {
     const crashAgent = createCrashAgent(env.pool, new Set());
-    const { worker: runner, run } = await startTree(env, 'crash', 'start', 'sub-ctl-llm-a', IN_LLM);
+    const { worker: runner, run } = await startRun(env, 'start', 'sub-ctl-llm-a', IN_LLM, { agent: 'crash' });
     await untilLLMCall(env, runner, llmTree.child, 1);
     const childRun = await currentRunOf(env, runner, llmTree.child);
     expect(childRun.record.status).toBe('running');
-    const handle = await controlHandleOf(controlPlane(), crashAgent, run);
+    const handle = await env.control.handleOf(run, crashAgent);
 
-    const latency = await interruptAndMeasure(run, childRun, () => handle.interrupt('user pressed stop'));
-    expect(latency.childSeen).toBeLessThan(CONTROL_LATENCY_MS);
-    expect(latency.childEnded).toBeLessThan(CONTROL_LATENCY_MS);
-    const { result } = await outcomeOf(runner, IN_LLM);
-    await expectCleanExit(runner);
-    expect(result).toMatchObject({ runId: run.runId, status: 'interrupted', completionReason: 'interrupted' });
-    expect(await env.stateStore.loadState(llmTree.child)).toMatchObject({ status: 'interrupted' });
+    await interruptAndExpectEnded(runner, run, childRun, handle);
     expect((await env.stateStore.getSubSessionRefs(IN_LLM)).map((ref) => [ref.subSessionId, ref.status])).toEqual([[llmTree.child, 'interrupted']]);
-    expect(await hitlWorkflowRowOf(env.pool, childRun.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'sub-ctl-llm-a' });
+    expect(await workflowRowOf(env.pool, childRun.workflowId)).toMatchObject({ status: 'SUCCESS', executorId: 'sub-ctl-llm-a' });
     expect(await executionsOf(env.pool, llmTree.child)).toEqual({}); // the hanging call never produced the lookup
     expect(await handle.canResume()).toBe(true);
 
-    const { worker: resumer, run: resumed } = await startTree(env, 'crash', 'resume', 'sub-ctl-llm-c', IN_LLM);
+    const { worker: resumer, run: resumed } = await startRun(env, 'resume', 'sub-ctl-llm-c', IN_LLM, { agent: 'crash' });
     const { result: final } = await outcomeOf(resumer, IN_LLM);
     await expectCleanExit(resumer);
     expect(final).toMatchObject({ runId: resumed.runId, status: 'completed', output: TREE_ANSWERS.delegated });
@@ -111,19 +99,13 @@ describe('run control of a sub-agent tree from another process', () => {
   }, 120_000);
 
   it('interrupt reaches a child waiting for an approval within 250 ms; the tree ends interrupted, resumable', async () => {
-    const { worker: runner, run } = await startTree(env, 'hitl', 'start', 'sub-ctl-wait-int-a', WAIT_INTERRUPT);
+    const { worker: runner, run } = await startRun(env, 'start', 'sub-ctl-wait-int-a', WAIT_INTERRUPT, { agent: 'hitl' });
     const childRun = await untilSessionWaiting(env, runner, interruptTree.child, [TREE_CALLS.transfer]);
-    const handle = await controlHandleOf(controlPlane(), controlPlane().agent, run);
+    const handle = await env.control.handleOf(run);
 
-    const latency = await interruptAndMeasure(run, childRun, () => handle.interrupt('user pressed stop'));
-    expect(latency.childSeen).toBeLessThan(CONTROL_LATENCY_MS);
-    expect(latency.childEnded).toBeLessThan(CONTROL_LATENCY_MS);
-    const { result } = await outcomeOf(runner, WAIT_INTERRUPT);
-    await expectCleanExit(runner);
-    expect(result).toMatchObject({ runId: run.runId, status: 'interrupted', completionReason: 'interrupted' });
-    expect(await env.stateStore.loadState(interruptTree.child)).toMatchObject({ status: 'interrupted' });
+    await interruptAndExpectEnded(runner, run, childRun, handle);
     expect((await env.stateStore.getSubSessionRefs(WAIT_INTERRUPT)).map((ref) => ref.status)).toEqual(['interrupted']);
-    expect(await hitlWorkflowRowOf(env.pool, childRun.workflowId)).toMatchObject({ status: 'SUCCESS' });
+    expect(await workflowRowOf(env.pool, childRun.workflowId)).toMatchObject({ status: 'SUCCESS' });
     // The approval predicate ran once; the gated tool never did; the approval still waits in the child's session.
     expect(await executionsOf(env.pool, interruptTree.child)).toEqual({ [`${APPROVAL_CHECK_RECORD}:${TREE_CALLS.transfer}`]: [runner.pid] });
     expect((await env.stateStore.loadState(interruptTree.child))?.pendingClientToolCalls?.[TREE_CALLS.transfer]).toMatchObject({ kind: 'approval' });
@@ -132,9 +114,9 @@ describe('run control of a sub-agent tree from another process', () => {
   }, 90_000);
 
   it('abort cancels a tree whose child waits for an approval: child run aborted, ref terminated, root not resumable', async () => {
-    const { worker: runner, run } = await startTree(env, 'hitl', 'start', 'sub-ctl-wait-abort-a', WAIT_ABORT);
+    const { worker: runner, run } = await startRun(env, 'start', 'sub-ctl-wait-abort-a', WAIT_ABORT, { agent: 'hitl' });
     const childRun = await untilSessionWaiting(env, runner, abortTree.child, [TREE_CALLS.transfer]);
-    const handle = await controlHandleOf(controlPlane(), controlPlane().agent, run);
+    const handle = await env.control.handleOf(run);
 
     const calledAt = Date.now();
     await handle.abort('no longer needed');
@@ -150,16 +132,16 @@ describe('run control of a sub-agent tree from another process', () => {
     expect(await env.stateStore.loadState(abortTree.child)).toMatchObject({ status: 'failed', failureReason: 'aborted' });
     expect(await env.stateStore.loadState(WAIT_ABORT)).toMatchObject({ status: 'failed', failureReason: 'aborted' });
     expect((await env.stateStore.getSubSessionRefs(WAIT_ABORT)).map((ref) => ref.status)).toEqual(['terminated']);
-    expect((await hitlWorkflowRowOf(env.pool, run.workflowId))?.status).toBe('CANCELLED');
-    expect((await hitlWorkflowRowOf(env.pool, childRun.workflowId))?.status).toBe('CANCELLED');
+    expect((await workflowRowOf(env.pool, run.workflowId))?.status).toBe('CANCELLED');
+    expect((await workflowRowOf(env.pool, childRun.workflowId))?.status).toBe('CANCELLED');
     expect(await executionsOf(env.pool, abortTree.child)).toEqual({ [`${APPROVAL_CHECK_RECORD}:${TREE_CALLS.transfer}`]: [runner.pid] });
     expect(await handle.canResume()).toBe(false);
-    await expect(controlPlane().executor.resume(controlPlane().agent, WAIT_ABORT)).rejects.toSatisfy((error: unknown) => NotResumableError.isInstance(error));
+    await expect(env.control.executor.resume(env.control.agent, WAIT_ABORT)).rejects.toSatisfy((error: unknown) => NotResumableError.isInstance(error));
     expect((await env.stateStore.listRuns(WAIT_ABORT)).runs).toHaveLength(1);
     expect((await env.stateStore.listRuns(abortTree.child)).runs).toHaveLength(1);
     // The approval the terminated child waited for is settled: a late answer (routed through the root) is refused.
     const late = { kind: 'approval-response', sessionId: WAIT_ABORT, toolCallId: TREE_CALLS.transfer, approvalId: TREE_CALLS.transfer, approved: true } as const;
-    expect((await controlPlane().executor.submitToolResult(late)).status).toBe('already_completed');
+    expect((await env.control.executor.submitToolResult(late)).status).toBe('already_completed');
     expect(await executionsOf(env.pool, abortTree.child)).toEqual({ [`${APPROVAL_CHECK_RECORD}:${TREE_CALLS.transfer}`]: [runner.pid] });
   }, 90_000);
 });

@@ -4,21 +4,8 @@
  * `[session:<id>]` tag in its arguments: the fake server then attributes the child's requests to the child.
  * Tool call ids are explicit, so every process (and every assertion) names the same calls.
  */
-import type { FakeOpenAIResponse } from '../../fixtures/fake-openai/index.js';
-import type { DrillScenario } from '../support/drill-scenarios.js';
+import { scenarioByStep as byStep, type DrillScenario } from '../support/drill-scenarios.js';
 import { HITL_TREE_AGENTS } from '../worker/hitl-agent.js';
-
-type Answer = FakeOpenAIResponse | ((attempt: number, crash: boolean) => FakeOpenAIResponse);
-
-function byStep(steps: Answer[]): DrillScenario {
-  return {
-    answer: (step, attempt, crash) => {
-      const entry = steps[step - 1];
-      return typeof entry === 'function' ? entry(attempt, crash) : entry;
-    },
-    blockToolCalls: [],
-  };
-}
 
 /**
  * The session id of the ephemeral child a call starts (`${parentSessionId}-sub-${toolCallId}`).

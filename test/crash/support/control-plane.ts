@@ -5,9 +5,13 @@
  * an agent: its LLM adapter refuses every call.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { expect } from 'vitest';
+import type { AnyAgentConfig } from '../../../src/agent/index.js';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import type { AgentExecutionHandle } from '../../../src/executor/types.js';
 import type { LLMAdapter } from '../../../src/llm/adapter.js';
-import type { DrillEnvironment } from '../support/drill-environment.js';
+import type { DrillEnvironment } from './drill-environment.js';
+import type { StartedRun } from './drill-flow.js';
 import { createHitlAgent, type HitlAgent } from '../worker/hitl-agent.js';
 import { CRASH_APPLICATION_NAME } from '../worker/worker-config.js';
 
@@ -15,7 +19,7 @@ import { CRASH_APPLICATION_NAME } from '../worker/worker-config.js';
  * DBOS executor id of the parent (workers use their own ids, so recovery never crosses over).
  *
  * @example
- * expect((await hitlWorkflowRowOf(pool, workflowId))?.executorId).not.toBe(CONTROL_EXECUTOR_ID);
+ * expect((await workflowRowOf(pool, workflowId))?.executorId).not.toBe(CONTROL_EXECUTOR_ID);
  */
 export const CONTROL_EXECUTOR_ID = 'hitl-control-plane';
 
@@ -38,6 +42,8 @@ export interface ControlPlane {
   executor: DBOSAgentExecutor;
   /** The drill agent, for handle lookups (`getHandle(agent, sessionId)`); never executed here. */
   agent: HitlAgent;
+  /** The handle of a root run living in a worker (of `agent`, default the HITL agent); `run` must be the current run. */
+  handleOf(run: StartedRun, agent?: AnyAgentConfig): Promise<AgentExecutionHandle<unknown>>;
   /** Shut DBOS down (call after the workers are gone, before the database is dropped). */
   shutdown(): Promise<void>;
 }
@@ -47,11 +53,11 @@ const refusingLLM: LLMAdapter = {
 };
 
 /**
- * Launch DBOS in the parent on the drill database. Call in beforeAll, before any worker starts (the first
- * launch creates the DBOS system tables).
+ * Launch DBOS in the parent on the drill database, before any worker starts (the first launch creates the DBOS
+ * system tables). `useDrill(prefix, { controlPlane: true })` does it in its beforeAll.
  *
  * @example
- * beforeAll(async () => { env = await setUpDrillEnvironment('hitl_kill'); control = await launchControlPlane(env); });
+ * const control = await launchControlPlane(env);
  */
 export async function launchControlPlane(env: DrillEnvironment): Promise<ControlPlane> {
   const agent = createHitlAgent(env.pool);
@@ -64,5 +70,11 @@ export async function launchControlPlane(env: DrillEnvironment): Promise<Control
     logLevel: 'error',
   });
   await DBOS.launch();
-  return { executor, agent, shutdown: () => DBOS.shutdown() };
+  const handleOf = async (run: StartedRun, of: AnyAgentConfig = agent): Promise<AgentExecutionHandle<unknown>> => {
+    const handle = await executor.getHandle(of, run.sessionId);
+    if (handle === null) throw new Error(`no handle for ${run.sessionId}`);
+    expect(handle.runId).toBe(run.runId);
+    return handle;
+  };
+  return { executor, agent, handleOf, shutdown: () => DBOS.shutdown() };
 }

@@ -1,10 +1,12 @@
 /**
- * The moves of a crash drill: run sessions to completion (baselines), start a run in a worker that will be
- * killed, SIGKILL it, and recover in a fresh worker that never calls execute(). All waits are bounded.
+ * The moves of a crash drill: spawn workers, start runs (to completion for baselines, or in a worker that will be
+ * killed), wait for the durable signal a drill kills at, SIGKILL, and recover in a fresh worker that never calls
+ * execute(). All waits are bounded and fail with the worker's output.
  */
 import type { AgentResult } from '../../../src/types/result.js';
-import type { WorkerConfig } from '../worker/worker-config.js';
-import type { DrillEnvironment } from './drill-environment.js';
+import type { WorkerMode } from '../worker/worker-config.js';
+import type { DrillEnvironment, WorkerOptions } from './drill-environment.js';
+import { waitUntil } from './durable-probes.js';
 import type { WorkerProcess } from './worker-process.js';
 
 /**
@@ -25,17 +27,88 @@ export const DRILL_TIMEOUTS = {
 } as const;
 
 /**
+ * A run a worker started (or resumed).
+ *
+ * @example
+ * const { runId, workflowId }: StartedRun = (await startRun(env, 'start', 'hitl-a', 's1', { agent: 'hitl' })).run;
+ */
+export interface StartedRun {
+  sessionId: string;
+  runId: string;
+  workflowId: string;
+}
+
+/**
  * A run started in a worker that the drill will kill.
  *
  * @example
  * const doomed: DoomedRun = await startDoomedRun(env, 'crash-1', 'tool-drill', ['call_1_lookup_b']);
  */
-export interface DoomedRun {
+export interface DoomedRun extends StartedRun {
   worker: WorkerProcess;
   executorId: string;
-  sessionId: string;
-  runId: string;
-  workflowId: string;
+}
+
+/**
+ * Spawn an agent worker labelled `<role> worker <executorId>`. `executorId` is its DBOS executor id (a recover
+ * worker reuses the killed one's: DBOS recovers per executor id and application version).
+ *
+ * @example
+ * const recoverer = spawnWorker(env, 'recover', 'hitl-kill-a', ['s1'], { agent: 'hitl' });
+ */
+export function spawnWorker(env: DrillEnvironment, mode: WorkerMode, executorId: string, sessions: string[], options: WorkerOptions = {}, role: string = mode): WorkerProcess {
+  return env.workers.spawn(`${role} worker ${executorId}`, executorId, env.workerConfig(mode, sessions, options));
+}
+
+/**
+ * Execute (`start`) or `resume` one session in a new worker; resolves once the worker reported its run.
+ *
+ * @example
+ * const { worker, run } = await startRun(env, 'resume', 'hitl-resume-c', 's1', { agent: 'hitl' });
+ */
+export async function startRun(
+  env: DrillEnvironment,
+  mode: 'start' | 'resume',
+  executorId: string,
+  sessionId: string,
+  options: WorkerOptions = {},
+  role: string = mode,
+): Promise<{ worker: WorkerProcess; run: StartedRun }> {
+  const worker = spawnWorker(env, mode, executorId, [sessionId], options, role);
+  const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === sessionId);
+  return { worker, run: { sessionId, runId: started.runId, workflowId: started.workflowId } };
+}
+
+/**
+ * The outcome a worker printed for a session, and when (worker clock = parent clock: same machine).
+ *
+ * @example
+ * const { result, at } = await outcomeOf(worker, 's1');
+ */
+export async function outcomeOf(worker: WorkerProcess, sessionId: string): Promise<{ result: AgentResult; at: number }> {
+  const event = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (candidate) => candidate.sessionId === sessionId);
+  return { result: event.result as AgentResult, at: event.at ?? Number.NaN };
+}
+
+/**
+ * Wait for a worker to exit by itself and require exit code 0.
+ *
+ * @example
+ * await expectCleanExit(worker);
+ */
+export async function expectCleanExit(worker: WorkerProcess): Promise<void> {
+  const code = await worker.waitForExit(DRILL_TIMEOUTS.exit);
+  if (code !== 0) throw new Error(`${worker.label} exited with code ${String(code)}\n${worker.describe()}`);
+}
+
+/**
+ * Wait (up to {@link DRILL_TIMEOUTS}.signal) for the durable signal a drill acts at; fails with `worker`'s output.
+ *
+ * @example
+ * await waitForSignal(doomed.worker, 'lookup b running', async () => (await toolRunCounts(pool, 's1')).call_1_lookup_b === 1);
+ */
+export async function waitForSignal(worker: WorkerProcess, what: string, check: () => Promise<boolean>): Promise<void> {
+  await waitUntil(what, DRILL_TIMEOUTS.signal, check, () => worker.describe());
 }
 
 /**
@@ -45,12 +118,9 @@ export interface DoomedRun {
  * const baselines = await runToCompletion(env, 'crash-baseline', ['tool-baseline']);
  */
 export async function runToCompletion(env: DrillEnvironment, executorId: string, sessions: string[]): Promise<Map<string, AgentResult>> {
-  const worker = env.workers.spawn(`start worker ${executorId}`, executorId, env.workerConfig('start', sessions));
+  const worker = spawnWorker(env, 'start', executorId, sessions);
   const results = new Map<string, AgentResult>();
-  for (const sessionId of sessions) {
-    const { result } = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (event) => event.sessionId === sessionId);
-    results.set(sessionId, result as AgentResult);
-  }
+  for (const sessionId of sessions) results.set(sessionId, (await outcomeOf(worker, sessionId)).result);
   await expectCleanExit(worker);
   return results;
 }
@@ -66,11 +136,10 @@ export async function startDoomedRun(
   executorId: string,
   sessionId: string,
   blockToolCalls: string[],
-  extra: Pick<WorkerConfig, 'agent' | 'pauseAt'> = {},
+  options: Pick<WorkerOptions, 'agent' | 'pauseAt' | 'toolDelayMs'> = {},
 ): Promise<DoomedRun> {
-  const worker = env.workers.spawn(`doomed worker ${executorId}`, executorId, env.workerConfig('start', [sessionId], { blockToolCalls, ...extra }));
-  const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === sessionId);
-  return { worker, executorId, sessionId, runId: started.runId, workflowId: started.workflowId };
+  const { worker, run } = await startRun(env, 'start', executorId, sessionId, { blockToolCalls, ...options }, 'doomed');
+  return { worker, executorId, ...run };
 }
 
 /**
@@ -83,13 +152,10 @@ export async function startDoomedRun(
 export async function killAndRecover(
   env: DrillEnvironment,
   doomed: DoomedRun,
-  extra: Pick<WorkerConfig, 'lateExecutorMs' | 'agent'> = {},
+  options: Pick<WorkerOptions, 'lateExecutorMs' | 'agent'> = {},
 ): Promise<{ worker: WorkerProcess; result: AgentResult }> {
   await doomed.worker.kill();
-  const worker = env.workers.spawn(`recover worker ${doomed.executorId}`, doomed.executorId, env.workerConfig('recover', [doomed.sessionId], extra));
-  const { result } = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (event) => event.sessionId === doomed.sessionId);
-  await expectCleanExit(worker);
-  return { worker, result: result as AgentResult };
+  return finishIn(spawnWorker(env, 'recover', doomed.executorId, [doomed.sessionId], options), doomed.sessionId);
 }
 
 /**
@@ -102,15 +168,13 @@ export async function replayInPlace(
   env: DrillEnvironment,
   executorId: string,
   sessionId: string,
-  extra: Pick<WorkerConfig, 'agent'> = {},
+  options: Pick<WorkerOptions, 'agent'> = {},
 ): Promise<{ worker: WorkerProcess; result: AgentResult }> {
-  const worker = env.workers.spawn(`replay worker ${executorId}`, executorId, env.workerConfig('replay', [sessionId], extra));
-  const { result } = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (event) => event.sessionId === sessionId);
-  await expectCleanExit(worker);
-  return { worker, result: result as AgentResult };
+  return finishIn(spawnWorker(env, 'replay', executorId, [sessionId], options), sessionId);
 }
 
-async function expectCleanExit(worker: WorkerProcess): Promise<void> {
-  const code = await worker.waitForExit(DRILL_TIMEOUTS.exit);
-  if (code !== 0) throw new Error(`${worker.label} exited with code ${String(code)}\n${worker.describe()}`);
+async function finishIn(worker: WorkerProcess, sessionId: string): Promise<{ worker: WorkerProcess; result: AgentResult }> {
+  const { result } = await outcomeOf(worker, sessionId);
+  await expectCleanExit(worker);
+  return { worker, result };
 }

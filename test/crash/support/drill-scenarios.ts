@@ -33,11 +33,29 @@ const lookup = (key: string, step = 1) => ({ id: `call_${step}_lookup_${key}`, n
 const recordFact = (key: string, step = 1) => ({ id: `call_${step}_record_${key}`, name: 'record_fact', arguments: { key } });
 const report = (summary: string, step = 1) => ({ id: `call_${step}_report`, name: 'submit_report', arguments: { summary } });
 
-function byStep(steps: Array<FakeOpenAIResponse | ((attempt: number, crash: boolean) => FakeOpenAIResponse)>): DrillScenario['answer'] {
+/**
+ * One step's answer: fixed, or by attempt (1-based) and whether the session is a crash session.
+ *
+ * @example
+ * const hangFirst: StepAnswer = (attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: 'Done.' });
+ */
+export type StepAnswer = FakeOpenAIResponse | ((attempt: number, crash: boolean) => FakeOpenAIResponse);
+
+function byStep(steps: StepAnswer[]): DrillScenario['answer'] {
   return (step, attempt, crash) => {
     const entry = steps[step - 1];
     return typeof entry === 'function' ? entry(attempt, crash) : entry;
   };
+}
+
+/**
+ * A scenario answering agent step N with `steps[N - 1]`, with no blocking tool call.
+ *
+ * @example
+ * const scenario = scenarioByStep([{ type: 'tool_calls', toolCalls: [pickCity] }, { type: 'text', text: 'Booked.' }]);
+ */
+export function scenarioByStep(steps: StepAnswer[]): DrillScenario {
+  return { answer: byStep(steps), blockToolCalls: [] };
 }
 
 /**

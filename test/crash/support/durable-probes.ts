@@ -48,6 +48,9 @@ export interface StepRecord {
 export interface WorkflowRow {
   status: string;
   executorId: string;
+  applicationVersion: string | null;
+  /** Set when recovery re-enqueued the workflow (DBOS recovers through its internal queue). */
+  queueName: string | null;
   /** When the current execution was dequeued (null until claimed). */
   startedAt: number | null;
   recoveryAttempts: number;
@@ -147,17 +150,23 @@ export async function workflowRowOf(pool: pg.Pool, workflowId: string): Promise<
   const { rows } = await pool.query<{
     status: string;
     executor_id: string;
+    application_version: string | null;
+    queue_name: string | null;
     started_at_epoch_ms: string | null;
     recovery_attempts: string | null;
     output: string | null;
-  }>(`SELECT status, executor_id, started_at_epoch_ms, recovery_attempts, output FROM ${DBOS_SCHEMA}.workflow_status WHERE workflow_uuid = $1`, [
-    workflowId,
-  ]);
+  }>(
+    `SELECT status, executor_id, application_version, queue_name, started_at_epoch_ms, recovery_attempts, output
+     FROM ${DBOS_SCHEMA}.workflow_status WHERE workflow_uuid = $1`,
+    [workflowId],
+  );
   const row = rows[0];
   if (row === undefined) return null;
   return {
     status: row.status,
     executorId: row.executor_id,
+    applicationVersion: row.application_version,
+    queueName: row.queue_name,
     startedAt: row.started_at_epoch_ms === null ? null : Number(row.started_at_epoch_ms),
     recoveryAttempts: Number(row.recovery_attempts ?? 0),
     output: row.output,

@@ -1,124 +1,94 @@
 /**
- * The moves of a human-in-the-loop drill: start runs of the HITL agent in a worker, wait until they block in
- * their wait for a human, recover or resume them in other workers, and collect each session's outcome.
- * Every wait is bounded and fails with the worker's output.
+ * The moves of the human-in-the-loop and sub-agent tree drills: start a run and wait until it (or a child of
+ * its tree) blocks in its wait for a human, SIGKILL the worker and let a recovering one claim the run, find the
+ * current run of any session of a tree, and wait for a child's LLM call. Every wait is bounded and fails with
+ * the worker's output.
  */
-import type { AgentResult } from '../../../src/types/result.js';
-import type { DrillEnvironment } from '../support/drill-environment.js';
-import { DRILL_TIMEOUTS } from '../support/drill-flow.js';
-import { waitUntil } from '../support/durable-probes.js';
-import type { WorkerProcess } from '../support/worker-process.js';
-import type { WorkerConfig, WorkerMode } from '../worker/worker-config.js';
+import type { RunRecord } from '../../../src/types/session.js';
+import type { DrillEnvironment, WorkerOptions } from './drill-environment.js';
+import { DRILL_TIMEOUTS, spawnWorker, startRun, waitForSignal, type StartedRun } from './drill-flow.js';
+import { waitUntil } from './durable-probes.js';
 import { claimedAfterRecovery, waitingForHumans } from './hitl-probes.js';
-
-/**
- * A run a worker started (or resumed).
- *
- * @example
- * const { runId, workflowId }: HitlRun = started.runs['kill-client'];
- */
-export interface HitlRun {
-  sessionId: string;
-  runId: string;
-  workflowId: string;
-}
-
-/**
- * Worker options the HITL drills vary.
- *
- * @example
- * const options: HitlWorkerOptions = { hitlWarmWindowMs: 500, applicationVersion: 'v1' };
- */
-export type HitlWorkerOptions = Pick<WorkerConfig, 'hitlWarmWindowMs' | 'applicationVersion' | 'messageHookDelayMs'>;
-
-/**
- * A worker and the runs it started, by session id.
- *
- * @example
- * const { worker, runs } = await startHitlRuns(env, 'hitl-a', ['s1']);
- */
-export interface StartedRuns {
-  worker: WorkerProcess;
-  runs: Record<string, HitlRun>;
-}
-
-/**
- * Spawn a worker running the HITL agent. `executorId` is its DBOS executor id (a recover worker reuses the
- * killed one's: DBOS recovers per executor id and application version).
- *
- * @example
- * const recoverer = spawnHitlWorker(env, 'recover', 'hitl-kill-a', ['s1']);
- */
-export function spawnHitlWorker(env: DrillEnvironment, mode: WorkerMode, executorId: string, sessions: string[], options: HitlWorkerOptions = {}): WorkerProcess {
-  const config: WorkerConfig = { ...env.workerConfig(mode, sessions), agent: 'hitl', ...options };
-  return env.workers.spawn(`${mode} worker ${executorId}`, executorId, config);
-}
-
-/**
- * Start (execute) or resume `sessions` in one worker; resolves once the worker reported every run's id.
- *
- * @example
- * const { worker, runs } = await startHitlRuns(env, 'hitl-resume-c', ['s1'], {}, 'resume');
- */
-export async function startHitlRuns(
-  env: DrillEnvironment,
-  executorId: string,
-  sessions: string[],
-  options: HitlWorkerOptions = {},
-  mode: 'start' | 'resume' = 'start',
-): Promise<StartedRuns> {
-  const worker = spawnHitlWorker(env, mode, executorId, sessions, options);
-  const runs: Record<string, HitlRun> = {};
-  for (const sessionId of sessions) {
-    const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === sessionId);
-    runs[sessionId] = { sessionId, runId: started.runId, workflowId: started.workflowId };
-  }
-  return { worker, runs };
-}
+import type { WorkerProcess } from './worker-process.js';
 
 /**
  * Wait until `run` blocks in its warm wait for the given calls (see `waitingForHumans`).
  *
  * @example
- * await untilWaiting(env, worker, runs.s1, [HITL_CALLS.pickCity]);
+ * await untilWaiting(env, worker, run, [HITL_CALLS.pickCity]);
  */
-export async function untilWaiting(env: DrillEnvironment, worker: WorkerProcess, run: HitlRun, toolCallIds: string[]): Promise<void> {
-  await waitUntil(
-    `${run.sessionId} waiting for ${toolCallIds.join(', ')}`,
-    DRILL_TIMEOUTS.signal,
-    () => waitingForHumans(env.stateStore, env.pool, run.sessionId, run.workflowId, toolCallIds),
-    () => worker.describe(),
+export async function untilWaiting(env: DrillEnvironment, worker: WorkerProcess, run: StartedRun, toolCallIds: string[]): Promise<void> {
+  await waitForSignal(worker, `${run.sessionId} waiting for ${toolCallIds.join(', ')}`, () =>
+    waitingForHumans(env.stateStore, env.pool, run.sessionId, run.workflowId, toolCallIds),
   );
 }
 
 /**
- * Wait until a recovering worker has claimed `run`'s workflow (re-enqueued by recovery, dequeued again).
+ * Start a run of the HITL agent and wait until it blocks in its warm wait for `toolCallIds`.
  *
  * @example
- * await untilClaimed(env, recoverer, runs.s1);
+ * const { worker, run } = await startWaitingRun(env, 'hitl-kill-client', 'kill-client', [HITL_CALLS.pickCity]);
  */
-export async function untilClaimed(env: DrillEnvironment, worker: WorkerProcess, run: HitlRun): Promise<void> {
-  await waitUntil(`${worker.label} to claim ${run.workflowId}`, DRILL_TIMEOUTS.start, () => claimedAfterRecovery(env.pool, run.workflowId), () => worker.describe());
+export async function startWaitingRun(
+  env: DrillEnvironment,
+  executorId: string,
+  sessionId: string,
+  toolCallIds: string[],
+): Promise<{ worker: WorkerProcess; run: StartedRun }> {
+  const started = await startRun(env, 'start', executorId, sessionId, { agent: 'hitl' });
+  await untilWaiting(env, started.worker, started.run, toolCallIds);
+  return started;
 }
 
 /**
- * The outcome a worker printed for a session, and when (worker clock = parent clock: same machine).
+ * SIGKILL `worker`, spawn a recover worker of the HITL agent under the same executor id and wait until it has
+ * claimed `run`'s workflow (re-enqueued by recovery, dequeued again); resolves the recovering worker.
  *
  * @example
- * const { result, at } = await outcomeOf(worker, 's1');
+ * const recoverer = await killAndClaim(env, starter, 'hitl-kill-client', run);
  */
-export async function outcomeOf(worker: WorkerProcess, sessionId: string): Promise<{ result: AgentResult; at: number }> {
-  const event = await worker.waitForEvent('result', DRILL_TIMEOUTS.result, (candidate) => candidate.sessionId === sessionId);
-  return { result: event.result as AgentResult, at: event.at ?? Number.NaN };
+export async function killAndClaim(env: DrillEnvironment, worker: WorkerProcess, executorId: string, run: StartedRun, options: WorkerOptions = {}): Promise<WorkerProcess> {
+  await worker.kill();
+  const recoverer = spawnWorker(env, 'recover', executorId, [run.sessionId], { agent: 'hitl', ...options });
+  await waitUntil(`${recoverer.label} to claim ${run.workflowId}`, DRILL_TIMEOUTS.start, () => claimedAfterRecovery(env.pool, run.workflowId), () => recoverer.describe());
+  return recoverer;
 }
 
 /**
- * Wait for a worker to exit by itself and require exit code 0.
+ * The current run of a session once it exists (a child's run is recorded when its parent dispatches it).
  *
  * @example
- * await expectCleanExit(worker);
+ * const childRun = await currentRunOf(env, worker, childSessionId);
  */
-export async function expectCleanExit(worker: WorkerProcess): Promise<void> {
-  const code = await worker.waitForExit(DRILL_TIMEOUTS.exit);
-  if (code !== 0) throw new Error(`${worker.label} exited with code ${String(code)}\n${worker.describe()}`);
+export async function currentRunOf(env: DrillEnvironment, worker: WorkerProcess, sessionId: string): Promise<StartedRun & { record: RunRecord }> {
+  let record: RunRecord | null = null;
+  await waitForSignal(worker, `a run of ${sessionId}`, async () => {
+    record = await env.stateStore.getCurrentRun(sessionId);
+    return record?.workflowId !== undefined;
+  });
+  const found = record as RunRecord | null;
+  if (found?.workflowId === undefined) throw new Error(`no run of ${sessionId}`);
+  return { sessionId, runId: found.runId, workflowId: found.workflowId, record: found };
+}
+
+/**
+ * Wait until the session's current run blocks in its warm wait for `toolCallIds`; returns that run.
+ *
+ * @example
+ * const childRun = await untilSessionWaiting(env, worker, childSessionId, ['call_c1_transfer']);
+ */
+export async function untilSessionWaiting(env: DrillEnvironment, worker: WorkerProcess, sessionId: string, toolCallIds: string[]): Promise<StartedRun & { record: RunRecord }> {
+  const run = await currentRunOf(env, worker, sessionId);
+  await untilWaiting(env, worker, run, toolCallIds);
+  return run;
+}
+
+/**
+ * Wait until the fake server received the session's `step`-th LLM request (the call is then in flight).
+ *
+ * @example
+ * await untilLLMCall(env, worker, childSessionId, 1);
+ */
+export async function untilLLMCall(env: DrillEnvironment, worker: WorkerProcess, sessionId: string, step: number): Promise<void> {
+  await waitForSignal(worker, `${sessionId}'s LLM call of step ${step}`, () => Promise.resolve(env.llm.countOf(sessionId, step) > 0));
 }

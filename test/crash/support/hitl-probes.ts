@@ -1,60 +1,15 @@
 /**
  * Read-only probes of the durable signals the human-in-the-loop drills wait for and assert on: a run blocked
- * in its warm wait, a recovered workflow claimed by the recovering process, DBOS workflow rows, server-side
- * executions per process, and run status changes timed from the parent.
+ * in its warm wait, a recovered workflow claimed by the recovering process, server-side executions per process,
+ * and run status changes timed from the parent.
  */
 import type pg from 'pg';
 import type { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import type { RunStatus } from '../../../src/types/session.js';
-import { stepRecordsOf, toolRunsOf } from '../support/durable-probes.js';
+import { stepRecordsOf, toolRunsOf, workflowRowOf } from './durable-probes.js';
 
-/** Schema of the DBOS system tables (DBOS's default). */
-const DBOS_SCHEMA = 'dbos';
 /** Fine-grained: run status changes are timed against a 250 ms bound. */
 const STATUS_POLL_MS = 2;
-
-/**
- * The DBOS row of a workflow with the columns the HITL drills look at.
- *
- * @example
- * expect((await hitlWorkflowRowOf(pool, workflowId))?.applicationVersion).toBe('v1');
- */
-export interface HitlWorkflowRow {
-  status: string;
-  executorId: string;
-  applicationVersion: string | null;
-  /** Set when recovery re-enqueued the workflow (DBOS recovers through its internal queue). */
-  queueName: string | null;
-  /** When the current execution was dequeued (null until claimed). */
-  startedAt: number | null;
-}
-
-/**
- * The workflow's DBOS row, or null.
- *
- * @example
- * const row = await hitlWorkflowRowOf(pool, workflowId);
- */
-export async function hitlWorkflowRowOf(pool: pg.Pool, workflowId: string): Promise<HitlWorkflowRow | null> {
-  const { rows } = await pool.query<{
-    status: string;
-    executor_id: string;
-    application_version: string | null;
-    queue_name: string | null;
-    started_at_epoch_ms: string | null;
-  }>(`SELECT status, executor_id, application_version, queue_name, started_at_epoch_ms FROM ${DBOS_SCHEMA}.workflow_status WHERE workflow_uuid = $1`, [
-    workflowId,
-  ]);
-  const row = rows[0];
-  if (row === undefined) return null;
-  return {
-    status: row.status,
-    executorId: row.executor_id,
-    applicationVersion: row.application_version,
-    queueName: row.queue_name,
-    startedAt: row.started_at_epoch_ms === null ? null : Number(row.started_at_epoch_ms),
-  };
-}
 
 /**
  * True when the run waits for a human: every call has its pending entry (unanswered) and the workflow
@@ -80,7 +35,7 @@ export async function waitingForHumans(stateStore: PostgresStateStore, pool: pg.
  * await waitUntil('B claimed the run', 30_000, () => claimedAfterRecovery(pool, workflowId));
  */
 export async function claimedAfterRecovery(pool: pg.Pool, workflowId: string): Promise<boolean> {
-  const row = await hitlWorkflowRowOf(pool, workflowId);
+  const row = await workflowRowOf(pool, workflowId);
   return row !== null && row.status === 'PENDING' && row.queueName !== null && row.startedAt !== null;
 }
 

@@ -17,17 +17,15 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
-import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { readPersistentMarker } from '../../../src/orchestration/persistent-session.js';
-import { registerAgent } from '../../../src/steps/runtime-registry.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
-import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import type { CompanionWorkerConfig } from './companion-worker-config.js';
-import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV } from './worker-config.js';
+import { WORKER_CONFIG_ENV } from './worker-config.js';
 import { emit, runWorker } from './worker-lifecycle.js';
+import { launchDrillExecutor, runEnded } from './worker-runtime.js';
 
 const never = (): Promise<never> => new Promise(() => undefined);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -78,29 +76,12 @@ async function main(): Promise<void> {
   const realStore = new PostgresStateStore({ connectionString: config.databaseUrl });
   const stateStore = config.mode !== 'recover' && config.hangAfterMarkerCas !== undefined ? hangingAfterMarkerCas(realStore, config.hangAfterMarkerCas) : realStore;
   const streamManager = new PostgresStreamManager({ connectionString: config.databaseUrl });
-  registerAgent(boss);
-  registerDBOSAgentWorkflows();
-  const executor = new DBOSAgentExecutor({
-    stateStore,
-    streamManager,
-    llmAdapter: llm,
-    ...(config.persistentWarmWindowMs === undefined ? {} : { persistentWarmWindowMs: config.persistentWarmWindowMs }),
-    ...(config.hitlWarmWindowMs === undefined ? {} : { hitlWarmWindowMs: config.hitlWarmWindowMs }),
-    ...(config.autoResumeOnSubmit === undefined ? {} : { autoResumeOnSubmit: config.autoResumeOnSubmit }),
-  });
-  DBOS.setConfig({ name: CRASH_APPLICATION_NAME, systemDatabaseUrl: config.databaseUrl, applicationVersion: CRASH_APPLICATION_VERSION, logLevel: 'error' });
-  await DBOS.launch();
-  emit({ event: 'launched', at: Date.now() });
+  const { databaseUrl, persistentWarmWindowMs, hitlWarmWindowMs, autoResumeOnSubmit } = config;
+  const executor = await launchDrillExecutor(boss, { databaseUrl, stateStore, streamManager, llmAdapter: llm, persistentWarmWindowMs, hitlWarmWindowMs, autoResumeOnSubmit });
 
   const awaitRun = async (runId: string): Promise<void> => {
-    for (;;) {
-      const run = await realStore.getRun(config.sessionId, runId);
-      if (run !== null && run.status !== 'running') {
-        emit({ event: 'result', sessionId: runId, result: { status: run.status, output: (run.metadata as { output?: unknown } | undefined)?.output } });
-        return;
-      }
-      await pause(25);
-    }
+    const run = await runEnded(realStore, config.sessionId, runId);
+    emit({ event: 'result', sessionId: runId, result: { status: run.status, output: (run.metadata as { output?: unknown } | undefined)?.output } });
   };
   for (const message of config.mode === 'start' ? config.messages : []) {
     const handle = await executor.execute(boss, message, { sessionId: config.sessionId });

@@ -12,16 +12,14 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
-import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
-import { registerAgent } from '../../../src/steps/runtime-registry.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
-import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflow.js';
 import { readPersistentMarker } from '../../../src/orchestration/persistent-session.js';
 import type { PersistentWorkerConfig } from './persistent-worker-config.js';
-import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, WORKER_CONFIG_ENV } from './worker-config.js';
+import { WORKER_CONFIG_ENV } from './worker-config.js';
 import { emit, runWorker } from './worker-lifecycle.js';
+import { launchDrillExecutor, runEnded } from './worker-runtime.js';
 
 
 async function main(): Promise<void> {
@@ -50,17 +48,8 @@ async function main(): Promise<void> {
   });
   const stateStore = new PostgresStateStore({ connectionString: config.databaseUrl });
   const streamManager = new PostgresStreamManager({ connectionString: config.databaseUrl });
-  registerAgent(agent);
-  registerDBOSAgentWorkflows();
-  const executor = new DBOSAgentExecutor({
-    stateStore,
-    streamManager,
-    llmAdapter: llm,
-    ...(config.persistentWarmWindowMs === undefined ? {} : { persistentWarmWindowMs: config.persistentWarmWindowMs }),
-  });
-  DBOS.setConfig({ name: CRASH_APPLICATION_NAME, systemDatabaseUrl: config.databaseUrl, applicationVersion: config.applicationVersion ?? CRASH_APPLICATION_VERSION, logLevel: 'error' });
-  await DBOS.launch();
-  emit({ event: 'launched', at: Date.now() });
+  const { databaseUrl, applicationVersion, persistentWarmWindowMs } = config;
+  const executor = await launchDrillExecutor(agent, { databaseUrl, applicationVersion, stateStore, streamManager, llmAdapter: llm, persistentWarmWindowMs });
 
   const runIds: string[] = [...(config.runIds ?? [])];
   for (const message of config.mode === 'recover' ? [] : config.messages) {
@@ -77,14 +66,8 @@ async function main(): Promise<void> {
     await new Promise(() => undefined);
   }
   for (const runId of runIds) {
-    for (;;) {
-      const run = await stateStore.getRun(config.sessionId, runId);
-      if (run !== null && run.status !== 'running') {
-        emit({ event: 'result', sessionId: runId, result: { status: run.status, output: (run.metadata as { output?: unknown } | undefined)?.output, workflowId: run.workflowId } });
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const run = await runEnded(stateStore, config.sessionId, runId);
+    emit({ event: 'result', sessionId: runId, result: { status: run.status, output: (run.metadata as { output?: unknown } | undefined)?.output, workflowId: run.workflowId } });
   }
   // A parking session: exit only once its workflow parked (a shutdown would leave it pending).
   while (config.persistentWarmWindowMs !== undefined && readPersistentMarker((await stateStore.loadState(config.sessionId))?.metadata)?.phase !== 'closed') {

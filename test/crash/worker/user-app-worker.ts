@@ -1,13 +1,13 @@
 /**
  * Crash-drill worker for "inside your DBOS app": a user's own `@DBOS.workflow` calls `executor.execute()`,
  * awaits the agent run's result, then runs a step of its own. Run as `node --import tsx user-app-worker.ts`
- * with `HELIX_USER_APP_DB` (database URL), `HELIX_USER_APP_MODE` and `DBOS__VMID` (executor id, the same for
- * both processes so the second recovers the first's workflows).
- * - `start`: start the user workflow for `HELIX_USER_APP_SESSION`; its after-agent step prints `agent-done`
- *   and then blocks, so the parent SIGKILLs the process after the agent run completed and before the user
+ * with its {@link UserAppWorkerConfig} in `HELIX_CRASH_WORKER_CONFIG` and `DBOS__VMID` (executor id, the same
+ * for both processes so the second recovers the first's workflows).
+ * - `start`: start the user workflow for the session; its after-agent step prints an `agent_done` event and
+ *   then blocks, so the parent SIGKILLs the process after the agent run completed and before the user
  *   workflow did.
  * - `recover`: start nothing; DBOS recovers the user workflow at launch, which replays its body (execute()
- *   included); print the recovered workflow's result as `result <json>`, then exit.
+ *   included); print the recovered workflow's result as a `result` event, then exit.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { defineAgent } from '../../../src/agent/index.js';
@@ -16,10 +16,12 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import { withIdleTransactionTimeout } from '../../../src/store/postgres/session-timeouts.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
+import { WORKER_CONFIG_ENV, type UserAppWorkerConfig } from './worker-config.js';
+import { emit } from './worker-lifecycle.js';
 
-const databaseUrl = withIdleTransactionTimeout(process.env.HELIX_USER_APP_DB ?? '');
-const mode = process.env.HELIX_USER_APP_MODE;
-const sessionId = process.env.HELIX_USER_APP_SESSION ?? 'user-app-1';
+const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? '{}') as UserAppWorkerConfig;
+const databaseUrl = withIdleTransactionTimeout(config.databaseUrl);
+const { mode, sessionId } = config;
 
 const stateStore = new PostgresStateStore({ connectionString: databaseUrl });
 const streamManager = new PostgresStreamManager({ connectionString: databaseUrl });
@@ -39,7 +41,7 @@ export class Onboarding {
   @DBOS.step()
   static async afterAgent(): Promise<void> {
     if (mode !== 'start') return;
-    process.stdout.write('agent-done\n');
+    emit({ event: 'agent_done', sessionId });
     await new Promise(() => undefined); // the parent SIGKILLs us here
   }
 }
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     return;
   }
   const result = await DBOS.retrieveWorkflow(workflowId).getResult();
-  process.stdout.write(`result ${JSON.stringify(result)}\n`);
+  emit({ event: 'result', sessionId, result });
   await DBOS.shutdown();
   await executor.close();
   await Promise.all([stateStore.close(), streamManager.close()]);

@@ -129,7 +129,20 @@ export type WorkerEvent =
   | { event: 'executor_constructed'; at: number }
   | { event: 'result'; sessionId: string; result: unknown; at?: number }
   | { event: 'paused'; point: PausePoint; toolCallId: string }
+  | { event: 'agent_done'; sessionId: string }
   | { event: 'failed'; message: string };
+
+/**
+ * Configuration of the "inside your DBOS app" worker (user-app-worker.ts), in {@link WORKER_CONFIG_ENV}.
+ *
+ * @example
+ * const config: UserAppWorkerConfig = { mode: 'recover', databaseUrl, sessionId: 'onboard-ada' };
+ */
+export interface UserAppWorkerConfig {
+  mode: 'start' | 'recover';
+  databaseUrl: string;
+  sessionId: string;
+}
 
 /**
  * The user message that starts a session. The fake OpenAI server reads the session id back from it, so
