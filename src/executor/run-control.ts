@@ -1,4 +1,5 @@
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
+import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { HelixError, StoreError } from '../errors/index.js';
 import { signalRunChanged } from '../steps/run-signals.js';
@@ -10,6 +11,7 @@ import type { SubSessionRef } from '../types/session.js';
 import { forwardToRemoteSubAgents } from './remote-control.js';
 import { readPersistentMarker } from '../orchestration/persistent-session.js';
 import { closeCompanionSession } from '../steps/companion-children.js';
+import { abortErrorText } from '../orchestration/abort-text.js';
 
 /**
  * Wake a run blocked in `DBOS.recv` on any of the session's pending calls, so it sees an interrupt or a
@@ -88,7 +90,7 @@ export async function abortSession(stateStore: SessionStateStore, streamManager:
 async function abortRecorded(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string, reason?: string): Promise<boolean> {
   const run = await stateStore.getCurrentRun(sessionId);
   if (run === null || run.workflowId === undefined || (run.status !== 'running' && !isParkedRunStatus(run.status))) return false;
-  const error = reason === undefined ? 'Aborted' : `Aborted: ${reason}`;
+  const error = abortErrorText(reason);
   // The stream's writer opens alongside the abort's records (in a fresh process its first query also opens the
   // stream manager's first connection, which would otherwise delay abort()'s return by a connection set-up).
   const opening = openStreamWriter(stateStore, streamManager, sessionId);
@@ -143,7 +145,7 @@ async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string,
     const open = Object.keys(state.pendingClientToolCalls ?? {});
     const ids = [...open, ...alsoCompleted];
     if (ids.length === 0) return { write: null, value: open };
-    const completed = { ...(state.completedClientToolCalls ?? {}), ...Object.fromEntries(ids.map((id) => [id, now])) };
+    const completed = markCallsCompleted(state.completedClientToolCalls, ids, now);
     return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: open };
   });
   return value;

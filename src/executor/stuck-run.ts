@@ -2,6 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SessionState } from '../types/session.js';
+import { recordCancelledRun } from '../steps/dbos-cancel.js';
 
 /** DBOS statuses of a workflow that will never run again by itself. */
 const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
@@ -32,6 +33,12 @@ export async function repairStuckRun(
     if (options.missingAfterMs === undefined || Date.now() - run.startedAt < options.missingAfterMs) return false;
   } else if (!ENDED_WORKFLOW.has(status)) {
     return false;
+  } else if (status === 'CANCELLED') {
+    // Cancelled through DBOS (an operator) and not recorded by the run itself (a crash came first): recorded as
+    // abort() records one. abort()'s own cancel is left to abort(), which is recording it.
+    const session = await stateStore.loadState(sessionId);
+    const cancelled = { sessionId, runId: run.runId, streamId: session?.streamId ?? sessionId, agentType: session?.agentType ?? 'unknown' };
+    if (await recordCancelledRun(stateStore, streamManager, cancelled)) return true;
   }
   // The workflow may have recorded its outcome between the two reads.
   if ((await stateStore.getRun(sessionId, run.runId))?.status !== 'running') return false;

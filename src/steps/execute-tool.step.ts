@@ -19,6 +19,8 @@ import { recordUsageWith, type StepRecord } from './step-record.js';
 import { chunksBesideCheckpoints, committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
+import { plannedToolMissing } from './planned-tool-missing.js';
+import { sessionDeletedError } from '../store/update-session-with-retry.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -64,7 +66,9 @@ export class ExecuteToolStep {
     }
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
-    if (tool === undefined || tool.kind !== 'server') throw new Error(`"${call.toolName}" is not a server tool of agent "${agent.name}".`);
+    if (tool === undefined || tool.kind !== 'server') {
+      throw plannedToolMissing('server', call.toolName, agent.name);
+    }
     const serverTool = tool as ServerTool<any, unknown, Record<string, unknown>>;
 
     await hooks.fire('beforeTool', { ...hookIdentity(input), toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
@@ -82,6 +86,8 @@ export class ExecuteToolStep {
       } catch (error) {
         const failure = toolFailure(call.toolName, error, { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
         outcome = { error: failure.forModel, streamed: failure.forStream };
+        // A cancelled workflow (abort(), or an operator through DBOS) retries nothing: its step is not recorded.
+        if (DBOS.stepStatus?.cancelSignal.aborted === true) break;
         if (attempt < attempts) {
           dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
           if (await pauseUnlessInterrupted(stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
@@ -152,7 +158,7 @@ async function seedState(
   const remembered = input.phase === 1 && input.atStepStart === true ? stepStartState(stateStore, input) : undefined;
   if (remembered !== undefined) return remembered;
   const state = await stateStore.loadState(input.sessionId);
-  if (state === null) throw new Error('The session of this run no longer exists.');
+  if (state === null) throw sessionDeletedError(input.sessionId);
   if (input.phase === 1) return state.customState;
   const staged = await stateStore.getStagedChanges(input.sessionId, stepId);
   const patches = staged.filter((row) => row.stagingKey !== input.call.toolCallId).flatMap((row) => row.patches);

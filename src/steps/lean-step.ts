@@ -11,6 +11,7 @@ import { recordWithWrites } from './record-transaction.js';
 import { databaseFingerprint } from '../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
 import { SEPARATE_RECORD, sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
+import { InternalError } from '../errors/index.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
 interface RecordedStep {
@@ -54,7 +55,9 @@ export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promi
   const context = getCurrentContextStore();
   const workflowID = DBOS.workflowID;
   const executor = DBOSExecutor.globalInstance;
-  if (context === undefined || workflowID === undefined || executor === undefined) throw new Error(`${name} ran outside a DBOS workflow context.`);
+  if (context === undefined || workflowID === undefined || executor === undefined) {
+    throw new InternalError(`${name} ran outside a DBOS workflow context; run it from a workflow body.`);
+  }
   return runRecorded(executor, context, workflowID, functionID, name, body, options);
 }
 
@@ -109,6 +112,9 @@ async function runRecorded<T>(
   let result: T;
   try {
     result = await runInStepContext(context, functionID, { getCancelSignal: () => cancelWatch.signal }, () => body(record));
+    // A body that returned after its cancel signal fired (a tool that stopped) records nothing: the cancellation is
+    // the outcome, reported as DBOS reports it (the record's owner check would report a lost ownership instead).
+    if (cancelWatch.cancelled) await withDbRetry(() => database.checkIfCanceled(workflowID));
   } catch (error) {
     // Asked also when writes wait to be stored alone (the watch may not have seen a cancellation yet); through a
     // database outage, like the error's record below.
@@ -180,4 +186,20 @@ const VERIFIED_DBOS_RELEASE = /^5\.3\.\d+$/;
  */
 export function leanStepsSupported(dbosVersion: string): boolean {
   return VERIFIED_DBOS_RELEASE.test(dbosVersion);
+}
+
+/**
+ * Whether DBOS's record says `workflowID` was cancelled — read outside the workflow's own context (no step, no
+ * function id), so a workflow body may ask after a step reported lost ownership: DBOS's cancel clears the owner, so
+ * a cancellation can surface as `DBOSWorkflowConflictError` too. Needs the lean path's DBOS internals: on any other
+ * DBOS release it answers false (the executor's stuck-run repair then ends the run at the next call).
+ *
+ * @example
+ * if (await workflowCancelled(scope.workflowId)) await recordDBOSCancel(scope);
+ */
+export async function workflowCancelled(workflowID: string): Promise<boolean> {
+  const executor = DBOSExecutor.globalInstance;
+  if (executor === undefined || !leanStepsSupported(globalParams.dbosVersion)) return false;
+  const status = await withDbRetry(() => executor.systemDatabase.getWorkflowStatus(workflowID));
+  return status?.status === 'CANCELLED';
 }

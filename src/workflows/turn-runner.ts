@@ -5,6 +5,7 @@ import type { BeginRunInput } from '../steps/begin-run.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
+import { recordDBOSCancel } from '../steps/dbos-cancel.js';
 import { runTurn } from './turn-loop.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
 import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome } from './turn-types.js';
@@ -46,7 +47,9 @@ export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, in
   try {
     outcome = await runTurn({ agent, scope, input, progress });
   } catch (error) {
-    // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure.
+    // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure. A cancel from
+    // outside the executor (an operator's `dbos workflow cancel`) is recorded as abort() records one.
+    if (isDBOSControlError(error) && options.begun !== true && input.parent === undefined) await recordDBOSCancel(scope);
     if (isDBOSControlError(error)) throw error;
     outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
   }

@@ -163,7 +163,7 @@ export class RedisStreamManager implements StreamManager {
     const keys = this.#keys(streamId);
     const replies = await this.#run('read stream info', async () => {
       const result = await this.#client.multi().hgetall(keys.meta).xlen(keys.chunks).exec();
-      if (result === null) throw new Error('Redis MULTI was aborted');
+      if (result === null) throw new StoreError('STORE_ERROR', 'Redis aborted the MULTI that reads the stream info; call again.');
       for (const [error] of result) if (error !== null) throw error;
       return result;
     });

@@ -126,7 +126,7 @@ describe('no stuck sessions', () => {
     }
   });
 
-  it('a run whose workflow was cancelled outside the executor is repaired to failed; retry() then runs the session', async () => {
+  it('a run whose workflow was cancelled outside the executor reads aborted (as abort() records it); retry() then runs the session', async () => {
     gate = createGate();
     let calls = 0;
     llm.use(() => (calls++ === 0 ? { type: 'tool_calls', toolCalls: [{ id: 'c1', name: 'slow_step', arguments: {} }] } : { type: 'text', text: 'answered' }));
@@ -134,10 +134,12 @@ describe('no stuck sessions', () => {
     await gate.entered;
     await DBOS.cancelWorkflow(handle.workflowId);
     gate.open();
+    // Recorded by the run when its tool returns, or by the stuck-run repair of this execute(), whichever comes first.
     await expect(runtime.executor.execute(agent, 'again', { sessionId: 'cancelled-out' })).rejects.toSatisfy(
-      (error: unknown) => SessionNotContinuableError.isInstance(error) && error.status === 'failed',
+      (error: unknown) => SessionNotContinuableError.isInstance(error) && error.status === 'aborted',
     );
-    expect((await runtime.stateStore.getRun('cancelled-out', handle.runId))?.status).toBe('failed');
+    expect((await runtime.stateStore.getRun('cancelled-out', handle.runId))?.status).toBe('aborted');
+    expect(await runtime.stateStore.loadState('cancelled-out')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
     const retried = await runtime.executor.retry(agent, 'cancelled-out');
     expect(await retried.result()).toMatchObject({ status: 'completed', output: 'answered' });
   });

@@ -1,0 +1,62 @@
+import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
+import { DBOS_CANCELLED_ERROR, isAbortReason } from '../orchestration/abort-text.js';
+import type { RunScope } from '../orchestration/workflow-input.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import { signalRunChanged } from './run-signals.js';
+import { peekRuntimeDependencies } from './runtime-registry.js';
+import { workflowCancelled } from './lean-step.js';
+
+/** The run whose DBOS workflow was cancelled: its session, stream and agent type. */
+export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | 'agentType'>;
+
+/**
+ * Record a standard root run whose DBOS workflow was cancelled from outside the executor (`DBOS.cancelWorkflow`,
+ * `dbos workflow cancel`) exactly as `abort()` records one. Called from the workflow body when a step reports the
+ * cancellation or a lost ownership (DBOS's cancel clears the owner), once DBOS's record confirms the cancel: a
+ * cancelled workflow can run no step; DBOS notices within ~1 s, or when a tool that ignores its abort signal returns.
+ * Best effort: a crash before it leaves the run `running`, which the executor's stuck-run repair (`repairStuckRun`, at
+ * the next call on the session) records the same way.
+ *
+ * @example
+ * if (isDBOSControlError(error)) await recordDBOSCancel(scope);
+ */
+export async function recordDBOSCancel(scope: RunScope): Promise<void> {
+  const dependencies = peekRuntimeDependencies();
+  if (dependencies === undefined) return;
+  // Lost ownership to another process (a rolling deploy) is not a cancellation: that process goes on with the run.
+  if (!(await workflowCancelled(scope.workflowId))) return;
+  await recordCancelledRun(dependencies.stateStore, dependencies.streamManager, scope);
+}
+
+/**
+ * Record a run whose workflow DBOS reports CANCELLED: run `aborted`, session `failed` (failureReason `aborted`), its
+ * open human calls settled (a late submission gets `already_completed`), an `error` chunk (`ABORTED`), the stream
+ * ended. Returns false, writing nothing, when the run is no longer running or `abort()` cancelled it (its flag reason
+ * says so; it records the abort itself).
+ *
+ * @example
+ * if (status === 'CANCELLED') return recordCancelledRun(stateStore, streamManager, { sessionId, runId, streamId, agentType });
+ */
+export async function recordCancelledRun(stateStore: SessionStateStore, streamManager: StreamManager, run: CancelledRun): Promise<boolean> {
+  const [record, flag] = await Promise.all([stateStore.getRun(run.sessionId, run.runId), stateStore.readInterruptFlag(run.sessionId)]);
+  if (record?.status !== 'running' || isAbortReason(flag.reason)) return false;
+  const now = Date.now();
+  await updateSessionWithRetry(stateStore, run.sessionId, (state) => {
+    const open = Object.keys(state.pendingClientToolCalls ?? {});
+    if (open.length === 0) return { write: null, value: undefined };
+    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: markCallsCompleted(state.completedClientToolCalls, open, now) }, value: undefined };
+  });
+  await stateStore.updateRunStatus(run.sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error: DBOS_CANCELLED_ERROR });
+  await stateStore.updateStatus(run.sessionId, 'failed', { error: DBOS_CANCELLED_ERROR, failureReason: 'aborted' });
+  signalRunChanged(run.runId);
+  const writer = await streamManager.createWriter(run.streamId, run.sessionId, run.agentType).catch(() => undefined);
+  if (writer !== undefined) {
+    const chunk = { type: 'error' as const, error: DBOS_CANCELLED_ERROR, code: 'ABORTED', recoverable: false, agentId: run.sessionId, agentType: run.agentType, step: record.stepCount, timestamp: now };
+    await writer.write(chunk).catch(() => undefined);
+    await writer.close().catch(() => undefined);
+  }
+  await streamManager.endStream(run.streamId).catch(() => undefined);
+  return true;
+}
