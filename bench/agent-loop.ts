@@ -4,6 +4,7 @@ import { defineAgent, defineTool, type DBOSAgentExecutor } from '../src/index.js
 import { MockLLMAdapter } from '../src/llm/mock-llm-adapter.js';
 import { hitlBenchResponse } from './hitl-agents.js';
 import { subAgentBenchResponse } from './sub-agent-step.js';
+import { noteModelCall, takeModelCallStarts } from './model-call-starts.js';
 
 /**
  * The benchmark's scripted model: step n ≤ `toolSteps` calls the no-op tool once, the next step answers
@@ -24,29 +25,6 @@ export function createBenchModel(toolSteps: number): MockLLMAdapter {
         : { type: 'text', text: 'done' }),
     { recordInputs: false },
   );
-}
-
-/** Epoch ms at which each model call of a session started, in order (a step's start: most steps have no DBOS row). */
-const modelCallStarts = new Map<string, number[]>();
-
-/**
- * The start times (epoch ms) of a session's model calls through `createBenchModel`, forgotten once taken.
- *
- * @example
- * const [first, second] = takeModelCallStarts('bench-1');
- */
-export function takeModelCallStarts(sessionId: string): number[] {
-  const starts = modelCallStarts.get(sessionId) ?? [];
-  modelCallStarts.delete(sessionId);
-  return starts;
-}
-
-function noteModelCall(sessionId: string | undefined): undefined {
-  if (sessionId === undefined) return undefined;
-  const starts = modelCallStarts.get(sessionId) ?? [];
-  starts.push(Date.now());
-  modelCallStarts.set(sessionId, starts);
-  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createSubAgentTool, defineAgent, defineTool, type DBOSAgentExecutor } from '../src/index.js';
 import type { MockLLMResponse } from '../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../src/types/llm.js';
-import { takeModelCallStarts } from './agent-loop.js';
+import { takeModelCallStarts } from './model-call-starts.js';
 import { summarizeLatencies, type LatencySummary } from './latency-summary.js';
 
 const CHILD = 'bench_child';

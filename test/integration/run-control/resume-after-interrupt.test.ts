@@ -56,9 +56,7 @@ describe('resume() right after interrupt()', () => {
     );
     const handle = await runtime.executor.execute(agent, 'go', { sessionId: 'interrupt-warm' });
     expect(await handle.result()).toMatchObject({ status: 'suspended_client_tool', suspended: { toolCallIds: ['ask-1'] } });
-    console.log('DBG before', await runtime.stateStore.getRun('interrupt-warm', handle.runId), await runtime.stateStore.loadState('interrupt-warm').then((x) => ({ status: x?.status, sus: x?.suspendedStepId, pend: x?.pendingClientToolCalls })));
     await handle.interrupt('later');
-    console.log('DBG after', await runtime.stateStore.getRun('interrupt-warm', handle.runId), await runtime.stateStore.isInterruptRequested('interrupt-warm'));
     expect(await handle.result()).toMatchObject({ status: 'interrupted', runId: handle.runId });
 
     const resumed = await runtime.executor.resume(agent, 'interrupt-warm');
@@ -66,7 +64,8 @@ describe('resume() right after interrupt()', () => {
     expect((await runtime.stateStore.getRun('interrupt-warm', resumed.runId))?.previousRunId).toBe(handle.runId);
     expect(await resumed.result()).toMatchObject({ status: 'suspended_client_tool', runId: resumed.runId, suspended: { toolCallIds: ['ask-1'] } });
     await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'interrupt-warm', toolCallId: 'ask-1', result: 'blue' });
-    expect(await runtime.executor.getHandle(agent, 'interrupt-warm')!.then((current) => current?.result())).toMatchObject({ status: 'completed', output: 'thanks' });
+    const current = await runtime.executor.getHandle(agent, 'interrupt-warm');
+    expect(await current?.result()).toMatchObject({ status: 'completed', output: 'thanks' });
   });
 
   it('during a warm human wait, resume() called without awaiting result() first still starts a new run', async () => {
