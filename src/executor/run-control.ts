@@ -1,16 +1,14 @@
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
-import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { HelixError, StoreError } from '../errors/index.js';
-import { signalRunChanged } from '../steps/run-signals.js';
 import { wakeCallWaiter } from '../workflows/workflow-messages.js';
-import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SubSessionRef } from '../types/session.js';
 import { forwardToRemoteSubAgents } from './remote-control.js';
 import { readPersistentMarker } from '../orchestration/persistent-session.js';
 import { closeCompanionSession } from '../steps/companion-children.js';
+import { openStreamWriter, recordRunAborted, settleOpenCalls } from '../steps/aborted-run.js';
 import { abortErrorText } from '../orchestration/abort-text.js';
 
 /**
@@ -93,7 +91,9 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
   const error = abortErrorText(reason);
   // The stream's writer opens alongside the abort's records (in a fresh process its first query also opens the
   // stream manager's first connection, which would otherwise delay abort()'s return by a connection set-up).
-  const opening = openStreamWriter(stateStore, streamManager, sessionId);
+  const opening = stateStore.loadState(sessionId).then((state) =>
+    openStreamWriter(streamManager, { streamId: state?.streamId ?? sessionId, sessionId, agentType: state?.agentType ?? 'unknown' }),
+  );
   opening.catch(() => undefined); // awaited below; a failure before that must not go unhandled
   const descendants = await descendantSessions(stateStore, sessionId, ['running', 'paused_awaiting_client']);
   await forwardToRemoteSubAgents(stateStore, [sessionId, ...descendants], 'abort', error);
@@ -112,43 +112,10 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
     await terminateDescendant(stateStore, child, error);
     settledBelow.push(...(await settleOpenCalls(stateStore, child, now, [])));
   }
-  await stateStore.updateRunStatus(sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
-  signalRunChanged(run.runId);
-  await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
-  await settleOpenCalls(stateStore, sessionId, now, settledBelow);
-  const { streamId, agentType, writer } = await opening;
-  if (writer !== undefined) {
-    await writer
-      .write({ type: 'error', error, code: 'ABORTED', recoverable: false, agentId: sessionId, agentType, step: run.stepCount, timestamp: now })
-      .catch(() => undefined);
-    await writer.close().catch(() => undefined);
-  }
+  const aborted = { sessionId, runId: run.runId, stepCount: run.stepCount, error, now, stream: opening, alsoCompleted: settledBelow };
+  const { streamId } = await recordRunAborted(stateStore, aborted);
   await streamManager.endStream(streamId);
   return true;
-}
-
-/** The session's stream, agent type and a writer on its stream (`undefined` when it cannot be opened). */
-async function openStreamWriter(stateStore: SessionStateStore, streamManager: StreamManager, sessionId: string) {
-  const state = await stateStore.loadState(sessionId);
-  const streamId = state?.streamId ?? sessionId;
-  const agentType = state?.agentType ?? 'unknown';
-  const writer = await streamManager.createWriter(streamId, sessionId, agentType).catch(() => undefined);
-  return { streamId, agentType, writer };
-}
-
-/**
- * Drop a session's pending calls and record them — and `alsoCompleted` (its descendants' calls) — as completed, so
- * a late submission gets `already_completed`. Returns the dropped ids.
- */
-async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string, now: number, alsoCompleted: readonly string[]): Promise<string[]> {
-  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
-    const open = Object.keys(state.pendingClientToolCalls ?? {});
-    const ids = [...open, ...alsoCompleted];
-    if (ids.length === 0) return { write: null, value: open };
-    const completed = markCallsCompleted(state.completedClientToolCalls, ids, now);
-    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: open };
-  });
-  return value;
 }
 
 /** Record a sub-agent of an aborted tree as terminated: its run aborted, its session failed (aborted), its ref terminated. */

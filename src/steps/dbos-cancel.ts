@@ -1,10 +1,8 @@
-import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import { DBOS_CANCELLED_ERROR, isAbortReason } from '../orchestration/abort-text.js';
 import type { RunScope } from '../orchestration/workflow-input.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { StreamManager } from '../stream/stream-manager.js';
-import { signalRunChanged } from './run-signals.js';
+import { openStreamWriter, recordRunAborted } from './aborted-run.js';
 import { peekRuntimeDependencies } from './runtime-registry.js';
 import { workflowCancelled } from './lean-step.js';
 
@@ -42,21 +40,10 @@ export async function recordDBOSCancel(scope: RunScope): Promise<void> {
 export async function recordCancelledRun(stateStore: SessionStateStore, streamManager: StreamManager, run: CancelledRun): Promise<boolean> {
   const [record, flag] = await Promise.all([stateStore.getRun(run.sessionId, run.runId), stateStore.readInterruptFlag(run.sessionId)]);
   if (record?.status !== 'running' || isAbortReason(flag.reason)) return false;
-  const now = Date.now();
-  await updateSessionWithRetry(stateStore, run.sessionId, (state) => {
-    const open = Object.keys(state.pendingClientToolCalls ?? {});
-    if (open.length === 0) return { write: null, value: undefined };
-    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: markCallsCompleted(state.completedClientToolCalls, open, now) }, value: undefined };
-  });
-  await stateStore.updateRunStatus(run.sessionId, run.runId, 'aborted', { completionReason: 'aborted', endedAt: now, error: DBOS_CANCELLED_ERROR });
-  await stateStore.updateStatus(run.sessionId, 'failed', { error: DBOS_CANCELLED_ERROR, failureReason: 'aborted' });
-  signalRunChanged(run.runId);
-  const writer = await streamManager.createWriter(run.streamId, run.sessionId, run.agentType).catch(() => undefined);
-  if (writer !== undefined) {
-    const chunk = { type: 'error' as const, error: DBOS_CANCELLED_ERROR, code: 'ABORTED', recoverable: false, agentId: run.sessionId, agentType: run.agentType, step: record.stepCount, timestamp: now };
-    await writer.write(chunk).catch(() => undefined);
-    await writer.close().catch(() => undefined);
-  }
-  await streamManager.endStream(run.streamId).catch(() => undefined);
+  const stream = openStreamWriter(streamManager, run);
+  stream.catch(() => undefined); // awaited by recordRunAborted; a failure before that must not go unhandled
+  const aborted = { sessionId: run.sessionId, runId: run.runId, stepCount: record.stepCount, error: DBOS_CANCELLED_ERROR, now: Date.now(), stream };
+  const { streamId } = await recordRunAborted(stateStore, aborted);
+  await streamManager.endStream(streamId).catch(() => undefined);
   return true;
 }

@@ -1,0 +1,77 @@
+import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
+import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
+import { signalRunChanged } from './run-signals.js';
+
+/** A session's stream, its agent type and a writer on it (`undefined` when it cannot be opened). */
+export interface OpenedStream {
+  streamId: string;
+  agentType: string;
+  writer: StreamWriter | undefined;
+}
+
+/**
+ * Open a writer on a session's stream for its final chunk (`writer` is `undefined` when the stream cannot be opened).
+ *
+ * @example
+ * const opening = openStreamWriter(streamManager, { streamId: 's1', sessionId: 's1', agentType: 'assistant' });
+ */
+export async function openStreamWriter(streamManager: StreamManager, target: { streamId: string; sessionId: string; agentType: string }): Promise<OpenedStream> {
+  const writer = await streamManager.createWriter(target.streamId, target.sessionId, target.agentType).catch(() => undefined);
+  return { streamId: target.streamId, agentType: target.agentType, writer };
+}
+
+/**
+ * Drop a session's pending calls and record them — and `alsoCompleted` (its descendants' calls) — as completed, so
+ * a late submission gets `already_completed`. Returns the dropped ids.
+ *
+ * @example
+ * const dropped = await settleOpenCalls(stateStore, 'child-1', Date.now(), []);
+ */
+export async function settleOpenCalls(stateStore: SessionStateStore, sessionId: string, now: number, alsoCompleted: readonly string[]): Promise<string[]> {
+  const { value } = await updateSessionWithRetry(stateStore, sessionId, (state) => {
+    const open = Object.keys(state.pendingClientToolCalls ?? {});
+    const ids = [...open, ...alsoCompleted];
+    if (ids.length === 0) return { write: null, value: open };
+    const completed = markCallsCompleted(state.completedClientToolCalls, ids, now);
+    return { write: { pendingClientToolCalls: undefined, suspendedStepId: undefined, completedClientToolCalls: completed }, value: open };
+  });
+  return value;
+}
+
+/** The abort to record: the run, its error text, when, the stream being opened and its descendants' settled calls. */
+export interface AbortRecord {
+  sessionId: string;
+  runId: string;
+  stepCount: number;
+  error: string;
+  now: number;
+  stream: Promise<OpenedStream>;
+  alsoCompleted?: readonly string[];
+}
+
+/**
+ * Record a run as aborted, the one way `abort()` and a DBOS cancel both record it: run `aborted`, session `failed`
+ * (failureReason `aborted`), its open calls (and `alsoCompleted`) settled first, an `error` chunk (`ABORTED`) written and
+ * the writer closed. The caller ends the stream (returned), with its own error handling.
+ *
+ * @example
+ * const { streamId } = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
+ * await streamManager.endStream(streamId);
+ */
+export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream> {
+  const { sessionId, runId, error, now } = abort;
+  // Settled first: whoever sees the session aborted sees its calls settled too.
+  await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
+  await stateStore.updateRunStatus(sessionId, runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
+  signalRunChanged(runId);
+  await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
+  const opened = await abort.stream;
+  if (opened.writer !== undefined) {
+    const chunk = { type: 'error' as const, error, code: 'ABORTED', recoverable: false, agentId: sessionId, agentType: opened.agentType, step: abort.stepCount, timestamp: now };
+    await opened.writer.write(chunk).catch(() => undefined);
+    await opened.writer.close().catch(() => undefined);
+  }
+  return opened;
+}
