@@ -69,7 +69,16 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
   const opened = await abort.stream;
   if (opened.writer !== undefined) {
-    const chunk = { type: 'error' as const, error, code: 'ABORTED', recoverable: false, agentId: sessionId, agentType: opened.agentType, step: abort.stepCount, timestamp: now };
+    const chunk = {
+      type: 'error' as const,
+      error,
+      code: 'ABORTED',
+      recoverable: false,
+      agentId: sessionId,
+      agentType: opened.agentType,
+      step: abort.stepCount,
+      timestamp: now,
+    };
     await opened.writer.write(chunk).catch(() => undefined);
     await opened.writer.close().catch(() => undefined);
   }

@@ -42,8 +42,14 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
   if (record?.status !== 'running' || isAbortReason(flag.reason)) return false;
   const stream = openStreamWriter(streamManager, run);
   stream.catch(() => undefined); // awaited by recordRunAborted; a failure before that must not go unhandled
-  const aborted = { sessionId: run.sessionId, runId: run.runId, stepCount: record.stepCount, error: DBOS_CANCELLED_ERROR, now: Date.now(), stream };
-  const { streamId } = await recordRunAborted(stateStore, aborted);
+  const { streamId } = await recordRunAborted(stateStore, {
+    sessionId: run.sessionId,
+    runId: run.runId,
+    stepCount: record.stepCount,
+    error: DBOS_CANCELLED_ERROR,
+    now: Date.now(),
+    stream,
+  });
   await streamManager.endStream(streamId).catch(() => undefined);
   return true;
 }

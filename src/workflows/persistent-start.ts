@@ -1,4 +1,4 @@
-import { HelixError } from '../errors/index.js';
+import { InternalError } from '../errors/index.js';
 import type { PersistentWorkflowInput } from '../orchestration/persistent-session.js';
 
 /** Starts a persistent session's workflow; bound by `persistent.workflow.ts` when it registers the workflow. */
@@ -21,13 +21,14 @@ export function bindPersistentStarter(start: PersistentStarter): void {
 /**
  * Start (or, with an id DBOS knows, find) a persistent session's workflow.
  *
- * @throws HelixError `INTERNAL_ERROR` when the persistent workflow module was never loaded (no executor constructed).
+ * @throws InternalError `INTERNAL_ERROR` when the persistent workflow module was never loaded (no executor constructed).
  * @example
  * await startPersistentWorkflow(marker.start);
  */
 export async function startPersistentWorkflow(input: PersistentWorkflowInput): Promise<void> {
   if (starter === undefined) {
-    throw new HelixError('INTERNAL_ERROR', 'The persistent session workflow is not registered: construct a DBOSAgentExecutor before DBOS.launch().');
+    const advice = 'construct a DBOSAgentExecutor before DBOS.launch()';
+    throw new InternalError(`The persistent session workflow is not registered: ${advice}.`);
   }
   await starter(input);
 }
