@@ -6,6 +6,13 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 /** Modules that must never be imported at runtime by pure orchestration code. */
 const IMPURE_MODULES = ['@dbos-inc/*', 'pg', 'knex', 'ioredis', 'node:*', 'ai', '@ai-sdk/*'];
 
+/** Messages between workflows go through the typed channels of src/channels/ (one topic, payload and key each). */
+const NO_RAW_DBOS_SEND = {
+  object: 'DBOS',
+  property: 'send',
+  message: 'Send workflow messages through a typed channel of src/channels/, never DBOS.send directly.',
+};
+
 export default tseslint.config(
   // test/fixtures/lint/ holds deliberate violations that test/unit/repo/lint-rules.test.ts lints on purpose.
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pgdata/**', '.test-services/**', 'test/fixtures/lint/**'] },
@@ -44,13 +51,21 @@ export default tseslint.config(
             { target: './src/steps', from: ['./src/workflows', './src/executor'], message: 'steps/ never import workflows/ or executor/.' },
             { target: './src/workflows', from: ['./src/executor'], message: 'workflows/ never import executor/.' },
             {
+              target: './src/channels',
+              from: [
+                ...['./src/steps', './src/workflows', './src/executor', './src/server', './src/agent', './src/store', './src/stream'],
+                ...['./src/usage', './src/llm', './src/remote', './src/database', './src/state', './src/hooks', './src/skills', './src/testing'],
+              ],
+              message: 'channels/ sits below steps/, workflows/, executor/: it imports only orchestration/, types/, errors/, the DBOS SDK.',
+            },
+            {
               target: './src/remote',
               from: ['./src/server', './src/store', './src/stream', './src/usage', './src/llm'],
               message: 'remote/ (transport + remote tool) talks HTTP only: no server, store, stream or model internals.',
             },
             {
               target: './src/orchestration',
-              from: ['./src/steps', './src/workflows', './src/executor', './src/store', './src/stream', './src/usage', './src/llm'],
+              from: ['./src/steps', './src/workflows', './src/executor', './src/channels', './src/store', './src/stream', './src/usage', './src/llm'],
               message: 'orchestration/ is pure: it imports only agent/, types/, errors/ and itself.',
             },
             {
@@ -61,8 +76,8 @@ export default tseslint.config(
             },
             {
               target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database', './src/remote'],
-              from: ['./src/steps', './src/workflows', './src/executor'],
-              message: 'Lower layers never import the runtime (steps/, workflows/, executor/).',
+              from: ['./src/steps', './src/workflows', './src/executor', './src/channels'],
+              message: 'Lower layers never import the runtime (steps/, workflows/, executor/, channels/).',
             },
           ],
         },
@@ -79,6 +94,15 @@ export default tseslint.config(
     },
   },
   {
+    // Raw DBOS.send only inside src/channels/ (the workflows/ block below repeats this restriction: a later block's
+    // options for the same rule replace, not extend, this one's).
+    files: ['src/**/*.ts'],
+    ignores: ['src/channels/**'],
+    rules: {
+      'no-restricted-properties': ['error', NO_RAW_DBOS_SEND],
+    },
+  },
+  {
     // Workflow bodies and pure decisions are replayed: time, randomness and environment come from steps
     // or DBOS.now()/DBOS.randomUUID().
     files: ['src/workflows/**/*.ts', 'src/orchestration/**/*.ts'],
@@ -89,6 +113,7 @@ export default tseslint.config(
         { object: 'Math', property: 'random', message: 'Nondeterministic in a workflow: use DBOS.randomUUID() or a step.' },
         { object: 'process', property: 'env', message: 'Read configuration outside the workflow and pass it in.' },
         { object: 'performance', property: 'now', message: 'Nondeterministic in a workflow: use DBOS.now() or a step.' },
+        NO_RAW_DBOS_SEND,
       ],
       'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Nondeterministic in a workflow: use DBOS.now() or a step.' }],
     },

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { wakeForClose } from '../channels/close-wake.js';
+import { requestShutdown } from '../channels/persistent-inbox.js';
 import type { Logger } from '../hooks/types.js';
-import { PERSISTENT_INBOX_TOPIC, type PersistentShutdownMessage } from '../orchestration/persistent-session.js';
 import { localPersistentWorkflows } from '../steps/local-persistent-sessions.js';
-import { beginClosingWarmWaits, isHeldWorkflow, workflowsInWakeableWait, type CloseWakeMessage } from '../workflows/warm-waits.js';
+import { beginClosingWarmWaits, isHeldWorkflow, workflowsInWakeableWait } from '../workflows/warm-waits.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 
 /**
@@ -55,20 +56,26 @@ export async function closeExecutor(logger: Logger, options: CloseOptions = {}):
     // A session whose turn waits for a human keeps its inbox: it is held in that wait and recovered as it is.
     const inHumanWait = workflowsInWakeableWait();
     const persistent = [...localPersistentWorkflows].filter((workflowId) => !inHumanWait.has(workflowId) && !isHeldWorkflow(workflowId));
-    await sendAll(logger, persistent, PERSISTENT_INBOX_TOPIC, { kind: 'shutdown' } satisfies PersistentShutdownMessage);
+    await sendAll(logger, persistent, requestShutdown);
     // After the shutdown requests: an idle session that reaches its inbox while closing still finds its request.
     const waits = beginClosingWarmWaits().filter((wait) => wait.wakeable);
-    await Promise.all(waits.map((wait) => sendAll(logger, [wait.workflowId], wait.topic, { kind: 'helix.close_wake' } satisfies CloseWakeMessage)));
+    const wakes = waits.map((wait) => sendAll(logger, [wait.workflowId], (workflowId, key) => wakeForClose(workflowId, wait.topic, key)));
+    await Promise.all(wakes);
     await untilLetGo(logger, [...new Set([...localPersistentWorkflows, ...waits.map((wait) => wait.workflowId)])], deadline);
   }
   await releaseRuntimeResources();
 }
 
-async function sendAll(logger: Logger, workflowIds: string[], topic: string, message: unknown): Promise<void> {
+/** Send one close request to each workflow (through its channel), each keyed `close:<uuid>`; a failed send is logged. */
+async function sendAll(
+  logger: Logger,
+  workflowIds: string[],
+  send: (workflowId: string, idempotencyKey: string) => Promise<void>,
+): Promise<void> {
   await Promise.all(
     workflowIds.map(async (workflowId) => {
       try {
-        await DBOS.send(workflowId, message, topic, `close:${randomUUID()}`);
+        await send(workflowId, `close:${randomUUID()}`);
       } catch {
         logger.warn('executor.close_request_failed', { workflowId });
       }

@@ -1,14 +1,14 @@
 import { routePersistentMessage as route, type RouteOptions, type RouteResult, type RouteTransport } from '../steps/persistent-route.js';
+import { sendInboxTurn } from '../channels/persistent-inbox.js';
 import type { PersistentTurnMessage } from '../orchestration/persistent-session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { startPersistentWorkflow } from '../workflows/persistent.workflow.js';
-import { persistentInbox } from '../workflows/workflow-messages.js';
 
 export { isNonExistentWorkflow, type RouteResult } from '../steps/persistent-route.js';
 
 /** The executor's transport: sends and starts happen at once (outside any workflow step). */
 const IMMEDIATE: RouteTransport = {
-  send: (workflowId, message) => persistentInbox.send(workflowId, undefined, message, message.runId),
+  send: sendInboxTurn,
   start: async (input) => {
     await startPersistentWorkflow(input);
     return true;

@@ -1,7 +1,7 @@
 import { isParkedRunStatus } from '../orchestration/session-transitions.js';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { HelixError, StoreError } from '../errors/index.js';
-import { wakeCallWaiter } from '../workflows/workflow-messages.js';
+import { wakeCallWaiter } from '../channels/call-messages.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SubSessionRef } from '../types/session.js';

@@ -1,4 +1,4 @@
-import { notifySubmitted } from '../workflows/workflow-messages.js';
+import { notifySubmitted } from '../channels/call-messages.js';
 import { InvalidSubmissionError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
 import { markCallsCompleted } from '../orchestration/hitl-decisions.js';

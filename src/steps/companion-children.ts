@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { ResolvedPersistentAgent } from '../agent/index.js';
+import { sendInboxTurn } from '../channels/persistent-inbox.js';
 import { InternalError, SessionAlreadyExistsError } from '../errors/index.js';
 import {
   companionContinueWorkflowId,
@@ -13,7 +14,6 @@ import { latestCompanionTurnPatch } from '../orchestration/companion-turn.js';
 import { persistentChildSessionId } from '../orchestration/ids.js';
 import { initializeAgentState } from '../orchestration/initialize-agent-state.js';
 import {
-  PERSISTENT_INBOX_TOPIC,
   persistentMarkerPatch,
   readPersistentMarker,
   withPersistentMarker,
@@ -48,9 +48,7 @@ export interface CompanionCaller {
 
 /** Inside a step, a persistent session's inbox is written directly; a workflow start is left to the caller's body. */
 const STEP_TRANSPORT: RouteTransport = {
-  send: async (workflowId, message) => {
-    await DBOS.send(workflowId, message, PERSISTENT_INBOX_TOPIC, message.runId);
-  },
+  send: sendInboxTurn,
   start: () => Promise.resolve(false),
 };
 

@@ -1,8 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { notifyCompanionDone } from '../channels/companion-done.js';
 import {
   autoCompanionName,
   companionResult,
-  companionTopic,
   companionTurnRunId,
   decideCompanionTarget,
   DELIVERABLE_REF_STATUSES,
@@ -148,7 +148,7 @@ export class CompanionStep {
     if (parentRun?.workflowId !== undefined && parentRun.status === 'running') {
       const message: CompanionDoneMessage = { kind: 'companion_done', childSessionId: input.childSessionId, runId: input.runId };
       try {
-        await DBOS.send(parentRun.workflowId, message, companionTopic(input.childSessionId), `${input.childSessionId}:${input.runId}`);
+        await notifyCompanionDone(parentRun.workflowId, message);
       } catch {
         // The parent re-reads the child's run on its own within a minute; the ref above is already written.
         logger.warn('companion.wake_failed', { sessionId: input.parent.sessionId, childSessionId: input.childSessionId });

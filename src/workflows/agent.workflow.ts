@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { notifyChildDone } from '../channels/child-done.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { RunLifecycleStep } from '../steps/run-lifecycle.step.js';
 import { resolveRegisteredAgent } from '../steps/runtime-registry.js';
@@ -7,7 +8,6 @@ import type { AgentResult } from '../types/result.js';
 import { PersistentWorkflows } from './persistent.workflow.js';
 import { bindChildStarter } from './sub-agent-dispatch.js';
 import { runRecordedTurn } from './turn-runner.js';
-import { childDoneChannel } from './workflow-messages.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 
@@ -47,7 +47,7 @@ export class AgentWorkflows {
 /** A sub-agent run tells its parent's workflow that it ended. */
 async function notifyParent(input: AgentWorkflowInput): Promise<void> {
   if (input.parent !== undefined) {
-    await childDoneChannel.send(input.parent.workflowId, input.parent.callId, { kind: 'child_done', childSessionId: input.sessionId });
+    await notifyChildDone(input.parent.workflowId, input.parent.callId, input.sessionId);
   }
 }
 

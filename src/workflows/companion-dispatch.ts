@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { sendInboxTurn } from '../channels/persistent-inbox.js';
 import type { CompanionCallWait } from '../orchestration/companions.js';
 import type { PlannedCompanionCall } from '../orchestration/index.js';
 import { errorMessage, resultFor, type IndexedMessage } from '../orchestration/step-messages.js';
@@ -7,7 +8,7 @@ import { CompanionSettleStep } from '../steps/companion-settle.step.js';
 import { CompanionStep } from '../steps/companion.step.js';
 import { startPersistentWorkflow } from './persistent-start.js';
 import type { TurnContext } from './turn-types.js';
-import { companionDoneChannel, persistentInbox } from './workflow-messages.js';
+import { companionDoneReceiver } from './workflow-messages.js';
 
 /** Longest wait for a companion's wake-up message before the parent re-reads the child's run (a lost wake-up costs this much). */
 const COMPANION_WAIT_MS = 60_000;
@@ -87,7 +88,7 @@ async function runCompanionCall(context: TurnContext, step: number, call: Planne
 /** Start the child's generation from this body (deterministic id), then send the message the start owes. */
 async function deliver({ start, sendAfterStart, workflowId }: CompanionDelivery): Promise<void> {
   if (start !== undefined) await startPersistentWorkflow(start);
-  if (sendAfterStart !== undefined) await persistentInbox.send(workflowId, undefined, sendAfterStart, sendAfterStart.runId);
+  if (sendAfterStart !== undefined) await sendInboxTurn(workflowId, sendAfterStart);
 }
 
 /**
@@ -118,6 +119,6 @@ async function waitForTurn(context: TurnContext, step: number, call: PlannedComp
       const message = read.outcome.kind === 'failed' ? errorMessage(call, `Companion ${wait.name} failed: ${read.outcome.error}`) : resultFor(call, read.result);
       return { message };
     }
-    await companionDoneChannel.receive(wait.childSessionId, deadline === undefined ? COMPANION_WAIT_MS : Math.min(COMPANION_WAIT_MS, deadline - now));
+    await companionDoneReceiver.receive(wait.childSessionId, deadline === undefined ? COMPANION_WAIT_MS : Math.min(COMPANION_WAIT_MS, deadline - now));
   }
 }

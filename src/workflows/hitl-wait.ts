@@ -6,7 +6,7 @@ import type { HitlCall, Submission, SuspensionRecord } from '../orchestration/hi
 import type { RunScope } from '../steps/step-scope.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import type { Message } from '../types/message.js';
-import { callChannel } from './workflow-messages.js';
+import { callReceiver } from './workflow-messages.js';
 
 /** How a human-in-the-loop wait ended. */
 export type HitlWaitOutcome =
@@ -30,7 +30,7 @@ export interface HitlWaitInput {
 }
 
 /**
- * Workflow-body helper: announce the calls, then wait — warm — on the call's channel (`callChannel`, a DBOS recv with a timeout) until
+ * Workflow-body helper: announce the calls, then wait — warm — on the call's channel (`callReceiver`, a DBOS recv with a timeout) until
  * every call is answered (submission or client deadline), an interrupt arrives, or the warm window passes
  * (then the suspension is committed and the run parks). Submissions are read from the store, the recv is only
  * the wake-up, so a message lost to a crash or a race costs at most one timeout, never a result.
@@ -57,7 +57,7 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
       continue;
     }
     const wakeAt = Math.min(warmUntil, ...deadlines.filter((deadline) => deadline > now));
-    await callChannel.receive(first, wakeAt - now);
+    await callReceiver.receive(first, wakeAt - now);
   }
 }
 

@@ -10,7 +10,7 @@ import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { beginOf, runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
-import { persistentInbox } from './workflow-messages.js';
+import { persistentInboxReceiver } from './workflow-messages.js';
 import { bindPersistentStarter } from './persistent-start.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
 
@@ -73,7 +73,7 @@ export class PersistentWorkflows {
           const idleDeadline = lastActivity + idleTimeoutMs;
           const closeAt = Math.min(idleDeadline, lastActivity + input.idleWarmWindowMs);
           if (now < closeAt) {
-            const received = await persistentInbox.receive(undefined, closeAt - now);
+            const received = await persistentInboxReceiver.receive(undefined, closeAt - now);
             if (received === null) continue;
             if (received.kind === 'shutdown') {
               await closeKeepingMessages(close, queue, 'shutdown');
@@ -117,7 +117,7 @@ export class PersistentWorkflows {
  */
 async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<PersistentEndReason | undefined> {
   if (!(await PersistentStep.beginClose(close)).ok) return reason;
-  const late = await persistentInbox.receive(undefined, 0);
+  const late = await persistentInboxReceiver.receive(undefined, 0);
   if (late?.kind === 'shutdown') {
     await drainAndClose(close, queue, 'shutdown');
     return 'shutdown';
@@ -143,7 +143,7 @@ async function closeKeepingMessages(close: { sessionId: string; workflowId: stri
 async function drainAndClose(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[], reason: 'suspended' | 'shutdown'): Promise<void> {
   const deferred = [...queue];
   for (;;) {
-    const late = await persistentInbox.receive(undefined, 0);
+    const late = await persistentInboxReceiver.receive(undefined, 0);
     if (late === null) break;
     if (late.kind === 'turn') deferred.push(late);
   }

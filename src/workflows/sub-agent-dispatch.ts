@@ -5,7 +5,7 @@ import type { AgentWorkflowInput } from '../orchestration/workflow-input.js';
 import { SubAgentStep, type ChildPreparation } from '../steps/sub-agent.step.js';
 import type { AgentResult } from '../types/result.js';
 import type { TurnContext } from './turn-types.js';
-import { childDoneChannel } from './workflow-messages.js';
+import { childDoneReceiver } from './workflow-messages.js';
 import { HelixError } from '../errors/index.js';
 
 /** Starts the agent workflow as a child (bound by agent.workflow.ts, which owns the workflow function). */
@@ -65,7 +65,7 @@ async function outcomeOf(call: PlannedSubAgentCall, preparation: ChildPreparatio
   if (workflowId === undefined) return { kind: 'error', error: 'The sub-agent could not be started.' };
   try {
     for (;;) {
-      const woken = await childDoneChannel.receive(call.toolCallId, CHILD_WAIT_MS);
+      const woken = await childDoneReceiver.receive(call.toolCallId, CHILD_WAIT_MS);
       // Without a message (one lost to a crash, or a child of an earlier parent run), check the result itself.
       // The message precedes the child's return by a moment: a short poll then finds its result.
       const result = await DBOS.getResult<AgentResult>(workflowId, woken === null ? { timeoutSeconds: 1 } : { pollingIntervalMs: RESULT_AFTER_WAKE_POLL_MS });

@@ -1,16 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-
-/**
- * What `executor.close()` sends a warm wait in progress to end it: the body is held at once (see {@link warmReceive}).
- * Consumed and recorded like any message; replayed by DBOS recovery in the next process, it reads as a timeout
- * (`null`), so the wait's loop re-checks the store and waits again.
- *
- * @example
- * const message: CloseWakeMessage = { kind: 'helix.close_wake' };
- */
-export interface CloseWakeMessage {
-  kind: 'helix.close_wake';
-}
+import { isCloseWakeMessage, type CloseWakeMessage } from '../channels/close-wake.js';
 
 /** A warm wait in progress: a workflow body in `DBOS.recv` on `topic`. */
 interface WarmWait {
@@ -57,16 +46,12 @@ async function receiveOrHold<TMessage>(workflowId: string, topic: string, timeou
   try {
     const message = await DBOS.recv<TMessage | CloseWakeMessage>(topic, { timeoutSeconds });
     // Recorded, the wake reads as a timeout when the workflow is recovered: its loop re-checks and waits again.
-    if (isCloseWake(message)) return closing ? hold(workflowId) : null;
+    if (isCloseWakeMessage(message)) return closing ? hold(workflowId) : null;
     return message;
   } catch (error) {
     if (closing || !DBOS.isInitialized()) return hold(workflowId);
     throw error;
   }
-}
-
-function isCloseWake(message: unknown): message is CloseWakeMessage {
-  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'helix.close_wake';
 }
 
 function hold(workflowId: string): Promise<never> {

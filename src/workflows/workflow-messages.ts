@@ -1,96 +1,58 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
-import { companionTopic, type CompanionDoneMessage } from '../orchestration/companions.js';
-import { PERSISTENT_INBOX_TOPIC, type PersistentInboxMessage } from '../orchestration/persistent-session.js';
+import { callChannel, type CallMessage } from '../channels/call-messages.js';
+import type { WorkflowChannel } from '../channels/channel.js';
+import { childDoneChannel, type ChildDoneMessage } from '../channels/child-done.js';
+import { companionDoneChannel } from '../channels/companion-done.js';
+import { persistentInbox } from '../channels/persistent-inbox.js';
+import type { CompanionDoneMessage } from '../orchestration/companions.js';
+import type { PersistentInboxMessage } from '../orchestration/persistent-session.js';
 import { warmReceive } from './warm-waits.js';
 
-/** A client's answer to a pending call was stored: the owner workflow re-reads the store (the source of truth). */
-export interface SubmittedMessage {
-  kind: 'submitted';
-  toolCallId: string;
-}
-
-/** Re-check the store now (an interrupt or an abort arrived while the run waits). */
-export interface WakeMessage {
-  kind: 'wake';
-}
-
-/** What a run waiting on a human-answered call can receive on that call's topic. */
-export type CallMessage = SubmittedMessage | WakeMessage;
-
 /**
- * A typed DBOS message channel: the topic and payload of one kind of message workflows exchange, declared once
- * and used by both sender and receiver.
+ * The receive side of a channel declared in `src/channels/` (which holds the send side): a workflow body waits
+ * on the channel's topic — warm, known to `executor.close()` when the channel is wakeable.
+ *
+ * @example
+ * const message = await childDoneReceiver.receive(toolCallId, 60_000);
  */
-export interface WorkflowChannel<TKey, TMessage> {
-  /** The DBOS topic for `key`. */
-  topic(key: TKey): string;
-  /** Send `message` to `workflowId` (an `idempotencyKey` makes repeated sends deliver once). */
-  send(workflowId: string, key: TKey, message: TMessage, idempotencyKey?: string): Promise<void>;
+export interface ChannelReceiver<TKey, TMessage> {
   /** Workflow-body only: wait up to `timeoutMs` for a message; `null` on timeout (see `warmReceive`). */
   receive(key: TKey, timeoutMs: number): Promise<TMessage | null>;
 }
 
-/** `wakeable`: `executor.close()` may end a wait on this channel with a `CloseWakeMessage` (see `warmReceive`). */
-function defineChannel<TKey, TMessage>(topic: (key: TKey) => string, wakeable = true): WorkflowChannel<TKey, TMessage> {
+function receiverOf<TKey, TMessage>(channel: WorkflowChannel<TKey, TMessage>): ChannelReceiver<TKey, TMessage> {
   return {
-    topic,
-    async send(workflowId, key, message, idempotencyKey) {
-      await DBOS.send(workflowId, message, topic(key), idempotencyKey);
-    },
-    async receive(key, timeoutMs) {
-      return warmReceive<TMessage>(topic(key), timeoutMs, wakeable);
-    },
+    receive: (key, timeoutMs) => warmReceive<TMessage>(channel.topic(key), timeoutMs, channel.wakeable),
   };
 }
 
 /**
- * Messages about one human-answered call, on the topic `toolCallId`: `submitted` from submitToolResult (idempotency
- * key `${workflowId}:${toolCallId}`), `wake` from interrupt/abort. The store holds the answer; the message only
- * wakes the waiting run, so a lost message costs one recv timeout, never a result.
- */
-export const callChannel: WorkflowChannel<string, CallMessage> = defineChannel((toolCallId: string) => toolCallId);
-
-/**
- * Tell the workflow that owns a pending call that its answer is stored. Delivered once per (workflow, call).
+ * A run waiting on a human-answered call hears `submitted`/`wake` here (see `callChannel`).
  *
  * @example
- * await notifySubmitted(ownerWorkflowId, toolCallId);
+ * await callReceiver.receive(toolCallId, wakeAt - now);
  */
-export async function notifySubmitted(workflowId: string, toolCallId: string): Promise<void> {
-  await callChannel.send(workflowId, toolCallId, { kind: 'submitted', toolCallId }, `${workflowId}:${toolCallId}`);
-}
+export const callReceiver: ChannelReceiver<string, CallMessage> = receiverOf(callChannel);
 
 /**
- * Wake a workflow blocked on a call so it re-checks the store (interrupt flag, cancellation).
+ * A parent run waits here for its sub-agent call's child to end (see `childDoneChannel`).
  *
  * @example
- * await wakeCallWaiter(workflowId, toolCallId);
+ * const woken = await childDoneReceiver.receive(call.toolCallId, 60_000);
  */
-export async function wakeCallWaiter(workflowId: string, toolCallId: string): Promise<void> {
-  await callChannel.send(workflowId, toolCallId, { kind: 'wake' });
-}
-
-/** A sub-agent run ended or parked: the parent fetches its result from DBOS (the message only wakes it). */
-export interface ChildDoneMessage {
-  kind: 'child_done';
-  childSessionId: string;
-}
+export const childDoneReceiver: ChannelReceiver<string, ChildDoneMessage> = receiverOf(childDoneChannel);
 
 /**
- * Messages from a sub-agent run to the parent run waiting for it, on the topic `child:${callId}`. Sent from the
- * child's workflow body (exactly once per child run).
+ * A persistent session's workflow reads its inbox here, in send order (see `persistentInbox`; not wakeable).
+ *
+ * @example
+ * const received = await persistentInboxReceiver.receive(undefined, closeAt - now);
  */
-export const childDoneChannel: WorkflowChannel<string, ChildDoneMessage> = defineChannel((callId: string) => `child:${callId}`);
+export const persistentInboxReceiver: ChannelReceiver<void, PersistentInboxMessage> = receiverOf(persistentInbox);
 
 /**
- * A persistent session's inbox (topic `persistent-inbox`): one message per turn, sent by `execute()`/`resume()`
- * with the turn's runId as idempotency key; received in send order by the session's workflow. Never woken by
- * `executor.close()`, which sends `shutdown` here instead (a drain reads `null` as "inbox empty").
+ * A parent run waits here for a companion's turn to end (see `companionDoneChannel`).
+ *
+ * @example
+ * await companionDoneReceiver.receive(childSessionId, 60_000);
  */
-export const persistentInbox: WorkflowChannel<void, PersistentInboxMessage> = defineChannel(() => PERSISTENT_INBOX_TOPIC, false);
-
-/**
- * A companion's turn ended (topic `companion:${childSessionId}`): sent to its parent's current run by the child's
- * report step (idempotency key `${childSessionId}:${runId}`). It only wakes the parent, which reads the run record.
- */
-export const companionDoneChannel: WorkflowChannel<string, CompanionDoneMessage> = defineChannel(companionTopic);
+export const companionDoneReceiver: ChannelReceiver<string, CompanionDoneMessage> = receiverOf(companionDoneChannel);

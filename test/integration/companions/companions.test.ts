@@ -12,7 +12,7 @@ import { eventually, markerOf, userTexts } from '../persistent/persistent-kit.js
 import { companionTurnRunId } from '../../../src/orchestration/companions.js';
 import { messageCompanion } from '../../../src/steps/companion-children.js';
 import { startPersistentWorkflow } from '../../../src/workflows/persistent.workflow.js';
-import { persistentInbox } from '../../../src/workflows/workflow-messages.js';
+import { sendInboxTurn } from '../../../src/channels/persistent-inbox.js';
 import { boss, call, calls, parentScript, toolResultOf } from './companion-kit.js';
 
 const llm = scriptedLLM();
@@ -182,7 +182,7 @@ describe('companion tools', () => {
     const deliveries = await Promise.all(callers.map((caller) => messageCompanion(runtime.stateStore, caller, 'cb-race-agent-w', `from ${caller.toolCallId}`)));
     for (const delivery of deliveries) {
       if (delivery.start !== undefined) await startPersistentWorkflow(delivery.start);
-      if (delivery.sendAfterStart !== undefined) await persistentInbox.send(delivery.workflowId, undefined, delivery.sendAfterStart, delivery.sendAfterStart.runId);
+      if (delivery.sendAfterStart !== undefined) await sendInboxTurn(delivery.workflowId, delivery.sendAfterStart);
     }
     await eventually('three child turns', async () => {
       const { runs } = await runtime.stateStore.listRuns('cb-race-agent-w');

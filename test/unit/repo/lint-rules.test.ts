@@ -24,6 +24,13 @@ async function rulesFiredOn(folder: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).map((message) => message.ruleId ?? `fatal: ${message.message}`);
 }
 
+/** A raw `DBOS.send`: allowed only in src/channels/, where the typed channels are declared. */
+const RAW_SEND = [
+  "import { DBOS } from '@dbos-inc/dbos-sdk';",
+  "export const x = (id: string): Promise<void> => DBOS.send(id, { kind: 'wake' }, 'topic');",
+  '',
+].join('\n');
+
 const cases: Array<[string, string, string, string]> = [
   ['orchestration/ imports no runtime SDK', 'orchestration', "import { DBOS } from '@dbos-inc/dbos-sdk';\nexport const x = DBOS;\n", '@typescript-eslint/no-restricted-imports'],
   ['orchestration/ imports no store', 'orchestration', "import { InMemoryStateStore } from '../store/index.js';\nexport const x = InMemoryStateStore;\n", 'import-x/no-restricted-paths'],
@@ -31,8 +38,11 @@ const cases: Array<[string, string, string, string]> = [
   ['workflows/ reads no environment', 'workflows', "export const x = (): string | undefined => process.env['HOME'];\n", 'no-restricted-properties'],
   ['workflows/ makes no Date', 'workflows', 'export const x = (): Date => new Date();\n', 'no-restricted-syntax'],
   ['workflows/ never import executor/', 'workflows', "import { DBOSAgentExecutor } from '../executor/dbos-agent-executor.js';\nexport const x = DBOSAgentExecutor;\n", 'import-x/no-restricted-paths'],
-  ['steps/ never import workflows/', 'steps', "import { persistentInbox } from '../workflows/workflow-messages.js';\nexport const x = persistentInbox;\n", 'import-x/no-restricted-paths'],
+  ['steps/ never import workflows/', 'steps', "import { persistentInboxReceiver } from '../workflows/workflow-messages.js';\nexport const x = persistentInboxReceiver;\n", 'import-x/no-restricted-paths'],
   ['lower layers never import the runtime', 'store', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
+  ['steps/ send no raw DBOS message', 'steps', RAW_SEND, 'no-restricted-properties'],
+  ['workflows/ send no raw DBOS message (kept beside the determinism rules)', 'workflows', RAW_SEND, 'no-restricted-properties'],
+  ['channels/ never import the runtime', 'channels', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
   ['server/ uses the public executor API only', 'server', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", '@typescript-eslint/no-restricted-imports'],
 ];
 
@@ -43,6 +53,10 @@ describe('lint rules fire on deliberate violations', () => {
 
   it('a clean fixture passes (the rules are not firing on everything)', async () => {
     expect(await rulesFiredOn('orchestration', "import type { Message } from '../types/message.js';\nexport const count = (messages: Message[]): number => messages.length;\n")).toEqual([]);
+  }, 60_000);
+
+  it('channels/ may send raw DBOS messages (the one place that declares them)', async () => {
+    expect(await rulesFiredOn('channels', RAW_SEND)).toEqual([]);
   }, 60_000);
 
   it('import-x/no-cycle reports a two-file cycle on .ts sources', async () => {
