@@ -51,6 +51,11 @@ export default tseslint.config(
             { target: './src/steps', from: ['./src/workflows', './src/executor'], message: 'steps/ never import workflows/ or executor/.' },
             { target: './src/workflows', from: ['./src/executor'], message: 'workflows/ never import executor/.' },
             {
+              target: './src/journal',
+              from: ['./src/steps', './src/workflows', './src/executor', './src/channels', './src/server'],
+              message: 'journal/ sits below steps/: it records steps, it never imports the runtime.',
+            },
+            {
               target: './src/channels',
               from: [
                 ...['./src/steps', './src/workflows', './src/executor', './src/server', './src/agent', './src/store', './src/stream'],
@@ -79,6 +84,24 @@ export default tseslint.config(
               from: ['./src/steps', './src/workflows', './src/executor', './src/channels'],
               message: 'Lower layers never import the runtime (steps/, workflows/, executor/, channels/).',
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // DBOS internals only in the fused journal, which only journal.ts loads (a dynamic import that may fail: a DBOS
+    // without those internals still loads the package and runs the public journal). Type imports are erased.
+    // Before the orchestration and server blocks: their options for this rule replace these for their files.
+    files: ['src/**/*.ts'],
+    ignores: ['src/journal/fused/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@dbos-inc/dbos-sdk/internal/*'], message: 'DBOS internals only in src/journal/fused/ (the fused journal).' },
+            { group: ['**/journal/fused/*'], allowTypeImports: true, message: 'src/journal/fused/ is loaded lazily by src/journal/journal.ts only.' },
           ],
         },
       ],

@@ -154,6 +154,7 @@ export {
   SessionAgentMismatchError,
   DBOSStepContextError,
   DBOSForkRefusedError,
+  JournalFormatUnsupportedError,
   InternalError,
   ToolContractError,
   RemoteAgentTransportError,

@@ -233,3 +233,27 @@ export class DBOSForkRefusedError extends HelixError {
     return hasCode(error, 'DBOS_FORK_REFUSED');
   }
 }
+
+/**
+ * A run whose workflow was recorded in a step-journal format this process cannot replay (a run started by an older
+ * or newer release of this package). Replaying it would call the model and run tools again, so the workflow is
+ * refused before any step: DBOS records it ERROR, and the next call on the session ends the run `failed`. Finish
+ * such runs with the release that started them.
+ *
+ * @example
+ * await handle.result().catch((error) => JournalFormatUnsupportedError.isInstance(error));
+ */
+export class JournalFormatUnsupportedError extends HelixError {
+  constructor(
+    readonly workflowId: string,
+    readonly format: number | null,
+  ) {
+    super('JOURNAL_FORMAT_UNSUPPORTED', `This run's step journal (format ${format ?? 'before 1'}) cannot be replayed by this release; it was refused and re-ran nothing.`, {
+      data: { workflowId, format },
+    });
+    this.name = 'JournalFormatUnsupportedError';
+  }
+  static override isInstance(error: unknown): error is JournalFormatUnsupportedError {
+    return hasCode(error, 'JOURNAL_FORMAT_UNSUPPORTED');
+  }
+}

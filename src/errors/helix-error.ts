@@ -26,6 +26,7 @@ export const HELIX_ERROR_CODES = [
   'SESSION_AGENT_MISMATCH',
   'DBOS_STEP_CONTEXT',
   'DBOS_FORK_REFUSED',
+  'JOURNAL_FORMAT_UNSUPPORTED',
   // A tool's error that is not a HelixError, as streamed and stored (see safeErrorOf); a tool's broken contract (ToolContractError)
   'TOOL_ERROR',
   // A step waited in vain for the executor or an agent registration in this process

@@ -23,6 +23,7 @@ export {
   SessionAgentMismatchError,
   DBOSStepContextError,
   DBOSForkRefusedError,
+  JournalFormatUnsupportedError,
 } from './dbos-errors.js';
 export { InternalError, ToolContractError } from './runtime-errors.js';
 export { RemoteAgentTransportError, RemoteSubAgentClientToolUnsupportedError } from './remote-errors.js';

@@ -26,6 +26,7 @@ import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
 import { resumeParkedCompanions } from './companion-resume.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
+import { journalFromEnvironment, useJournal } from '../journal/journal.js';
 
 type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
 
@@ -51,6 +52,7 @@ export class DBOSAgentExecutor {
     this.logger = config.logger ?? noopLogger;
     const hookManager = config.hookManager ?? new HookManager({ logger: this.logger });
     registerDBOSAgentWorkflows();
+    useJournal(config.journal ?? journalFromEnvironment());
     reopenWarmWaits(); // after a close(): this executor's runs wait warm again
     bindExecutorDependencies(config, hookManager, this.logger);
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({

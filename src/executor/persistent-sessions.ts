@@ -37,6 +37,7 @@ import { abortSession } from './run-control.js';
 import { DEFAULT_HITL_WARM_WINDOW_MS } from './run-launcher.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
+import { journalStamp } from '../journal/format.js';
 
 /** Default idle timeout of a persistent session (24 h). */
 export const DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS = 86_400_000;
@@ -223,6 +224,7 @@ export class PersistentSessions {
       idleWarmWindowMs: this.config.persistentWarmWindowMs ?? DEFAULT_PERSISTENT_WARM_WINDOW_MS,
       idleTimeoutMs: idleTimeoutMs ?? this.config.defaultPersistentIdleTimeoutMs ?? DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS,
       initialMessages,
+      journal: journalStamp(),
     };
   }
 

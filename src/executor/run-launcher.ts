@@ -22,6 +22,7 @@ export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
 /** The turn-specific part of a workflow input. */
 export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
+import { journalStamp } from '../journal/format.js';
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
@@ -55,6 +56,7 @@ export class RunLauncher {
       rootSessionId: sessionId,
       warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
       ...turn,
+      journal: journalStamp(),
     };
     const previous = await stateStore.getCurrentRun(sessionId);
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.

@@ -1,3 +1,4 @@
+import type { JournalKind } from '../types/journal.js';
 import type { AppDatabaseConfig } from '../database/app-database.js';
 import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { HookManager } from '../hooks/index.js';
@@ -43,6 +44,13 @@ export interface DBOSAgentExecutorConfig {
   persistentWarmWindowMs?: number;
   /** Server-tool retries. Default: 3 attempts, 1 s, ×2, at most 60 s. */
   toolRetryPolicy?: ToolRetryPolicy;
+  /**
+   * The step journal of this process (see README "Step journal"): `fused` (default; each step's DBOS record and its
+   * effects in one transaction when the stores are on DBOS's system database; needs a DBOS release it was verified
+   * against, else `public`) or `public` (`DBOS.runStep` only). Default: `HELIX_JOURNAL` from the environment, else
+   * `fused`. Either journal replays the other's runs; the last executor constructed in a process decides.
+   */
+  journal?: JournalKind;
   /**
    * Bounds on tool arguments from the model (defaults `DEFAULT_TOOL_ARGUMENT_LIMITS`: 64 levels, 256 KiB). A call past
    * them gets a short tool error instead of being parsed and stored.

@@ -1,3 +1,4 @@
+import type { JournalStamp } from '../types/journal.js';
 import type { UserMessage } from '../types/message.js';
 import type { AgentWorkflowInput } from './workflow-input.js';
 
@@ -66,6 +67,8 @@ export interface PersistentWorkflowInput {
   idleTimeoutMs: number;
   /** Turns to run first, in order (the message that started this generation, messages deferred by a park). */
   initialMessages: PersistentTurnMessage[];
+  /** The step-journal format the generation is recorded in (absent: a release before format 1; refused). */
+  journal?: JournalStamp;
   /** Set for a companion (persistent sub-agent): each turn reports to this parent's ref and wakes its waiting run. */
   parent?: CompanionParentLink;
 }

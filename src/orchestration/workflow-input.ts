@@ -1,4 +1,5 @@
 import type { SuspensionRecord } from './hitl-types.js';
+import type { JournalStamp } from '../types/journal.js';
 import type { UserMessage } from '../types/message.js';
 
 /**
@@ -64,4 +65,6 @@ export interface AgentWorkflowInput extends RunScope {
   };
   /** Set for a sub-agent run: it reports to its parent and never ends the shared stream. */
   parent?: ParentLink;
+  /** The step-journal format the run is recorded in (absent: a release before format 1; refused). */
+  journal?: JournalStamp;
 }

@@ -8,14 +8,14 @@ import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { ToolSchema } from '../types/llm.js';
 import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
-import { loadStepState, mayWitnessLLMStep, witnessedEarlier, witnessInSessionRow } from './llm-step-witness.js';
+import { loadStepState } from './load-step-state.js';
 import type { SessionState } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
-import { runLeanStep } from './lean-step.js';
-import { recordUsageWith, type StepRecord } from './step-record.js';
+import { runJournaledStep } from '../journal/journal.js';
+import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
 import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
@@ -49,25 +49,15 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
  * emits `step_reset`.
  */
 export class CallLLMStep {
-  /** The durable step (recorded as `CallLLMStep`, see `runLeanStep`). */
+  /** The durable step (recorded as `CallLLMStep`, see `runJournaledStep`). */
   static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
-    return runLeanStep('CallLLMStep', (record) => CallLLMStep.run(input, record), { portableOutput: true });
+    return runJournaledStep('CallLLMStep', (record) => CallLLMStep.run(input, record), { portableOutput: true });
   }
 
   private static async run(input: CallLLMStepInput, record: StepRecord): Promise<CallLLMStepOutput> {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
-    // A step that may keep its record in the session row looks there first when an earlier execution may have run it.
-    const witnessed = await mayWitnessLLMStep(stateStore, hooks, record, agent, input.commit !== undefined);
-    if (witnessed && record.replayPossible) {
-      const earlier = await witnessedEarlier(stateStore, input);
-      if (earlier !== undefined) {
-        record.foundEarlier();
-        return { kind: 'result', result: earlier };
-      }
-    }
-
     // The previous step's commit (done here, or by its tool step in this process) reports the session, its new
     // messages and the interrupt flag: no reads of them.
     const report =
@@ -148,11 +138,8 @@ export class CallLLMStep {
           },
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
-        // What the workflow decides the step from (the accounting only for a stopWhen): the step's record, in the
-        // session row when its sole tool call will commit the agent step.
-        const decision = stepDecisionResult(result, agent);
-        if (witnessed) witnessInSessionRow(record, stateStore, agent, input, decision);
-        return { kind: 'result', result: decision };
+        // What the workflow decides the step from (the accounting only for a stopWhen): the step's record.
+        return { kind: 'result', result: stepDecisionResult(result, agent) };
       } catch (error) {
         await emitter.flush().catch(() => undefined);
         if (watch.interrupted()) {

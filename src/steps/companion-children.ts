@@ -26,6 +26,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { RunRecord, SessionState, SubSessionRef } from '../types/session.js';
 import { routePersistentMessage, type RouteTransport } from './persistent-route.js';
 import type { RuntimeDependencies } from './runtime-registry.js';
+import { journalStamp } from '../journal/format.js';
 
 /** Where a companion call's message went: the workflow that runs its turn, and a start the caller's body owes. */
 export interface CompanionDelivery {
@@ -110,6 +111,7 @@ export async function spawnCompanion(
     idleTimeoutMs: dependencies.persistentWindows.idleTimeoutMs,
     initialMessages: [message],
     parent: { sessionId: caller.parentSessionId, name },
+    journal: journalStamp(),
   };
   const marker: PersistentMarker = { workflowId: start.workflowId, phase: 'live', generation: 0, start };
   if (respawn) await stateStore.deleteSession(childSessionId);

@@ -4,7 +4,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { openStreamWriter, recordRunAborted } from './aborted-run.js';
 import { peekRuntimeDependencies } from './runtime-registry.js';
-import { workflowCancelled } from './lean-step.js';
+import { workflowCancelled } from '../journal/journal.js';
 
 /** The run whose DBOS workflow was cancelled: its session, stream and agent type. */
 export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | 'agentType'>;

@@ -14,9 +14,9 @@ import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
-import { runLeanStep } from './lean-step.js';
-import { recordUsageWith, type StepRecord } from './step-record.js';
-import { chunksBesideCheckpoints, committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
+import { runJournaledStep } from '../journal/journal.js';
+import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
+import { chunksBesideCheckpoints, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 import { plannedToolMissing } from './planned-tool-missing.js';
@@ -45,9 +45,10 @@ export interface ExecuteToolStepInput extends RunScope {
  * may record the step's commit with its own result (one transaction; see `recordsStepCommit`).
  */
 export class ExecuteToolStep {
-  /** The durable step (recorded as `ExecuteToolStep`, see `runLeanStep`). */
+  /** The durable step (recorded as `ExecuteToolStep:<tool name>`, see `runJournaledStep`). */
   static async execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
-    return expandOutcome(input.call, await runLeanStep('ExecuteToolStep', (record) => ExecuteToolStep.run(input, record), { portableOutput: true }));
+    const recorded = await runJournaledStep(toolStepName(input.call.toolName), (record) => ExecuteToolStep.run(input, record), { portableOutput: true });
+    return expandOutcome(input.call, recorded);
   }
 
   /** The step's body; what it returns is recorded, so it leaves out what the call already says (`expandOutcome`). */
@@ -57,13 +58,6 @@ export class ExecuteToolStep {
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
     const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
-    if (commitsHere && input.commit !== undefined && record.replayPossible) {
-      const done = await committedEarlier(stateStore, input, call.resultMessageId);
-      if (done !== undefined) {
-        record.foundEarlier();
-        return { toolCallId: call.toolCallId, ...done };
-      }
-    }
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
     if (tool === undefined || tool.kind !== 'server') {
@@ -136,6 +130,16 @@ export class ExecuteToolStep {
     // Its result is in the committed messages: the record only says the step is committed.
     return { toolCallId: call.toolCallId, success, durationMs, committed: true };
   }
+}
+
+/**
+ * The name a tool call's step is recorded under, so DBOS's step list shows which tool ran.
+ *
+ * @example
+ * toolStepName('search'); // 'ExecuteToolStep:search'
+ */
+export function toolStepName(toolName: string): string {
+  return `ExecuteToolStep:${toolName}`;
 }
 
 /**

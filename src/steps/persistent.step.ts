@@ -10,7 +10,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import { updateSessionIfExists, updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import { isTerminalStatus } from '../stream/stream-status.js';
 import type { RunStatus, SessionState, SessionStateWrite } from '../types/session.js';
-import { runLeanStep } from './lean-step.js';
+import { runJournaledStep } from '../journal/journal.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
@@ -57,7 +57,7 @@ export interface CloseInput {
 export class PersistentStep {
   /** Take the inbox for this generation: `superseded` when the session moved on (or is gone) — end at once. */
   static open(input: PersistentWorkflowInput): Promise<{ superseded: boolean }> {
-    return runLeanStep('PersistentStep.open', async () => ({ superseded: await takeInbox((await runtimeDependencies()).stateStore, input) }));
+    return runJournaledStep('PersistentStep.open', async () => ({ superseded: await takeInbox((await runtimeDependencies()).stateStore, input) }));
   }
 
   /**
@@ -67,7 +67,7 @@ export class PersistentStep {
    * that vanished is recorded failed first.
    */
   static openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
-    return runLeanStep('PersistentStep.openTurn', async () => {
+    return runJournaledStep('PersistentStep.openTurn', async () => {
       const { stateStore, streamManager } = await runtimeDependencies();
       markWorkflowStartedHere(input.turnKey ?? input.workflowId);
       const begin: BeginRunInput = { ...runScopeOf(input), ...input.begin };
@@ -131,7 +131,7 @@ export class PersistentStep {
 
   /** `live` → `closing` for this generation; false when the session moved on (then end without closing). */
   static beginClose(input: CloseInput): Promise<{ ok: boolean }> {
-    return runLeanStep('PersistentStep.beginClose', async () => {
+    return runJournaledStep('PersistentStep.beginClose', async () => {
       const { stateStore } = await runtimeDependencies();
       const { value } = await updateMarker(stateStore, input.sessionId, (marker) => {
         if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: false };
@@ -143,7 +143,7 @@ export class PersistentStep {
 
   /** A message arrived while closing: `closing` → `live`, the workflow goes on. */
   static reopen(input: CloseInput): Promise<void> {
-    return runLeanStep('PersistentStep.reopen', async () => {
+    return runJournaledStep('PersistentStep.reopen', async () => {
       const { stateStore } = await runtimeDependencies();
       await updateMarker(stateStore, input.sessionId, (marker) => {
         if (marker?.workflowId !== input.workflowId || marker.phase !== 'closing') return { write: null, value: undefined };
@@ -154,7 +154,7 @@ export class PersistentStep {
 
   /** `closing` (or `live`) → `closed` with the reason; messages drained while closing are kept as `deferred`. */
   static endClose(input: CloseInput & { reason: PersistentEndReason; idleDeadlineAt?: number; deferred?: PersistentTurnMessage[] }): Promise<void> {
-    return runLeanStep('PersistentStep.endClose', async () => {
+    return runJournaledStep('PersistentStep.endClose', async () => {
       const { stateStore } = await runtimeDependencies();
       await updateMarker(stateStore, input.sessionId, (marker) => {
         if (marker?.workflowId !== input.workflowId || marker.phase === 'closed') return { write: null, value: undefined };

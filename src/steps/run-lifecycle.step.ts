@@ -9,7 +9,7 @@ import { ChunkEmitter, chunkKey } from './stream-writers.js';
 import type { CompletionReason } from '../types/session.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { forgetHistory } from './history-cache.js';
-import { runLeanStep } from './lean-step.js';
+import { runJournaledStep } from '../journal/journal.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
@@ -39,7 +39,7 @@ export interface FinishRunInput extends RunScope {
  */
 export class RunLifecycleStep {
   static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    return runLeanStep('BeginRunStep', () => beginRun(input));
+    return runJournaledStep('BeginRunStep', () => beginRun(input));
   }
 
   /** Durable {@link abandonRun}. */
@@ -51,7 +51,7 @@ export class RunLifecycleStep {
   static finish(given: FinishRunInput): Promise<AgentResult> {
     // A failed run's error is stored, streamed and served: bounded and redacted once more, whatever produced it.
     const input = given.status === 'failed' && given.error !== undefined ? { ...given, error: boundedMessage(given.error) } : given;
-    return runLeanStep('FinishRunStep', async () => {
+    return runJournaledStep('FinishRunStep', async () => {
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks, emitter } = environment;
       const { stateStore, streamManager, usageStore } = dependencies;

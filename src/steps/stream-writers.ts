@@ -1,6 +1,6 @@
 import { BufferedStreamWriter } from '../stream/buffered-stream-writer.js';
 import type { StreamManager, StreamWriteOptions, StreamWriter } from '../stream/stream-manager.js';
-import type { StepRecord } from './step-record.js';
+import type { StepRecord } from '../journal/step-record.js';
 import type { StreamChunkInput } from '../types/stream.js';
 
 /** Distributes Omit over the chunk union so each member keeps its own fields. */

@@ -12,6 +12,7 @@ import { takeForResume } from '../store/take-for-resume.js';
 import { registerAgent } from './runtime-registry.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
+import { journalStamp } from '../journal/format.js';
 
 /**
  * Input of the sub-agent steps: the parent's scope, its step and the call.
@@ -163,6 +164,7 @@ async function recordChildRun(
     warmWindowMs: input.warmWindowMs,
     ...turn,
     parent: { sessionId: input.sessionId, agentType: input.agentType, workflowId: input.workflowId, callId: call.toolCallId, step: input.step },
+    journal: journalStamp(),
   };
   const recorded = await stateStore.createRun(call.childSessionId, {
     runId,

@@ -3,14 +3,11 @@ import { checkpointIdFor } from '../orchestration/ids.js';
 import { soleToolCommitMessages, type SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import type { SqlConnection } from '../store/postgres/database.js';
-import type { PendingStep } from '../store/postgres/pending-step.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
-import type { Message } from '../types/message.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { RunScope } from './step-scope.js';
-import type { RecordOutcome, StepRecord } from './step-record.js';
-import { InternalError } from '../errors/index.js';
+import type { RecordOutcome, StepRecord } from '../journal/step-record.js';
 
 /** A store that can commit a step inside a caller's transaction on its database (`PostgresStateStore`). */
 interface CommitOnConnection {
@@ -39,32 +36,9 @@ export async function recordsStepCommit(
   record: StepRecord,
   commit: SoleToolCommit | undefined,
 ): Promise<boolean> {
-  return commit !== undefined && commitJoinsRecord(stateStore, hooks, record);
-}
-
-/**
- * Whether a step's commit can be written inside `record`'s transaction: the store commits on a caller's connection
- * and writes to DBOS's system database, and no onMessage/afterTool hook is registered (see `recordsStepCommit`). The
- * one rule for a tool step committing its agent step and for its LLM step leaving no DBOS row.
- *
- * @example
- * if (await commitJoinsRecord(stateStore, hooks, record)) record.witnessedByWrites();
- */
-export async function commitJoinsRecord(stateStore: SessionStateStore, hooks: Pick<HookManager, 'hasHooks'>, record: StepRecord): Promise<boolean> {
-  if (hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
+  if (commit === undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
   if (typeof (stateStore as Partial<CommitOnConnection>).commitStepOn !== 'function') return false;
   return record.joins(stateStore);
-}
-
-/**
- * A store that reads back what a step left (`PostgresStateStore.readStepWitness`): the pending LLM step and a message
- * of the step by id.
- *
- * @example
- * const { message } = await (stateStore as StepWitnessStore).readStepWitness('s1', 'run-1:3:1');
- */
-export interface StepWitnessStore {
-  readStepWitness(sessionId: string, stepMessageId: string): Promise<{ pending?: PendingStep; message?: Message }>;
 }
 
 /** A Postgres store or stream manager: the schema of its tables. */
@@ -107,8 +81,6 @@ export function deferStepCommit(
   const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
   let report: StepCommitReport | undefined;
   let onCommitted: ((outcome: RecordOutcome) => void) | undefined;
-  // The commit (checkpoint `${runId}:${step}`) is the step's record: `committedEarlier` finds it on a replay.
-  record.witnessedByWrites();
   record.defer({
     within: async (connection) => {
       const store = stateStore as unknown as CommitOnConnection;
@@ -119,31 +91,6 @@ export function deferStepCommit(
       if (report !== undefined) remember(reportKey(scope, scope.step), stateStore, report);
     },
   });
-}
-
-/**
- * On a possible replay (`record.replayPossible`): the outcome of this tool step when an earlier execution of the run
- * already committed the agent step with it (the step has no `operation_outputs` row, see `deferStepCommit`), read from
- * its committed tool message `resultMessageId` (one indexed read; it commits with checkpoint `${runId}:${step}`);
- * else `undefined` (the tool runs).
- *
- * @example
- * const done = await committedEarlier(stateStore, input, input.call.resultMessageId);
- */
-export async function committedEarlier(
-  stateStore: SessionStateStore,
-  scope: RunScope & { step: number },
-  resultMessageId: string,
-): Promise<{ success: boolean; durationMs: number; committed: true } | undefined> {
-  // The step's messages commit with its checkpoint: its tool's result exists exactly when the step was committed.
-  const { message } = await (stateStore as unknown as StepWitnessStore).readStepWitness(scope.sessionId, resultMessageId);
-  if (message === undefined) return undefined;
-  if (message.role !== 'tool') {
-    throw new InternalError("A committed step's tool result id names a message that is not a tool result; check that nothing rewrote the session's messages.", {
-      data: { runId: scope.runId, step: scope.step },
-    });
-  }
-  return { success: message.isError !== true, durationMs: 0, committed: true };
 }
 
 /**

@@ -10,6 +10,7 @@ import { bindChildStarter } from './sub-agent-dispatch.js';
 import { runRecordedTurn } from './turn-runner.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
 import type { AgentWorkflowInput } from './turn-types.js';
+import { refuseUnknownJournal } from '../journal/format.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
 
@@ -21,6 +22,7 @@ export class AgentWorkflows {
   @DBOS.workflow({ name: 'helix.runAgent' })
   static async runAgent(input: AgentWorkflowInput): Promise<AgentResult> {
     refuseForeignWorkflowId(input.workflowId);
+    refuseUnknownJournal(input.workflowId, input.journal);
     const scope: RunScope = {
       sessionId: input.sessionId,
       runId: input.runId,

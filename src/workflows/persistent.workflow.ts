@@ -13,6 +13,7 @@ import type { AgentWorkflowInput } from './turn-types.js';
 import { persistentInboxReceiver } from './workflow-messages.js';
 import { bindPersistentStarter } from './persistent-start.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
+import { refuseUnknownJournal } from '../journal/format.js';
 
 /**
  * How a persistent session's workflow (one generation) ended.
@@ -44,6 +45,7 @@ export class PersistentWorkflows {
   @DBOS.workflow({ name: 'helix.runPersistentSession' })
   static async runPersistentSession(input: PersistentWorkflowInput): Promise<PersistentSessionResult> {
     refuseForeignWorkflowId(input.workflowId);
+    refuseUnknownJournal(input.workflowId, input.journal);
     const agent = await resolveRegisteredAgent(input.agentType);
     const ended = (endReason: PersistentSessionResult['endReason'], turns: number): PersistentSessionResult => ({
       sessionId: input.sessionId,

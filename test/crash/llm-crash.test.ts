@@ -38,9 +38,9 @@ describe('crash drill: SIGKILL during LLM calls', () => {
     const doomed = await startDoomedRun(env, 'crash-stream', STREAM_DRILL, []);
     await waitForSignal(doomed.worker, 'the first text_delta chunk of step 2 stored', async () => (await chunkRowCount(env.pool, STREAM_DRILL, 'text_delta', 2)) >= 1);
     await doomed.worker.kill();
-    // Killed mid-stream: only step 1 is recorded (its LLM result and its commit, in the session's rows: DBOS has no row
-    // for either), step 2's text is partial.
-    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep']);
+    // Killed mid-stream: only step 1 is recorded (its LLM row, and its tool's row with the agent step's commit),
+    // step 2's text is partial.
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'ExecuteToolStep:lookup']);
     expect(await checkpointExists(env.pool, STREAM_DRILL, `${doomed.runId}:1`)).toBe(true);
     expect(await chunkRowCount(env.pool, STREAM_DRILL, 'text_delta', 2)).toBeLessThan(STREAMED_ANSWER_DELTAS.length);
     expect(env.llm.countsByStep(STREAM_DRILL)).toEqual([1, 1]);
@@ -74,17 +74,19 @@ describe('crash drill: SIGKILL during LLM calls', () => {
       async () => (await checkpointExists(env.pool, BETWEEN_DRILL, `${doomed.runId}:1`)) && env.llm.countOf(BETWEEN_DRILL, 2) === 1,
     );
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 1]);
-    // The tool step's record is the agent step's commit (checkpoint :1), its LLM step's the session row: DBOS has no
-    // row for either; the recovered LLM step reads its result back from the committed assistant message.
-    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep']);
+    // Every step has its DBOS row: the tool step's row committed with the agent step (checkpoint :1).
+    const before = (await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name);
+    expect(before).toEqual(['BeginRunStep', 'CallLLMStep', 'ExecuteToolStep:lookup']);
 
     const { result } = await killAndRecover(env, doomed);
 
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 2]);
-    // The recovered tool step found the commit and returned its outcome without running the tool.
+    // The recovered workflow replayed both recorded steps: the tool did not run again.
     expect(await toolRunCounts(env.pool, BETWEEN_DRILL)).toEqual({ call_1_lookup_a: 1 });
-    const toolStep = (await stepRecordsOf(env.pool, doomed.workflowId)).find((step) => step.name === 'ExecuteToolStep');
-    expect(JSON.parse(toolStep?.output ?? 'null')).toEqual({ toolCallId: 'call_1_lookup_a', success: true, durationMs: 0, committed: true });
+    const after = await stepRecordsOf(env.pool, doomed.workflowId);
+    expect(after.map((step) => step.name)).toEqual([...before, 'CallLLMStep', 'FinishRunStep']);
+    const toolStep = after.find((step) => step.name.startsWith('ExecuteToolStep'));
+    expect(JSON.parse(toolStep?.output ?? 'null')).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, committed: true });
     const messages = await storedMessages(env, BETWEEN_DRILL);
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);

@@ -38,12 +38,6 @@ export class CommitCache {
     return known;
   }
 
-  /** The session's row was written again by `to` (a pending step) right after `from`, the entry's commit: follow it. */
-  advance(sessionId: string, from: string, to: string): void {
-    const known = this.#sessions.get(sessionId);
-    if (known?.xmin === from) this.#sessions.set(sessionId, { ...known, xmin: to });
-  }
-
   /** Remember what a read found, unless a step commit of this process left something already. */
   rememberIfAbsent(sessionId: string, known: CommittedSession): void {
     if (!this.#sessions.has(sessionId)) this.remember(sessionId, known);

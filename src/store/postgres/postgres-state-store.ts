@@ -32,7 +32,7 @@ import { guardStateStoreArguments } from '../state-store-arguments.js';
 import * as checkpoints from './checkpoints.js';
 import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
 import { CommitCache } from './commit-cache.js';
-import { primeStepCommit, readStepWitness, writePendingStepOn, type PendingStep } from './pending-step.js';
+import { primeStepCommit } from './prime-step-commit.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { Database, type PostgresContext, type SqlConnection } from './database.js';
 import * as interrupt from './interrupt-flag.js';
@@ -171,14 +171,7 @@ export class PostgresStateStore implements SessionStateStore {
   async commitStepOn(connection: SqlConnection, ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>) {
     return commitPostgresStepOn(connection, this.context.tables, ...args, this.#commits);
   }
-  /** @internal An LLM step's record in the session row, inside a step record's transaction (see `writePendingStepOn`). */
-  async recordPendingStepOn(connection: SqlConnection, sessionId: string, pending: PendingStep) {
-    return writePendingStepOn(connection, this.context.tables, sessionId, pending, this.#commits);
-  }
-  /** @internal What a step left of itself: the pending LLM step, a committed message of the step (see `readStepWitness`). */
-  async readStepWitness(sessionId: string, stepMessageId: string) {
-    return this.context.database.run('read a step record', (connection) => readStepWitness(connection, this.context.tables, sessionId, stepMessageId));
-  }
+
   /** @internal The schema of this store's tables (a step's checkpoint is next to its chunks when the stream manager's is the same). */
   storeSchema(): string {
     return this.context.tables.schema;

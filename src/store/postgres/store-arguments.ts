@@ -1,4 +1,4 @@
-import { idArgument, type MethodArgumentRules } from '../argument-guard.js';
+import type { MethodArgumentRules } from '../argument-guard.js';
 import { STATE_STORE_ARGUMENTS } from '../state-store-arguments.js';
 import type { PostgresStateStore } from './postgres-state-store.js';
 
@@ -14,6 +14,4 @@ export const POSTGRES_STORE_ARGUMENTS = {
   storeSchema: [],
   databaseFingerprint: [],
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
-  recordPendingStepOn: [undefined, idArgument('sessionId')],
-  readStepWitness: [idArgument('sessionId'), idArgument('messageId')],
 } as const satisfies Partial<Record<keyof PostgresStateStore, MethodArgumentRules>>;

@@ -136,7 +136,7 @@ export async function startDoomedRun(
   executorId: string,
   sessionId: string,
   blockToolCalls: string[],
-  options: Pick<WorkerOptions, 'agent' | 'pauseAt' | 'toolDelayMs'> = {},
+  options: Pick<WorkerOptions, 'agent' | 'pauseAt' | 'toolDelayMs' | 'journal'> = {},
 ): Promise<DoomedRun> {
   const { worker, run } = await startRun(env, 'start', executorId, sessionId, { blockToolCalls, ...options }, 'doomed');
   return { worker, executorId, ...run };
@@ -152,7 +152,7 @@ export async function startDoomedRun(
 export async function killAndRecover(
   env: DrillEnvironment,
   doomed: DoomedRun,
-  options: Pick<WorkerOptions, 'lateExecutorMs' | 'agent'> = {},
+  options: Pick<WorkerOptions, 'lateExecutorMs' | 'agent' | 'journal'> = {},
 ): Promise<{ worker: WorkerProcess; result: AgentResult }> {
   await doomed.worker.kill();
   return finishIn(spawnWorker(env, 'recover', doomed.executorId, [doomed.sessionId], options), doomed.sessionId);

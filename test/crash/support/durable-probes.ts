@@ -137,7 +137,7 @@ export async function stepRecordsOf(pool: pg.Pool, workflowId: string): Promise<
  */
 export async function toolStepRecorded(pool: pg.Pool, workflowId: string, toolCallId: string): Promise<boolean> {
   const steps = await stepRecordsOf(pool, workflowId);
-  return steps.some((step) => step.name === 'ExecuteToolStep' && step.error === null && (step.output ?? '').includes(`"${toolCallId}"`));
+  return steps.some((step) => step.name.startsWith('ExecuteToolStep') && step.error === null && (step.output ?? '').includes(`"${toolCallId}"`));
 }
 
 /**

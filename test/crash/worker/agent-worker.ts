@@ -87,7 +87,8 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const warm = config.hitlWarmWindowMs === undefined ? {} : { hitlWarmWindowMs: config.hitlWarmWindowMs };
   const delay = config.messageHookDelayMs;
   const hooks = delay === undefined ? {} : { hookManager: new HookManager({ hooks: [{ onMessage: () => sleep(delay) }] }) };
-  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, ...warm, ...hooks, ...appDatabase });
+  const journal = config.journal === undefined ? {} : { journal: config.journal };
+  const construct = (): DBOSAgentExecutor => new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, ...warm, ...hooks, ...appDatabase, ...journal });
   return { config, agent, hitlAgent, transactionalAgent, pool, stateStore, streamManager, usageStore, construct };
 }
 

@@ -115,6 +115,8 @@ export interface WorkerConfig {
   toolDelayMs?: number;
   /** Start mode, transactional agent: stop this tool call at this point of its transaction (see {@link PausePoint}). */
   pauseAt?: { point: PausePoint; toolCallId: string };
+  /** The executor's step journal. Default: the executor's (`HELIX_JOURNAL`, else fused). */
+  journal?: 'fused' | 'public';
 }
 
 /**

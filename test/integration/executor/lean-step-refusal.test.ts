@@ -1,7 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
-import { runLeanStep } from '../../../src/steps/lean-step.js';
+import { runJournaledStep } from '../../../src/journal/journal.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { createGate, type Gate } from '../run-control/run-control-kit.js';
 
@@ -16,7 +16,7 @@ class HeldStepWorkflows {
   @DBOS.workflow({ name: 'test.heldLeanStep' })
   static async run(outcome: 'returns' | 'throws'): Promise<string> {
     try {
-      return await runLeanStep('HeldStep', async (record) => {
+      return await runJournaledStep('HeldStep', async (record) => {
         record.defer({
           within: async (connection) => {
             events.push('written');

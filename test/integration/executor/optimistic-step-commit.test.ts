@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SystemDatabase } from '../../../src/steps/lean-step-record.js';
-import { recordWithWrites } from '../../../src/steps/record-transaction.js';
-import type { RecordOutcome, RecordWrite } from '../../../src/steps/step-record.js';
+import type { SystemDatabase } from '../../../src/journal/fused/record-row.js';
+import { recordWithWrites } from '../../../src/journal/fused/record-transaction.js';
+import type { RecordOutcome, RecordWrite } from '../../../src/journal/step-record.js';
 import type { StepCommitReport } from '../../../src/types/step-commit-report.js';
 import type { Message } from '../../../src/types/message.js';
 import type { TestRuntime } from '../../support/runtime.js';
@@ -53,20 +53,6 @@ async function commitStep(sessionId: string, step: number, item: string): Promis
   return { report: result!.report, reads };
 }
 
-/** An LLM step's record in the session row (`recordPendingStepOn`), in its own record transaction, as CallLLMStep writes it. */
-async function recordPending(sessionId: string, step: number): Promise<void> {
-  const store = runtime.stateStore;
-  let written: { onCommitted(outcome: RecordOutcome): void } | undefined;
-  const write = {
-    within: async (connection: Parameters<RecordWrite['within']>[0]) => {
-      written = await store.recordPendingStepOn(connection, sessionId, { runId: 'r1', step, result: { text: '', toolCalls: [] } });
-    },
-  };
-  const step_ = { workflowID, functionID: (functionID += 1), name: 'CallLLMStep', startedAt: 1, endedAt: 2, output: null, serialization: null };
-  const outcome = await recordWithWrites(database, [write], step_, { rowless: true });
-  written?.onCommitted(outcome); // as runLeanStep does
-}
-
 const itemsOf = async (sessionId: string): Promise<unknown> => ((await runtime.stateStore.loadState(sessionId))?.customState as { items: string[] }).items;
 const roles = async (sessionId: string): Promise<string[]> => (await runtime.stateStore.getMessages(sessionId, { limit: 100 })).messages.map((message) => `${message.role}`);
 
@@ -93,20 +79,6 @@ describe('optimistic step commits', () => {
     expect(await roles('opt-2')).toEqual(['assistant', 'tool', 'user', 'assistant', 'tool']);
     expect(await itemsOf('opt-2')).toEqual(['a', 'b']);
     expect((await commitStep('opt-2', 3, 'c')).reads).toBe(0); // known again after a commit that read
-  });
-
-  it('an LLM step recorded in the session row since (by this process): the commit still needs no read; a write between does', async () => {
-    await runtime.stateStore.createSession('opt-6', { agentType: 'a', customState: { items: [] } });
-    await commitStep('opt-6', 1, 'a');
-    await recordPending('opt-6', 2);
-    expect((await commitStep('opt-6', 2, 'b')).reads).toBe(0);
-    expect((await runtime.stateStore.readStepWitness('opt-6', 'r1:2:0')).pending).toEqual({ runId: 'r1', step: 2, result: { text: '', toolCalls: [] } });
-    await runtime.stateStore.setInterruptFlag('opt-6', 'stop');
-    await recordPending('opt-6', 3);
-    const third = await commitStep('opt-6', 3, 'c');
-    expect(third.reads).toBeGreaterThan(0);
-    expect(third.report.interruptRequested).toBe(true);
-    expect(await itemsOf('opt-6')).toEqual(['a', 'b', 'c']);
   });
 
   it("a run's first step: the step's session read primes its commit (no locked read) unless the row holds its own state or an interrupt", async () => {

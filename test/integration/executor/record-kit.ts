@@ -1,7 +1,7 @@
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import pg from 'pg';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
-import type { SystemDatabase } from '../../../src/steps/lean-step-record.js';
+import type { SystemDatabase } from '../../../src/journal/fused/record-row.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
 /** A launched runtime, DBOS's system database, a plain client on it, and an ended workflow to record steps for. */

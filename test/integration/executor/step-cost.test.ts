@@ -6,7 +6,7 @@ import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import { runLeanStep } from '../../../src/steps/lean-step.js';
+import { runJournaledStep } from '../../../src/journal/journal.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
@@ -46,8 +46,8 @@ let secondFails = false;
 class LeanStepWorkflows {
   @DBOS.workflow({ name: 'test.leanSteps' })
   static async run(): Promise<string> {
-    const first = await runLeanStep('LeanFirst', () => Promise.resolve({ value: `first-${(leanRuns.first += 1)}`, dropped: undefined }));
-    const second = await runLeanStep('LeanSecond', () => {
+    const first = await runJournaledStep('LeanFirst', () => Promise.resolve({ value: `first-${(leanRuns.first += 1)}`, dropped: undefined }));
+    const second = await runJournaledStep('LeanSecond', () => {
       leanRuns.second += 1;
       return secondFails ? Promise.reject(new Error('second failed')) : Promise.resolve(`second-${leanRuns.second}`);
     }).catch((error: unknown) => (error instanceof Error ? `caught: ${error.message}` : 'caught'));
@@ -89,9 +89,9 @@ describe('the cost of an agent step', () => {
     // tool: 7 more).
     expect(loads).toBeLessThanOrEqual(3);
     expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
-    // The three tool steps committed their agent steps, and those commits are their records; their LLM steps' records
-    // are in the session row (the pending step, then the committed assistant message): DBOS has rows for neither.
-    expect(await stepNames(handle.workflowId)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
+    // Every step is a DBOS row (the three tool steps' rows committed with their agent steps), named for the operator.
+    const tools = ['CallLLMStep', 'ExecuteToolStep:count'];
+    expect(await stepNames(handle.workflowId)).toEqual(['BeginRunStep', ...tools, ...tools, ...tools, 'CallLLMStep', 'FinishRunStep']);
     const state = await runtime.stateStore.loadState('cost-1');
     expect(state?.customState).toEqual({ count: 3 });
     expect(state?.checkpointId).toBe(`${result.runId}:4`);
@@ -144,13 +144,12 @@ describe('the cost of an agent step', () => {
     expect(counts).toEqual({ commits: 1, staged: 0 });
     expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
     for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
-    // The commit is each tool step's record, the session row each of their LLM steps': function ids 1–4 have no DBOS
-    // row (the final text step 5 does).
+    // Each tool step's row committed with its agent step: contiguous function ids, every step visible.
     const { rows } = await pool.query<{ function_id: number; function_name: string }>(
       'SELECT function_id, function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id',
       [handle.workflowId],
     );
-    expect(rows.map((row) => `${row.function_id}:${row.function_name}`)).toEqual(['0:BeginRunStep', '5:CallLLMStep', '6:FinishRunStep']);
+    expect(rows.map((row) => `${row.function_id}:${row.function_name}`)).toEqual(['0:BeginRunStep', '1:CallLLMStep', '2:ExecuteToolStep:count', '3:CallLLMStep', '4:ExecuteToolStep:count', '5:CallLLMStep', '6:FinishRunStep']);
     const chunks: string[] = [];
     for await (const chunk of await runtime.streamManager.createReader('cost-shared')) {
       if (chunk.type === 'tool_start' || chunk.type === 'tool_end' || chunk.type === 'state_patch') chunks.push(`${chunk.type}:${chunk.step}`);

@@ -8,6 +8,7 @@ import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js'
 import { standardWorkflowId } from '../../../src/orchestration/ids.js';
 import { bindRuntimeDependencies, peekRuntimeDependencies, setBindingWaitMsForTesting } from '../../../src/steps/runtime-registry.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
+import { journalStamp } from '../../../src/journal/format.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../../../src/workflows/agent.workflow.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { createGate, type Gate } from '../run-control/run-control-kit.js';
@@ -53,6 +54,7 @@ async function recordRunWithoutWorkflow(sessionId: string, agentType: string, op
     rootSessionId: sessionId,
     warmWindowMs: 60_000,
     userMessage: { id: `${runId}:0:0`, role: 'user', content: 'hello' },
+    journal: journalStamp(),
   };
   await runtime.stateStore.createRun(sessionId, {
     runId,

@@ -8,14 +8,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** Virtual files linted as if they were in src/ (the project service admits them as default-project files). */
-const FIXTURE_GLOB = 'src/*/zz-lint-fixture.ts';
+const FIXTURE_GLOBS = ['src/*/zz-lint-fixture.ts', 'src/*/*/zz-lint-fixture.ts'];
 
 let eslint: ESLint;
 beforeAll(() => {
   eslint = new ESLint({
     cwd: root,
     ignore: false,
-    overrideConfig: { languageOptions: { parserOptions: { projectService: { allowDefaultProject: [FIXTURE_GLOB] }, tsconfigRootDir: root } } },
+    overrideConfig: { languageOptions: { parserOptions: { projectService: { allowDefaultProject: FIXTURE_GLOBS }, tsconfigRootDir: root } } },
   });
 });
 
@@ -44,6 +44,9 @@ const cases: Array<[string, string, string, string]> = [
   ['workflows/ send no raw DBOS message (kept beside the determinism rules)', 'workflows', RAW_SEND, 'no-restricted-properties'],
   ['channels/ never import the runtime', 'channels', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
   ['server/ uses the public executor API only', 'server', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", '@typescript-eslint/no-restricted-imports'],
+  ['DBOS internals only in the fused journal', 'steps', "import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';\nexport const x = globalParams;\n", '@typescript-eslint/no-restricted-imports'],
+  ['the fused journal is never imported statically', 'steps', "import { fusedJournal } from '../journal/fused/fused-journal.js';\nexport const x = fusedJournal;\n", '@typescript-eslint/no-restricted-imports'],
+  ['journal/ never imports the runtime', 'journal', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
 ];
 
 describe('lint rules fire on deliberate violations', () => {
@@ -57,6 +60,13 @@ describe('lint rules fire on deliberate violations', () => {
 
   it('channels/ may send raw DBOS messages (the one place that declares them)', async () => {
     expect(await rulesFiredOn('channels', RAW_SEND)).toEqual([]);
+  }, 60_000);
+
+  it('the fused journal may use DBOS internals, and a type import of it is allowed elsewhere', async () => {
+    const internals = "import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';\nexport const x = globalParams;\n";
+    expect(await rulesFiredOn('journal/fused', internals)).toEqual([]);
+    const typeOnly = "import type { SystemDatabase } from '../journal/fused/record-row.js';\nexport type X = SystemDatabase;\n";
+    expect(await rulesFiredOn('steps', typeOnly)).toEqual([]);
   }, 60_000);
 
   it('import-x/no-cycle reports a two-file cycle on .ts sources', async () => {

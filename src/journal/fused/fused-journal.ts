@@ -6,12 +6,13 @@ import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serial
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
-import { recordStepRow, writeAlone } from './lean-step-record.js';
+import { recordStepRow, writeAlone } from './record-row.js';
 import { recordWithWrites } from './record-transaction.js';
-import { databaseFingerprint } from '../database/database-fingerprint.js';
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
-import { SEPARATE_RECORD, sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
-import { InternalError } from '../errors/index.js';
+import { sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from '../step-record.js';
+import type { StepJournal, StepOptions } from '../journal-types.js';
+import { InternalError } from '../../errors/index.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
 interface RecordedStep {
@@ -28,28 +29,25 @@ interface RecordedStep {
 const frontiers = new WeakMap<object, RecordedFrontier>();
 
 /**
- * Run `body` as a durable step of the calling workflow, recorded exactly as `@DBOS.step` records it (one
- * `operation_outputs` row under the next function id, owner-checked, with its start and end times), in one or two
- * round trips instead of DBOS's seven: a read of the recorded outcome together with the workflow's cancellation
- * (skipped where no replay is possible, see `mayRunUnread`), and a one-statement record (`recordStepRow`). A
- * recorded step returns (or throws) its recorded outcome without running; a cancelled workflow throws
- * `DBOSWorkflowCancelledError`. `body` runs in DBOS's step context (`DBOS.isInStep()`,
- * `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps using this retry inside their
- * bodies). Outside a workflow, or inside a step, `body` just runs.
- *
- * The body gets the step's {@link StepRecord}: writes of a store or stream manager on DBOS's system database that
- * it defers commit in the record's own transaction (one durable write for the step's effects and its record).
+ * The fused journal: a step is recorded exactly as `@DBOS.step` records it (one `operation_outputs` row under the
+ * next function id, owner-checked, with its start and end times), in one or two round trips instead of DBOS's
+ * seven: a read of the recorded outcome together with the workflow's cancellation (skipped where no replay is
+ * possible, see `mayRunUnread`), and the record — in ONE transaction with the step's effects when their stores
+ * write to DBOS's system database (`StepRecord.defer`), else in one statement (`recordStepRow`). A recorded step
+ * returns (or throws) its recorded outcome without running; a cancelled workflow throws
+ * `DBOSWorkflowCancelledError`. The body runs in DBOS's step context (`DBOS.isInStep()`,
+ * `DBOS.stepStatus.cancelSignal`). No DBOS-level retries or timeouts (the steps retry inside their bodies).
  *
  * @example
- * static execute(input: ExecuteToolStepInput): Promise<ToolOutcome> {
- *   return runLeanStep('ExecuteToolStep', (record) => executeTool(input, record));
- * }
+ * const journal = fusedJournal();
+ * if (journal !== undefined) useJournal(journal);
  */
-export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: LeanStepOptions = {}): Promise<T> {
-  if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
-  // The lean path reads DBOS internals verified against these releases only; any other DBOS gets its public
-  // step API, which records the same operation row (same function id and name), so replays stay compatible.
-  if (!leanStepsSupported(globalParams.dbosVersion)) return DBOS.runStep(() => body(SEPARATE_RECORD), { name });
+export function fusedJournal(dbosVersion: string = globalParams.dbosVersion): StepJournal | undefined {
+  if (!fusedJournalSupported(dbosVersion)) return undefined;
+  return { kind: 'fused', runStep: runFusedStep, workflowCancelled };
+}
+
+function runFusedStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions): Promise<T> {
   // Reserved before any await, as DBOS does: concurrent steps keep their call order.
   const functionID = functionIDGetIncrement();
   const context = getCurrentContextStore();
@@ -61,21 +59,6 @@ export function runLeanStep<T>(name: string, body: (record: StepRecord) => Promi
   return runRecorded(executor, context, workflowID, functionID, name, body, options);
 }
 
-/**
- * How a lean step records its output.
- *
- * @example
- * runLeanStep('CallLLMStep', body, { portableOutput: true });
- */
-export interface LeanStepOptions {
-  /**
-   * Record the output as DBOS's portable JSON (plain JSON, ~40 bytes less than the superjson envelope): for outputs
-   * of plain JSON data only, as `undefined` members are dropped and dates become strings — on the first run and on a
-   * replay alike, since the step returns what its record says.
-   */
-  portableOutput?: boolean;
-}
-
 async function runRecorded<T>(
   executor: DBOSExecutor,
   context: NonNullable<ReturnType<typeof getCurrentContextStore>>,
@@ -83,7 +66,7 @@ async function runRecorded<T>(
   functionID: number,
   name: string,
   body: (record: StepRecord) => Promise<T>,
-  options: LeanStepOptions,
+  options: StepOptions,
 ): Promise<T> {
   const database = executor.systemDatabase;
   const startedAt = Date.now();
@@ -100,14 +83,9 @@ async function runRecorded<T>(
 
   const cancelWatch = database.watchForCancellation(workflowID);
   const writes: RecordWrite[] = [];
-  let rowless = false;
-  let foundEarlier = false;
   const record: StepRecord = {
     joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
     defer: (write) => void writes.push(write),
-    replayPossible,
-    witnessedByWrites: () => void (rowless = true),
-    foundEarlier: () => void (foundEarlier = true),
   };
   let result: T;
   try {
@@ -134,14 +112,12 @@ async function runRecorded<T>(
   if (writes.length === 0) {
     // One statement: the ownership check and the insert, the row DBOS records for a step's result.
     await withDbRetry(() => recordStepRow(database.pool, database, step));
-    // A step found in an earlier execution's writes was not run here: a later rowless one may exist too (read it).
-    if (!foundEarlier) frontier.lastRecorded = { functionID, at: Date.now() };
+    frontier.lastRecorded = { functionID, at: Date.now() };
     return serialized.deserialized;
   }
   let outcome: RecordOutcome;
   try {
-    // Witnessed by its writes: no operation row (a replay finds the outcome in what the writes stored).
-    outcome = await recordWithWrites(database, writes, step, { rowless });
+    outcome = await recordWithWrites(database, writes, step);
   } catch (error) {
     // Refused (lost ownership, or another execution recorded the step): its writes are not ours to flush.
     if (error instanceof DBOSWorkflowConflictError) throw error;
@@ -174,32 +150,24 @@ async function replay<T>(executor: DBOSExecutor, recorded: RecordedStep, workflo
   );
 }
 
-/** DBOS releases whose internals `runLeanStep` was verified against (its record and replay are tested on them). */
+/** DBOS releases whose internals the fused journal was verified against (its record and replay are tested on them). */
 const VERIFIED_DBOS_RELEASE = /^5\.3\.\d+$/;
 
 /**
- * Whether `runLeanStep` may use its two-round-trip path with this DBOS version (else `DBOS.runStep`).
+ * Whether the fused journal may run with this DBOS version (else the public journal, `DBOS.runStep`).
  *
  * @example
- * leanStepsSupported('5.3.0'); // true
- * leanStepsSupported('5.4.0'); // false: falls back to DBOS.runStep
+ * fusedJournalSupported('5.3.0'); // true
+ * fusedJournalSupported('5.4.0'); // false: the public journal records every step
  */
-export function leanStepsSupported(dbosVersion: string): boolean {
+export function fusedJournalSupported(dbosVersion: string): boolean {
   return VERIFIED_DBOS_RELEASE.test(dbosVersion);
 }
 
-/**
- * Whether DBOS's record says `workflowID` was cancelled — read outside the workflow's own context (no step, no
- * function id), so a workflow body may ask after a step reported lost ownership: DBOS's cancel clears the owner, so
- * a cancellation can surface as `DBOSWorkflowConflictError` too. Needs the lean path's DBOS internals: on any other
- * DBOS release it answers false (the executor's stuck-run repair then ends the run at the next call).
- *
- * @example
- * if (await workflowCancelled(scope.workflowId)) await recordDBOSCancel(scope);
- */
-export async function workflowCancelled(workflowID: string): Promise<boolean> {
+/** DBOS's record of `workflowID` says CANCELLED — read outside the workflow's context (no step, no function id). */
+async function workflowCancelled(workflowID: string): Promise<boolean> {
   const executor = DBOSExecutor.globalInstance;
-  if (executor === undefined || !leanStepsSupported(globalParams.dbosVersion)) return false;
+  if (executor === undefined) return false;
   const status = await withDbRetry(() => executor.systemDatabase.getWorkflowStatus(workflowID));
   return status?.status === 'CANCELLED';
 }

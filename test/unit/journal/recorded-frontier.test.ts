@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayRunUnread, UNREAD_WINDOW_MS, type RecordedFrontier } from '../../../src/steps/recorded-frontier.js';
+import { mayRunUnread, UNREAD_WINDOW_MS, type RecordedFrontier } from '../../../src/journal/fused/recorded-frontier.js';
 
 describe('mayRunUnread: a lean step skips its read only right after its own recorded predecessor, above all replayable steps', () => {
   const at = 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sharesSystemDatabase } from '../../../src/steps/step-record.js';
+import { sharesSystemDatabase } from '../../../src/journal/step-record.js';
 
 /** A participant whose fingerprint answers are scripted (an Error rejects). */
 function participant(...answers: Array<string | Error>): { databaseFingerprint(): Promise<string>; asked: number } {

@@ -42,7 +42,7 @@ export interface RecordOutcome {
 }
 
 /**
- * What a lean step's body may ask of its record (see `runLeanStep`).
+ * What a journaled step's body may ask of its record (see `runJournaledStep`).
  *
  * @example
  * if (await record.joins(streamManager)) record.defer(write); else await flushAlone();
@@ -52,22 +52,6 @@ export interface StepRecord {
   joins(participant: unknown): Promise<boolean>;
   /** Commit `write` with the step's record; only after `joins` said yes for everything it writes. */
   defer(write: RecordWrite): void;
-  /**
-   * Whether an earlier execution of the workflow may have completed this step (the lean step read its record and
-   * found none, see `mayRunUnread`): a step whose writes are its witness (`witnessedByWrites`) looks for them first.
-   */
-  readonly replayPossible: boolean;
-  /**
-   * The deferred writes store this step's outcome durably, and the body finds it again from them when
-   * `replayPossible`: the record transaction then checks the workflow's ownership and commits the writes without
-   * inserting DBOS's `operation_outputs` row (an agent step's commit is the tool step's record; ~0.6 KiB a step less).
-   */
-  witnessedByWrites(): void;
-  /**
-   * The body found its outcome in what an earlier execution's writes stored (a replay, see `replayPossible`): it is
-   * recorded now as a row, but this execution did not run the step, so the next step reads its record too.
-   */
-  foundEarlier(): void;
 }
 
 /**
@@ -81,11 +65,6 @@ export const SEPARATE_RECORD: StepRecord = {
   defer: () => {
     throw new InternalError('This step record takes no writes; check joins() first.');
   },
-  replayPossible: true,
-  witnessedByWrites: () => {
-    throw new InternalError('This step record takes no writes; check joins() first.');
-  },
-  foundEarlier: () => undefined,
 };
 
 /**

@@ -1,12 +1,12 @@
 import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { QueryResult, QueryResultRow } from 'pg';
-import { enterPipelineMode, type SendAheadConnection } from '../database/send-ahead.js';
-import { transientPostgresCondition } from '../database/transient-postgres-error.js';
-import type { SqlConnection } from '../store/postgres/database.js';
-import { guardsHold, heldAsCtes, type DeferringConnection } from '../store/postgres/statement-batch.js';
-import { preparedStatements, recordStepRow, StepRecordRefused, type HeldWrites, type StepRecordRow, type SystemDatabase } from './lean-step-record.js';
-import type { RecordOutcome, RecordWrite } from './step-record.js';
+import { enterPipelineMode, type SendAheadConnection } from '../../database/send-ahead.js';
+import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
+import type { SqlConnection } from '../../store/postgres/database.js';
+import { guardsHold, heldAsCtes, type DeferringConnection } from '../../store/postgres/statement-batch.js';
+import { preparedStatements, recordStepRow, StepRecordRefused, type HeldWrites, type StepRecordRow, type SystemDatabase } from './record-row.js';
+import type { RecordOutcome, RecordWrite } from '../step-record.js';
 
 /**
  * The deferred writes and the step's record in one READ COMMITTED transaction on DBOS's pool, retried whole through
@@ -14,18 +14,17 @@ import type { RecordOutcome, RecordWrite } from './step-record.js';
  * pipeline mode nothing waits for an answer it does not read: BEGIN and the statements sent ahead (a chunk append) go
  * out with the first statement that is read (a step commit's locked read), and the record (which refuses by error, so
  * the COMMIT behind it then rolls back) with the COMMIT — two round trips, or one when no write reads anything (an
- * optimistic step commit). `rowless`: the writes witness the step's outcome, so only the workflow's ownership is
- * checked (no `operation_outputs` row, see `StepRecord.witnessedByWrites`). An attempt whose guards failed (what it was computed from changed) runs once more, and
- * its writes then read first (they were told, see `DeferringConnection.enforcesGuards`).
+ * optimistic step commit). An attempt whose guards failed (what it was computed from
+ * changed) runs once more, and its writes then read first (they were told, see `DeferringConnection.enforcesGuards`).
  *
  * @example
  * const { transactionId } = await recordWithWrites(database, writes, step);
  */
-export async function recordWithWrites(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow, options: { rowless?: boolean } = {}): Promise<RecordOutcome> {
+export async function recordWithWrites(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<RecordOutcome> {
   return withDbRetry(async () => {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await recordOnce(database, writes, step, options.rowless === true);
+        return await recordOnce(database, writes, step);
       } catch (error) {
         if (attempt === 1 && error instanceof GuardedAttemptFailed) continue;
         throw error instanceof GuardedAttemptFailed ? error.cause : error;
@@ -41,7 +40,7 @@ class GuardedAttemptFailed extends Error {
   }
 }
 
-async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow, rowless: boolean): Promise<RecordOutcome> {
+async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<RecordOutcome> {
   // DBOS's checkout guards the client's 'error' event (a backend terminated between statements must not crash).
   const client = await database.connect();
   const leavePipeline = enterPipelineMode(client);
@@ -63,11 +62,11 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     const held = connection.take();
     guarded = (held?.guards?.length ?? 0) > 0;
     if (leavePipeline === undefined) {
-      const transactionId = await recordStepRow(prepared, database, step, held, { rowless });
+      const transactionId = await recordStepRow(prepared, database, step, held);
       await client.query('COMMIT');
       return transactionId === undefined ? {} : { transactionId };
     }
-    const recorded = send(recordStepRow(prepared, database, step, held, { refuseByError: true, rowless }));
+    const recorded = send(recordStepRow(prepared, database, step, held, { refuseByError: true }));
     void send(client.query('COMMIT'));
     for (const answer of outstanding) await answer; // in order: the first failure is the one to report
     const transactionId = await recorded;

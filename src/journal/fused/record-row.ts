@@ -3,11 +3,11 @@ import type { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
 import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResultRow } from 'pg';
-import type { SqlConnection } from '../store/postgres/database.js';
-import { isRefusedByError } from '../database/send-ahead.js';
-import { guardsHeld, heldAsCtes } from '../store/postgres/statement-batch.js';
-import type { RecordWrite } from './step-record.js';
-import { InternalError } from '../errors/index.js';
+import type { SqlConnection } from '../../store/postgres/database.js';
+import { isRefusedByError } from '../../database/send-ahead.js';
+import { guardsHeld, heldAsCtes } from '../../store/postgres/statement-batch.js';
+import type { RecordWrite } from '../step-record.js';
+import { InternalError } from '../../errors/index.js';
 
 /** DBOS 5.3's system database, as the lean step's record uses it. */
 export type SystemDatabase = DBOSExecutor['systemDatabase'];
@@ -44,7 +44,7 @@ export async function recordStepRow(
   database: Pick<SystemDatabase, 'schemaName' | 'appName'>,
   step: StepRecordRow,
   held?: HeldWrites,
-  options: { refuseByError?: boolean; rowless?: boolean } = {},
+  options: { refuseByError?: boolean } = {},
 ): Promise<string | undefined> {
   const schema = database.schemaName;
   const ownerXid = currentOwnerXid(step.workflowID) ?? null;
@@ -52,16 +52,13 @@ export async function recordStepRow(
   // the same transaction, rolled back with it when the owner check fails.
   const carried = held === undefined || held.statements.length === 0 ? undefined : heldAsCtes(held.statements, held.values, 'held');
   const shift = carried?.shift ?? ((text: string) => text);
-  // Rowless (the held writes witness the step): the owner check alone, answering as an inserted row would.
-  const insert = options.rowless
-    ? `SELECT ${shift('$2')}::bigint AS completed_at_epoch_ms FROM owner`
-    : `INSERT INTO "${schema}".operation_outputs
+  const insert = `INSERT INTO "${schema}".operation_outputs
        (workflow_uuid, function_id, output, error, function_name, child_workflow_id, started_at_epoch_ms, completed_at_epoch_ms, serialization, application_name, retention_timestamp)
      SELECT ${shift('$1, $2, $3')}, NULL, ${shift('$4')}, NULL, ${shift('$5, $6, $7, $8')}, (EXTRACT(EPOCH FROM now()) * 1000)::bigint FROM owner
      ON CONFLICT (workflow_uuid, function_id) DO UPDATE SET completed_at_epoch_ms = operation_outputs.completed_at_epoch_ms
      RETURNING completed_at_epoch_ms`;
-  const endedAt = options.rowless ? '$2' : '$6';
-  const ownerXidAt = options.rowless ? '$3' : '$9';
+  const endedAt = '$6';
+  const ownerXidAt = '$9';
   // Refused by error: a refusal (no owner, another completion time) fails the statement itself (division by zero), so a
   // COMMIT sent right behind it (pipelined) rolls back instead of committing the held writes without their record.
   // The held writes' guards hold too, else the same refusal. It also reads the transaction's id for the writes.
@@ -74,9 +71,7 @@ export async function recordStepRow(
   const text = `WITH ${carried === undefined ? '' : `${carried.ctes.join(', ')}, `}owner AS (
        SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND (${shift(ownerXidAt)}::text IS NULL OR owner_xid = ${shift(ownerXidAt)}) FOR NO KEY UPDATE
      )${options.refuseByError ? ', ' : '\n     '}${main}`;
-  const own = options.rowless
-    ? [step.workflowID, step.endedAt, ownerXid]
-    : [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
+  const own = [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
   const values = [...(held?.values ?? []), ...own];
   let result: { rows: Array<{ completed_at_epoch_ms: string | number; transaction_id?: string }> };
   if (held?.guards !== undefined && held.guards.length > 0 && !options.refuseByError) {

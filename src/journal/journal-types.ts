@@ -1,0 +1,42 @@
+import type { JournalKind } from '../types/journal.js';
+import type { StepRecord } from './step-record.js';
+
+export type { JournalKind } from '../types/journal.js';
+
+/**
+ * How a step records its output.
+ *
+ * @example
+ * await runJournaledStep('CallLLMStep', body, { portableOutput: true });
+ */
+export interface StepOptions {
+  /**
+   * Record the output as DBOS's portable JSON (plain JSON, ~40 bytes less than the superjson envelope): for outputs
+   * of plain JSON data only, as `undefined` members are dropped and dates become strings — on the first run and on a
+   * replay alike, since the step returns what its record says. The public journal records DBOS's default format;
+   * either journal replays either format.
+   */
+  portableOutput?: boolean;
+}
+
+/**
+ * The one place that decides how an agent step's outcome and its effects are recorded, and how a replay finds them.
+ * Both journals record every step as DBOS's own `operation_outputs` row under the next function id, so DBOS's tools
+ * see the same steps, and a run recorded by one is replayed by the other.
+ *
+ * @example
+ * const journal: StepJournal = { kind: 'public', runStep: (name, body) => DBOS.runStep(() => body(SEPARATE_RECORD), { name }), workflowCancelled };
+ */
+export interface StepJournal {
+  readonly kind: JournalKind;
+  /**
+   * Run `body` as the next step of the calling workflow (inside a workflow body, not in a step): its function id is
+   * reserved before any await, so concurrent steps keep their call order.
+   */
+  runStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions): Promise<T>;
+  /**
+   * Whether DBOS records `workflowID` as CANCELLED — asked from a workflow body after a step failed, without
+   * recording an operation.
+   */
+  workflowCancelled(workflowID: string): Promise<boolean>;
+}
