@@ -99,6 +99,7 @@ describe('the step journal, as DBOS sees it', () => {
     };
     await runtime.stateStore.createRun(sessionId, { runId, status: 'running', stepCount: 0, startSequence: 0, workflowId, startedAt: Date.now(), metadata: { workflowInput: input } });
     const callsBefore = llm.calls.length;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- DBOS needs the registered static method itself
     const refusal = await DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: workflowId })(input)
       .then((started) => started.getResult())
       .catch((error: unknown) => error);
