@@ -124,6 +124,15 @@ export const DRILL_SCENARIOS = {
     ]),
     blockToolCalls: [],
   },
+  /** Journal switch: two steps of one lookup each commit; step 3's first LLM call hangs (kill between steps). */
+  twoStepsThenHang: {
+    answer: byStep([
+      { type: 'tool_calls', toolCalls: [lookup('a', 1)] },
+      { type: 'tool_calls', toolCalls: [lookup('b', 2)] },
+      (attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: 'Two facts.' }),
+    ]),
+    blockToolCalls: [],
+  },
   /** Transactional drills: step 1 records fact `a` in the app database (the kill points are in its transaction). */
   transactionalRecord: {
     answer: byStep([{ type: 'tool_calls', toolCalls: [recordFact('a')] }, { type: 'text', text: 'Fact a is recorded.' }]),
