@@ -86,7 +86,11 @@ describe('npm start (examples/demo.ts)', () => {
     expect(output).toContain('"destination": "Lisbon"');
     expect(output).toContain('"Day 3: Tram 28, LX Factory and a fado evening"');
     expect(output).toMatch(/^\s+1\s+run-\S+\s+completed\s+finish_tool\s+4\s/m);
-    for (const step of ['BeginRunStep', 'CallLLMStep', 'ExecuteToolStep', 'FinishRunStep']) expect(output).toContain(step);
+    for (const step of ['BeginRunStep', 'CallLLMStep', 'ExecuteToolStep:get_weather', 'FinishRunStep']) expect(output).toContain(step);
+    // The "DBOS steps" table: every step under contiguous function ids, from BeginRunStep (0) to FinishRunStep.
+    const stepIds = [...output.matchAll(/^\s*(\d+)\s+(?:BeginRunStep|CallLLMStep|ExecuteToolStep:\w+|FinishRunStep)\s/gm)].map((match) => Number(match[1]));
+    expect(stepIds.length).toBeGreaterThan(4);
+    expect(stepIds).toEqual(stepIds.map((_, index) => index));
     // Step commits ride in the next LLM step or the finish (issue 11): no CommitStep of their own.
     expect(output).not.toContain('CommitStep');
     expect(output).toMatch(/^run-\S+:4\s+4\s+10\s+notes: 1 item/m);
