@@ -92,6 +92,10 @@ export type { RemoteAgentTransport, RemoteAgentStartRequest, RemoteAgentStartRes
 export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';
 export { PostgresStateStore, runMigrations, type SessionStateStore, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
+// What a component declares (`stepRecords`) to commit its writes in the fused journal's step record transaction.
+export type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from './types/step-records.js';
+export type { StateStoreStepRecords, StepCommitOnConnection } from './store/index.js';
+export type { UsageStoreStepRecords } from './usage/index.js';
 
 // Streams
 export {
@@ -103,6 +107,8 @@ export {
   type StreamWriter,
   type StreamWriteOptions,
   type CleanupOptions,
+  type ChunkHandover,
+  type StreamManagerStepRecords,
   type PostgresStreamConnection,
   type PostgresStreamManagerOptions,
   type RedisStreamConnection,

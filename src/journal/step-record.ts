@@ -1,18 +1,8 @@
 import type { SqlConnection } from '../store/postgres/database.js';
+import type { StepRecordParticipant } from '../types/step-records.js';
 import type { UsageRecord } from '../types/usage.js';
+import type { UsageStore } from '../usage/usage-store.js';
 import { InternalError } from '../errors/index.js';
-
-/**
- * A store or stream manager whose writes can commit in the same Postgres transaction as DBOS's record of a step,
- * when it writes to DBOS's system database (same database of the same server; see `databaseFingerprint`).
- *
- * @example
- * const participant: RecordParticipant = { databaseFingerprint: () => databaseFingerprint(pool) };
- */
-export interface RecordParticipant {
-  /** The fingerprint of the database this component writes to. */
-  databaseFingerprint(): Promise<string>;
-}
 
 /**
  * Work a step hands to its record: it runs inside the transaction that records the step's output, so it is durable
@@ -45,13 +35,22 @@ export interface RecordOutcome {
  * What a journaled step's body may ask of its record (see `runJournaledStep`).
  *
  * @example
- * if (await record.joins(streamManager)) record.defer(write); else await flushAlone();
+ * if (await record.joins(streamManager.stepRecords)) record.defer(write); else await flushAlone();
  */
 export interface StepRecord {
-  /** Whether `participant`'s writes can join the record's transaction (it writes to DBOS's system database). */
-  joins(participant: unknown): Promise<boolean>;
+  /**
+   * Whether the writes of the component declaring `participant` (its `stepRecords`) can join the record's transaction
+   * (it writes to DBOS's system database); `undefined` (a component that declares none) never joins.
+   */
+  joins(participant: StepRecordParticipant | undefined): Promise<boolean>;
   /** Commit `write` with the step's record; only after `joins` said yes for everything it writes. */
   defer(write: RecordWrite): void;
+  /**
+   * True for the first step an execution of the workflow runs live when an earlier execution recorded the steps
+   * before it (a recovery after a crash, or `DBOS.resumeWorkflow` of a cancelled run); absent otherwise. The public
+   * journal tells it only inside `journalExecution` (the fused journal in every workflow).
+   */
+  readonly firstLiveAfterReplay?: boolean;
 }
 
 /**
@@ -67,28 +66,18 @@ export const SEPARATE_RECORD: StepRecord = {
   },
 };
 
-/**
- * Whether `value` offers {@link RecordParticipant}.
- *
- * @example
- * if (isRecordParticipant(stateStore)) await stateStore.databaseFingerprint();
- */
-export function isRecordParticipant(value: unknown): value is RecordParticipant {
-  return typeof (value as Partial<RecordParticipant> | null)?.databaseFingerprint === 'function';
-}
-
-const verdicts = new WeakMap<object, Promise<boolean>>();
+const verdicts = new WeakMap<StepRecordParticipant, Promise<boolean>>();
 
 /**
- * Whether `participant` writes to the database behind `systemFingerprint` (answered once per participant and
- * process; a participant that cannot tell writes on its own, and one whose question failed writes on its own this
- * time and is asked again next time).
+ * Whether `participant` (a component's declared `stepRecords`) writes to the database behind `systemFingerprint`
+ * (answered once per participant and process; a component that declares none writes on its own, and one whose
+ * question failed writes on its own this time and is asked again next time).
  *
  * @example
- * const joins = await sharesSystemDatabase(stateStore, () => databaseFingerprint(systemPool));
+ * const joins = await sharesSystemDatabase(stateStore.stepRecords, () => databaseFingerprint(systemPool));
  */
-export function sharesSystemDatabase(participant: unknown, systemFingerprint: () => Promise<string>): Promise<boolean> {
-  if (!isRecordParticipant(participant)) return Promise.resolve(false);
+export function sharesSystemDatabase(participant: StepRecordParticipant | undefined, systemFingerprint: () => Promise<string>): Promise<boolean> {
+  if (participant === undefined) return Promise.resolve(false);
   let verdict = verdicts.get(participant);
   if (verdict === undefined) {
     verdict = Promise.all([participant.databaseFingerprint(), systemFingerprint()]).then(
@@ -104,22 +93,17 @@ export function sharesSystemDatabase(participant: unknown, systemFingerprint: ()
   return verdict;
 }
 
-/** A usage store that can write inside a caller's transaction on its database (`PostgresUsageStore`). */
-interface UsageOnConnection {
-  record(records: UsageRecord[]): Promise<void>;
-  recordOn(connection: SqlConnection, records: UsageRecord[]): Promise<void>;
-}
-
 /**
- * Record usage as part of a step's record when the usage store writes to DBOS's system database (no write of its
- * own); otherwise on its own, at once. Idempotent by record id either way.
+ * Record usage as part of a step's record when the usage store declares `stepRecords` and writes to DBOS's system
+ * database (no write of its own, `recordOn` in the record's transaction); otherwise on its own, at once. Idempotent
+ * by record id either way.
  *
  * @example
  * await recordUsageWith(record, usageStore, [{ id: `${runId}:${step}:llm`, ... }]);
  */
-export async function recordUsageWith(record: StepRecord, usageStore: { record(records: UsageRecord[]): Promise<void> } | undefined, records: UsageRecord[]): Promise<void> {
+export async function recordUsageWith(record: StepRecord, usageStore: Pick<UsageStore, 'record' | 'stepRecords'> | undefined, records: UsageRecord[]): Promise<void> {
   if (usageStore === undefined) return;
-  const joinable = typeof (usageStore as Partial<UsageOnConnection>).recordOn === 'function';
-  if (!joinable || !(await record.joins(usageStore))) return usageStore.record(records);
-  record.defer({ within: (connection) => (usageStore as UsageOnConnection).recordOn(connection, records) });
+  const stepRecords = usageStore.stepRecords;
+  if (stepRecords === undefined || !(await record.joins(stepRecords))) return usageStore.record(records);
+  record.defer({ within: (connection) => stepRecords.recordOn(connection, records) });
 }

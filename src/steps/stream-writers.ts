@@ -43,13 +43,15 @@ export class ChunkEmitter {
   }
 
   /**
-   * Flush as part of a step's record: when the stream manager writes to DBOS's system database, the buffered chunks
-   * commit in the record's transaction (no write of their own); otherwise a plain `flush()`.
+   * Flush as part of a step's record: when the stream manager declares `stepRecords` and writes to DBOS's system
+   * database, the buffered chunks commit in the record's transaction (no write of their own); otherwise a plain
+   * `flush()`.
    */
   async flushWith(record: StepRecord): Promise<void> {
     const writer = await this.writer();
-    if (!(writer instanceof BufferedStreamWriter) || !(await record.joins(this.streamManager))) return writer.flush();
-    const handover = await writer.handOver();
+    const stepRecords = this.streamManager.stepRecords;
+    if (stepRecords === undefined || !(await record.joins(stepRecords))) return writer.flush();
+    const handover = await stepRecords.handOver(writer);
     if (handover !== undefined) record.defer(handover);
   }
 

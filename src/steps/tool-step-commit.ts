@@ -2,20 +2,14 @@ import type { HookManager } from '../hooks/hook-manager.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import { soleToolCommitMessages, type SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import type { ToolOutcome } from '../orchestration/tool-outcome.js';
-import type { SqlConnection } from '../store/postgres/database.js';
 import type { SessionStateStore } from '../store/state-store.js';
+import type { StateStoreStepRecords } from '../store/step-records.js';
+import type { StreamManagerStepRecords } from '../stream/step-records.js';
+import { InternalError } from '../errors/index.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { RunScope } from './step-scope.js';
 import type { RecordOutcome, StepRecord } from '../journal/step-record.js';
-
-/** A store that can commit a step inside a caller's transaction on its database (`PostgresStateStore`). */
-interface CommitOnConnection {
-  commitStepOn(
-    connection: SqlConnection,
-    ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>
-  ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport; onCommitted?: (outcome: RecordOutcome) => void }>;
-}
 
 /** Reports of steps committed by their tool step in this process, for the next `CallLLMStep` (most recent last). */
 const MAX_REPORTS = 256;
@@ -23,7 +17,7 @@ const reports = new Map<string, { store: SessionStateStore; report: StepCommitRe
 
 /**
  * Whether this tool step records its agent step's commit itself (`commit` given by the workflow, see
- * `soleToolCommit`): only when the store writes to DBOS's system database (the commit joins the step's record:
+ * `soleToolCommit`): only when the store declares `stepRecords` on DBOS's system database (the commit joins the step's record:
  * one transaction) and no onMessage/afterTool hook is registered (they fire after a commit, from a step that can
  * run them again after a crash; here the step's record follows the commit at once).
  *
@@ -37,13 +31,7 @@ export async function recordsStepCommit(
   commit: SoleToolCommit | undefined,
 ): Promise<boolean> {
   if (commit === undefined || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool')) return false;
-  if (typeof (stateStore as Partial<CommitOnConnection>).commitStepOn !== 'function') return false;
-  return record.joins(stateStore);
-}
-
-/** A Postgres store or stream manager: the schema of its tables. */
-interface SchemaOwner {
-  storeSchema(): string;
+  return record.joins(stateStore.stepRecords);
 }
 
 /**
@@ -54,11 +42,12 @@ interface SchemaOwner {
  * @example
  * const patchesIn = commitsHere && chunksBesideCheckpoints(stateStore, streamManager) ? stepId : undefined;
  */
-export function chunksBesideCheckpoints(stateStore: unknown, streamManager: unknown): boolean {
-  const schemaOf = (owner: unknown): string | undefined =>
-    typeof (owner as Partial<SchemaOwner> | null)?.storeSchema === 'function' ? (owner as SchemaOwner).storeSchema() : undefined;
-  const schema = schemaOf(stateStore);
-  return schema !== undefined && schema === schemaOf(streamManager);
+export function chunksBesideCheckpoints(
+  stateStore: { readonly stepRecords?: Pick<StateStoreStepRecords, 'schema'> },
+  streamManager: { readonly stepRecords?: Pick<StreamManagerStepRecords, 'schema'> },
+): boolean {
+  const schema = stateStore.stepRecords?.schema();
+  return schema !== undefined && schema === streamManager.stepRecords?.schema();
 }
 
 /**
@@ -77,14 +66,16 @@ export function deferStepCommit(
   outcome: ToolOutcome,
   patches: JsonPatchOperation[],
 ): void {
+  const stepRecords = stateStore.stepRecords;
+  if (stepRecords === undefined) throw new InternalError('deferStepCommit needs a store that declares stepRecords; ask recordsStepCommit first.');
   const messages = soleToolCommitMessages(commit, outcome);
   const meta = { checkpointId: checkpointIdFor(scope.runId, scope.step), runId: scope.runId, stepCount: scope.step };
   let report: StepCommitReport | undefined;
   let onCommitted: ((outcome: RecordOutcome) => void) | undefined;
   record.defer({
     within: async (connection) => {
-      const store = stateStore as unknown as CommitOnConnection;
-      ({ report, onCommitted } = await store.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, { patches: [{ stagingKey: outcome.toolCallId, patches }] }));
+      const options = { patches: [{ stagingKey: outcome.toolCallId, patches }] };
+      ({ report, onCommitted } = await stepRecords.commitStepOn(connection, scope.sessionId, { stepCount: scope.step }, messages, meta, options));
     },
     committed: (recorded) => {
       onCommitted?.(recorded);

@@ -1,4 +1,5 @@
 export type { SessionStateStore, StoredMessage } from './state-store.js';
+export type { StateStoreStepRecords, StepCommitOnConnection } from './step-records.js';
 export { InMemoryStateStore } from './memory/in-memory-state-store.js';
 export {
   PostgresStateStore,
@@ -6,6 +7,7 @@ export {
   type PostgresStateStoreOptions,
 } from './postgres/postgres-state-store.js';
 export { runMigrations, type MigrationTarget, type RunMigrationsOptions } from './postgres/migrate.js';
+export { STATE_STORE_STEP_RECORD_ARGUMENTS, guardStateStoreStepRecordArguments } from './state-store-arguments.js';
 export {
   everyItem,
   guardArguments,

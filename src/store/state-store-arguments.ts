@@ -1,5 +1,6 @@
 import { everyItem, guardArguments, idArgument, objectFields, optionalIdArgument, type MethodArgumentRules } from './argument-guard.js';
 import type { SessionStateStore } from './state-store.js';
+import type { StateStoreStepRecords } from './step-records.js';
 
 const sessionId = idArgument('sessionId');
 const linkedIds = {
@@ -57,4 +58,31 @@ export function guardStateStoreArguments(
   extra: Readonly<Record<string, MethodArgumentRules>> = {},
 ): void {
   guardArguments(target, { ...STATE_STORE_ARGUMENTS, ...extra }, [sessionId]);
+}
+
+/**
+ * The id arguments of every `StateStoreStepRecords` member (a member added later must say what it checks): the step
+ * commit's after the connection it joins, as `saveStateAndPromoteStaging`'s; none for the fingerprint and schema.
+ *
+ * @example
+ * STATE_STORE_STEP_RECORD_ARGUMENTS.commitStepOn; // [undefined, sessionId, …]
+ */
+export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
+  databaseFingerprint: [],
+  schema: [],
+  loadStateForStep: [sessionId],
+  commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
+} as const satisfies Record<keyof StateStoreStepRecords, MethodArgumentRules>;
+
+/**
+ * Validate ids at the boundary of a `StateStoreStepRecords` implementation with the state store's rules
+ * ({@link STATE_STORE_STEP_RECORD_ARGUMENTS}): a bad id rejects with InvalidArgumentError (`INVALID_ARGUMENT`) before
+ * the caller's connection is used. Call it once, after the class.
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` from the guarded methods.
+ * @example
+ * guardStateStoreStepRecordArguments(PostgresStateStoreStepRecords);
+ */
+export function guardStateStoreStepRecordArguments(target: abstract new (...args: never[]) => StateStoreStepRecords): void {
+  guardArguments(target, STATE_STORE_STEP_RECORD_ARGUMENTS, [sessionId]);
 }

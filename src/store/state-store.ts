@@ -21,6 +21,7 @@ import type {
   SubSessionRef,
 } from '../types/session.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
+import type { StateStoreStepRecords } from './step-records.js';
 
 /**
  * Durable, session-keyed storage for agent conversations: state, messages, runs, checkpoints, sub-session
@@ -200,6 +201,14 @@ export interface SessionStateStore {
 
   /** Release connections (a pool the caller passed in is left open). Idempotent. */
   close(): Promise<void>;
+
+  // ── Step records (optional) ──────────────────────────────────────────────
+  /**
+   * Declared by a store that can write inside a caller's Postgres transaction (`PostgresStateStore`): the fused
+   * journal then commits a step's store writes in the step's record transaction when the store is on DBOS's system
+   * database. A store without it (in-memory) writes on its own. One object for the store's lifetime.
+   */
+  readonly stepRecords?: StateStoreStepRecords;
 }
 
 export type { StoredMessage };

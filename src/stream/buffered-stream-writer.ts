@@ -6,6 +6,7 @@ import type { StreamChunkInput } from '../types/stream.js';
 import { ChunkIdentities, type KeyedChunk } from './chunk-identity.js';
 import { describeError } from './describe-error.js';
 import { prepareChunk } from './prepare-chunk.js';
+import type { ChunkHandover } from './step-records.js';
 import type { StreamWriteOptions, StreamWriter } from './stream-manager.js';
 
 /**
@@ -20,9 +21,16 @@ import type { StreamWriteOptions, StreamWriter } from './stream-manager.js';
 export interface ChunkBatchSink {
   /** Store the chunks whose keys are new, in order. Throws StreamError(`STREAM_CLOSED`) when the stream is ended or failed. */
   append(streamId: string, chunks: KeyedChunk[]): Promise<void>;
-  /** The same append on a caller's connection, inside its transaction (a sink on Postgres only). */
-  appendOn?(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]): Promise<void>;
 }
+
+/**
+ * A sink's append on a caller's connection, inside its transaction (what `BufferedStreamWriter.handOver` hands over;
+ * its manager's `stepRecords` gives it).
+ *
+ * @example
+ * const appendOn: ChunkAppendOn = (connection, streamId, chunks) => appendChunks(connection, streamId, chunks);
+ */
+export type ChunkAppendOn = (connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]) => Promise<void>;
 
 /**
  * A connection a {@link ChunkBatchSink} can append on (a pg client inside the caller's transaction).
@@ -58,19 +66,6 @@ function observingChecks(connection: ChunkConnection, onFailure: (error: unknown
         },
       ),
   };
-}
-
-/**
- * Buffered chunks handed to another transaction (see `BufferedStreamWriter.handOver`).
- *
- * @example
- * const handover = await writer.handOver(); if (handover) await handover.within(client);
- */
-export interface ChunkHandover {
-  /** Append the handed chunks on `connection`, inside its transaction (again when that transaction is retried). */
-  within(connection: ChunkConnection): Promise<void>;
-  /** That transaction failed for good: the chunks go back to the writer, ahead of anything newer, and are flushed. */
-  abandoned(): void;
 }
 
 /**
@@ -141,6 +136,11 @@ export class BufferedStreamWriter implements StreamWriter {
     return this.#options.streamId;
   }
 
+  /** The agent type this writer stamps on its chunks. */
+  get agentType(): string {
+    return this.#options.agentType;
+  }
+
   /** True when this process knows the stream ended or failed (`write` refuses without asking the backend). */
   get believesStreamClosed(): boolean {
     return this.#options.isStreamClosed();
@@ -171,13 +171,11 @@ export class BufferedStreamWriter implements StreamWriter {
   }
 
   /**
-   * Hand everything buffered so far to a transaction of the caller's (after the batch in flight, if any), when the
-   * sink can append on a caller's connection: the chunks are stored when that transaction commits. `undefined`
-   * when nothing is buffered or the sink cannot (then `flush()`).
+   * Hand everything buffered so far to a transaction of the caller's (after the batch in flight, if any), appended
+   * there by `appendOn` (the manager's append on a caller's connection): the chunks are stored when that transaction
+   * commits. `undefined` when nothing is buffered.
    */
-  async handOver(): Promise<ChunkHandover | undefined> {
-    const appendOn = this.#sink.appendOn?.bind(this.#sink);
-    if (appendOn === undefined) return undefined;
+  async handOver(appendOn: ChunkAppendOn): Promise<ChunkHandover | undefined> {
     this.#clearTimer();
     await this.#flushing;
     this.#throwUnreported();

@@ -2,6 +2,7 @@ import type { TransientRetryPolicy } from '../database/transient-retry.js';
 import type { Logger } from '../hooks/types.js';
 import { BufferedStreamWriter, type ChunkBatchSink } from './buffered-stream-writer.js';
 import { describeError } from './describe-error.js';
+import type { StreamWriter } from './stream-manager.js';
 
 /**
  * What {@link BufferedWriterRegistry.open} needs besides the stream and agent ids.
@@ -37,6 +38,8 @@ interface LocalStream {
  */
 export class BufferedWriterRegistry {
   readonly #streams = new Map<string, LocalStream>();
+  /** Every writer this registry opened, closed ones included. */
+  readonly #opened = new WeakSet<StreamWriter>();
   readonly #logger: Logger;
 
   constructor(logger: Logger) {
@@ -70,7 +73,13 @@ export class BufferedWriterRegistry {
       },
     });
     local.writers.add(writer);
+    this.#opened.add(writer);
     return writer;
+  }
+
+  /** Whether this registry opened `writer` (open or closed since). */
+  opened(writer: StreamWriter): writer is BufferedStreamWriter {
+    return this.#opened.has(writer);
   }
 
   /** Record that the stream was ended/failed (`true`) or reactivated (`false`) by this manager. */

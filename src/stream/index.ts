@@ -1,4 +1,5 @@
 export type { StreamManager, StreamReader, StreamWriter, StreamWriteOptions, CleanupOptions } from './stream-manager.js';
+export type { ChunkHandover, StreamManagerStepRecords } from './step-records.js';
 export { InMemoryStreamManager, type InMemoryStreamManagerOptions } from './memory/in-memory-stream-manager.js';
 export {
   PostgresStreamManager,

@@ -1,4 +1,5 @@
 import type { StreamChunk, StreamChunkInput, StreamInfo } from '../types/stream.js';
+import type { StreamManagerStepRecords } from './step-records.js';
 
 /**
  * Options of `cleanupToStep`. `afterSequence` limits the cleanup to chunks written after that sequence —
@@ -120,4 +121,10 @@ export interface StreamManager {
   cleanupToStep(streamId: string, step: number, options?: CleanupOptions): Promise<void>;
   /** Flush and release writers and connections; open readers complete. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Declared by a manager that can append inside a caller's Postgres transaction (`PostgresStreamManager`): the fused
+   * journal then commits a step's last chunks in the step's record transaction when the manager is on DBOS's system
+   * database. A manager without it (in-memory, Redis) flushes on its own. One object for the manager's lifetime.
+   */
+  readonly stepRecords?: StreamManagerStepRecords;
 }

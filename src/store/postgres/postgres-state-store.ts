@@ -27,17 +27,17 @@ import type { StepCommitReport } from '../../types/step-commit-report.js';
 import type { RunPatch, SubSessionRefPatch } from '../record-updates.js';
 import type { StatusContext } from '../session-write.js';
 import type { SessionStateStore } from '../state-store.js';
+import type { StateStoreStepRecords } from '../step-records.js';
 import { finishedLimit } from '../validation.js';
 import { guardStateStoreArguments } from '../state-store-arguments.js';
 import * as checkpoints from './checkpoints.js';
-import { commitPostgresStep, commitPostgresStepOn } from './commit.js';
+import { commitPostgresStep } from './commit.js';
 import { CommitCache } from './commit-cache.js';
-import { primeStepCommit } from './prime-step-commit.js';
-import { databaseFingerprint } from '../../database/database-fingerprint.js';
-import { Database, type PostgresContext, type SqlConnection } from './database.js';
+import { Database, type PostgresContext } from './database.js';
 import * as interrupt from './interrupt-flag.js';
 import * as messages from './messages.js';
 import { runMigrations } from './migrate.js';
+import { PostgresStateStoreStepRecords } from './postgres-step-records.js';
 import * as runs from './runs.js';
 import * as sessions from './sessions.js';
 import * as staging from './staging.js';
@@ -73,7 +73,8 @@ export type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './
  * snapshot plus less than twice the state's size of deltas (one recursive query, replayed in JS). A branch's
  * first checkpoint is a snapshot of the rebuilt state.
  *
- * Ids are checked before any SQL runs, with the rules of every store (`guardStateStoreArguments`).
+ * Ids are checked before any SQL runs, with the rules of every store (`guardStateStoreArguments`; the members of
+ * `stepRecords`, which commit a step inside a caller's transaction for the fused journal, by the same rules).
  *
  * @throws SessionAlreadyExistsError, SessionNotFoundError, StaleStateError, InvalidArgumentError, and
  *   StoreError (code STORE_ERROR) for driver failures — `retryable: true` with `data.condition` (e.g.
@@ -92,6 +93,8 @@ export class PostgresStateStore implements SessionStateStore {
   /** What this process's step commits left each session as (see `commitPostgresStepOn`). */
   readonly #commits = new CommitCache();
   private closed = false;
+  /** The step commit inside a step record's transaction, and what the fused journal asks before it (see `SessionStateStore.stepRecords`). */
+  readonly stepRecords: StateStoreStepRecords;
 
   constructor(connection: PostgresStateStoreConnection, options: PostgresStateStoreOptions = {}) {
     const opened = openStoreKnex(connection);
@@ -103,6 +106,7 @@ export class PostgresStateStore implements SessionStateStore {
       database: new Database(this.knex, options.logger, this.retry),
       tables: storeTables(options.schema ?? 'public'),
     };
+    this.stepRecords = new PostgresStateStoreStepRecords(this.context, this.#commits);
   }
 
   /** Apply pending migrations from the package's `schema/` folder (idempotent, safe to run concurrently). */
@@ -135,10 +139,6 @@ export class PostgresStateStore implements SessionStateStore {
   async loadState<TState = Record<string, unknown>, TOutput = unknown>(sessionId: string): Promise<SessionState<TState, TOutput> | null> {
     return sessions.loadPostgresState<TState, TOutput>(this.context, sessionId);
   }
-  /** @internal `loadState` for an LLM step with no commit report: primes the step commit (see `primeStepCommit`). */
-  async loadStateForStep(sessionId: string): Promise<SessionState | null> {
-    return primeStepCommit(this.context, sessionId, this.#commits);
-  }
   async saveState(sessionId: string, write: SessionStateWrite, options?: { expectedVersion?: number }): Promise<{ newVersion: number }> {
     this.#commits.take(sessionId); // the row changes: what the last step commit left is no use (a finish, a park) — memory only
     return state.savePostgresState(this.context, sessionId, write, options);
@@ -166,19 +166,6 @@ export class PostgresStateStore implements SessionStateStore {
     options?: SaveAndPromoteOptions,
   ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }> {
     return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
-  }
-  /** @internal `saveStateAndPromoteStaging` inside a caller's transaction on this database (a step record's). */
-  async commitStepOn(connection: SqlConnection, ...args: Parameters<SessionStateStore['saveStateAndPromoteStaging']>) {
-    return commitPostgresStepOn(connection, this.context.tables, ...args, this.#commits);
-  }
-
-  /** @internal The schema of this store's tables (a step's checkpoint is next to its chunks when the stream manager's is the same). */
-  storeSchema(): string {
-    return this.context.tables.schema;
-  }
-  /** @internal Names the database this store writes to (see `databaseFingerprint`). */
-  async databaseFingerprint(): Promise<string> {
-    return this.context.database.run('name the database', (connection) => databaseFingerprint(connection));
   }
   async incrementStepCount(sessionId: string): Promise<number> {
     return state.incrementPostgresCounter(this.context, sessionId, 'step_count');

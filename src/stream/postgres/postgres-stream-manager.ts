@@ -1,8 +1,6 @@
 import pg from 'pg';
-import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { storeClosedError } from '../../database/store-closed.js';
-import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
@@ -10,19 +8,19 @@ import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/index.js';
 import type { StreamChunk, StreamInfo, StreamStatus } from '../../types/stream.js';
-import type { ChunkConnection } from '../buffered-stream-writer.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
-import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { ChangeSignal } from '../change-signal.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
+import type { StreamManagerStepRecords } from '../step-records.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
-import { chunksFromStored, storedRows } from './stored-chunk.js';
+import { appendChunks, postgresStreamStepRecords } from './postgres-stream-step-records.js';
+import { chunksFromStored } from './stored-chunk.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -97,6 +95,8 @@ export class PostgresStreamManager implements StreamManager {
   readonly #writers: BufferedWriterRegistry;
   readonly #readers = new Set<SequencedStreamReader>();
   #closing: Promise<void> | undefined;
+  /** Its writers' chunks handed to a step record's transaction, and what the fused journal asks before (see `StreamManager.stepRecords`). */
+  readonly stepRecords: StreamManagerStepRecords;
 
   constructor(connection: PostgresStreamConnection = {}, options: PostgresStreamManagerOptions = {}) {
     this.#logger = options.logger ?? noopLogger;
@@ -121,14 +121,16 @@ export class PostgresStreamManager implements StreamManager {
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
     this.#retry = resolveTransientRetry(options.retry);
     this.#listener = new PostgresNotificationListener(this.#pool, { listenStatement: this.#sql.listen, channel: this.#sql.channel, logger: this.#logger });
+    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger };
+    this.stepRecords = postgresStreamStepRecords(parts);
   }
 
   /** Open (creating if needed) a stream for writing. */
   async createWriter(streamId: string, agentId: string, agentType: string): Promise<StreamWriter> {
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
-      // Only inside a step record's transaction may a state_patch chunk refer to the checkpoint that commits with it.
-      sink: { append: (id, chunks) => this.#append(this.#pool, id, chunks, false, agentType), appendOn: (connection, id, chunks) => this.#append(connection, id, chunks, true, agentType) },
+      // Only inside a step record's transaction (`stepRecords.handOver`) may a state_patch chunk refer to its checkpoint.
+      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, false, agentType) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -259,29 +261,6 @@ export class PostgresStreamManager implements StreamManager {
     if (this.#ownsPool) await this.#pool.end();
   }
 
-  /** @internal The schema of this manager's tables (a step's checkpoint is next to its chunks when the store's is the same). */
-  storeSchema(): string {
-    return this.#schema;
-  }
-
-  /** @internal Names the database this manager writes to (see `databaseFingerprint`). */
-  async databaseFingerprint(): Promise<string> {
-    return runPostgresOperation('name the database', () => databaseFingerprint(this.#pool), { retry: this.#retry, logger: this.#logger });
-  }
-
-  /** One round trip, as is: the writer retries it (same keys) and wraps what it gives up on. */
-  async #append(connection: ChunkConnection, streamId: string, chunks: KeyedChunk[], withCheckpoint: boolean, agentType: string): Promise<void> {
-    const rows = storedRows(chunks, streamId, withCheckpoint, agentType);
-    const values = [streamId, rows.texts, this.#sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided];
-    const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
-    const check = (result: { rowCount: number | null }): void => {
-      if (result.rowCount === 0) throw closed();
-    };
-    // Inside a step record's transaction, sent unread: a stream that is not active fails the statement (22012).
-    if (canSendAhead(connection)) return connection.sendAhead(this.#sql.appendOrFail, values, check, (error) => (isRefusedByError(error) ? closed() : error));
-    check(await connection.query(this.#sql.append, values));
-  }
-
   async #finish(streamId: string, status: 'ended' | 'failed', output: string | null, error: string | null): Promise<void> {
     await this.#writers.flushStream(streamId);
     // Idempotent: it only changes an active stream, so a retry after a lost reply is a no-op.
@@ -296,4 +275,4 @@ export class PostgresStreamManager implements StreamManager {
   }
 }
 
-guardStreamManagerArguments(PostgresStreamManager, { migrate: [], storeSchema: [], databaseFingerprint: [] });
+guardStreamManagerArguments(PostgresStreamManager, { migrate: [] });

@@ -3,3 +3,12 @@
 export { describeStateStoreContract, type StateStoreContractFactory, type StateStoreContractSubject } from './state-store-contract.js';
 export { describeStreamManagerContract } from './stream-manager-contract.js';
 export { describeUsageStoreContract, type UsageStoreContractFactory } from './usage-store-contract.js';
+export {
+  describeStepRecordsContract,
+  stepRecordsContractChecks,
+  type StepRecordsContractCheck,
+  type StepRecordsContractComponents,
+  type StepRecordsContractConnection,
+  type StepRecordsContractFactory,
+  type StepRecordsContractSubject,
+} from './step-records-contract.js';

@@ -6,7 +6,7 @@ import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type
 import { quoteIdentifier } from '../../database/sql-identifier.js';
 import { runMigrations } from '../../store/index.js';
 import { EMPTY_USAGE_SUMMARY, type UsageKind, type UsageRecord, type UsageSummary } from '../../types/usage.js';
-import type { UsageStore } from '../usage-store.js';
+import type { UsageStore, UsageStoreStepRecords } from '../usage-store.js';
 
 /**
  * Options of `PostgresUsageStore`.
@@ -53,6 +53,8 @@ export class PostgresUsageStore implements UsageStore {
   private readonly table: string;
   private readonly schema: string;
   private readonly retry: TransientRetryPolicy;
+  /** `record` inside a step record's transaction, and the database it writes to (see `UsageStore.stepRecords`). */
+  readonly stepRecords: UsageStoreStepRecords;
 
   constructor(options: PostgresUsageStoreOptions) {
     this.ownsPool = 'connectionString' in options;
@@ -65,6 +67,14 @@ export class PostgresUsageStore implements UsageStore {
       this.pool.on('error', () => undefined);
       this.pool.on('connect', (client) => client.on('error', () => undefined));
     }
+    this.stepRecords = {
+      databaseFingerprint: () => runPostgresOperation('name the database', () => databaseFingerprint(this.pool), { retry: this.retry }),
+      recordOn: async (connection, records) => {
+        if (records.length === 0) return;
+        const { text, values } = this.insertStatement(records);
+        await connection.query(text, values);
+      },
+    };
   }
 
   /** Apply the package's migrations (idempotent; shared with the state store). */
@@ -77,18 +87,6 @@ export class PostgresUsageStore implements UsageStore {
     if (records.length === 0) return;
     const { text, values } = this.insertStatement(records);
     await this.query('record usage', text, values);
-  }
-
-  /** @internal `record` inside a caller's transaction on this database (a step record's). */
-  async recordOn(connection: { query(text: string, values?: unknown[]): Promise<unknown> }, records: UsageRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const { text, values } = this.insertStatement(records);
-    await connection.query(text, values);
-  }
-
-  /** @internal Names the database this store writes to (see `databaseFingerprint`). */
-  async databaseFingerprint(): Promise<string> {
-    return runPostgresOperation('name the database', () => databaseFingerprint(this.pool), { retry: this.retry });
   }
 
   /** One INSERT of every record, idempotent by (session, record key). */

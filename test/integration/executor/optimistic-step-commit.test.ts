@@ -39,12 +39,12 @@ async function commitStep(sessionId: string, step: number, item: string): Promis
   const meta = { checkpointId: `r1:${step}`, runId: 'r1', stepCount: step };
   const patches = [{ op: 'add' as const, path: '/items/-', value: item }];
   let reads = 0;
-  let result: Awaited<ReturnType<typeof store.commitStepOn>> | undefined;
+  let result: Awaited<ReturnType<typeof store.stepRecords.commitStepOn>> | undefined;
   const write = {
     within: async (connection: Parameters<RecordWrite['within']>[0]) => {
       reads = 0;
       const counting = { ...connection, query: (text: string, values?: unknown[]) => ((reads += 1), connection.query(text, values)) };
-      result = await store.commitStepOn(counting as typeof connection, sessionId, { stepCount: step }, messages, meta, { patches: [{ stagingKey: `call-${step}`, patches }] });
+      result = await store.stepRecords.commitStepOn(counting as typeof connection, sessionId, { stepCount: step }, messages, meta, { patches: [{ stagingKey: `call-${step}`, patches }] });
     },
     committed: (outcome: RecordOutcome) => result?.onCommitted?.(outcome),
   };
@@ -83,20 +83,20 @@ describe('optimistic step commits', () => {
 
   it("a run's first step: the step's session read primes its commit (no locked read) unless the row holds its own state or an interrupt", async () => {
     await runtime.stateStore.createSession('opt-7', { agentType: 'a', customState: { items: [] } });
-    await runtime.stateStore.loadStateForStep('opt-7'); // a new session: no checkpoint yet, the commit writes a snapshot
+    await runtime.stateStore.stepRecords.loadStateForStep('opt-7'); // a new session: no checkpoint yet, the commit writes a snapshot
     expect((await commitStep('opt-7', 1, 'a')).reads).toBe(0);
     await runtime.stateStore.updateStatus('opt-7', 'active'); // drops what the commit left, as a run's finish does
-    expect((await runtime.stateStore.loadStateForStep('opt-7'))?.customState).toEqual({ items: ['a'] });
+    expect((await runtime.stateStore.stepRecords.loadStateForStep('opt-7'))?.customState).toEqual({ items: ['a'] });
     expect((await commitStep('opt-7', 2, 'b')).reads).toBe(0);
     expect(await itemsOf('opt-7')).toEqual(['a', 'b']);
     // A state written into the row (not the checkpoint): a delta on the checkpoint would be wrong, so no priming.
     await runtime.stateStore.saveState('opt-7', { customState: { items: ['replaced'] } });
-    await runtime.stateStore.loadStateForStep('opt-7');
+    await runtime.stateStore.stepRecords.loadStateForStep('opt-7');
     expect((await commitStep('opt-7', 3, 'c')).reads).toBeGreaterThan(0);
     expect(await itemsOf('opt-7')).toEqual(['replaced', 'c']);
     await runtime.stateStore.updateStatus('opt-7', 'active');
     await runtime.stateStore.setInterruptFlag('opt-7', 'stop');
-    await runtime.stateStore.loadStateForStep('opt-7');
+    await runtime.stateStore.stepRecords.loadStateForStep('opt-7');
     const fourth = await commitStep('opt-7', 4, 'd');
     expect(fourth.reads).toBeGreaterThan(0);
     expect(fourth.report.interruptRequested).toBe(true);

@@ -139,7 +139,7 @@ describe('state_patch chunks of steps committed with their tool', () => {
 
     // Handed to a transaction: a reference; no checkpoint of that id exists, so a reader gets no patches.
     await writer.write(statePatch('ref-plain', patches), { patchesIn: 'run-x:2' });
-    const handover = await (writer as BufferedStreamWriter).handOver();
+    const handover = await runtime.streamManager.stepRecords.handOver(writer);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -171,7 +171,7 @@ describe('state_patch chunks of steps committed with their tool', () => {
     };
     await writer.write(statePatch('ref-fold', patches), { patchesIn: 'run-y:1' });
     await writer.write(toolEnd, { key: 'run-y:1:tool_end' });
-    const handover = (await writer.handOver())!;
+    const handover = (await runtime.streamManager.stepRecords.handOver(writer))!;
     await inTransaction(handover, 'COMMIT');
     await inTransaction(handover, 'COMMIT'); // a retry that did commit the first time: nothing more
     expect(await storedTexts('ref-fold')).toEqual([expect.stringMatching(/^\{"patchesBefore":"run-y:1","type":"tool_end"/)]);
@@ -180,7 +180,7 @@ describe('state_patch chunks of steps committed with their tool', () => {
     // Abandoned: back to the writer, flushed on their own, each chunk whole in a row of its own.
     await writer.write(statePatch('ref-fold', patches), { patchesIn: 'run-y:2' });
     await writer.write({ ...toolEnd, toolCallId: 'c2' } as StreamChunkInput);
-    const abandoned = (await writer.handOver())!;
+    const abandoned = (await runtime.streamManager.stepRecords.handOver(writer))!;
     await inTransaction(abandoned, 'ROLLBACK');
     abandoned.abandoned();
     await writer.flush();

@@ -113,7 +113,7 @@ describe('the step record transaction (pipelined)', () => {
       expect(writer).toBeInstanceOf(BufferedStreamWriter);
       await writer.write({ type: 'text_delta', delta: 'late', agentId: 'agent', agentType: 'type', step: 1, timestamp: 1 } as never);
       await runtime.streamManager.endStream('closed-stream'); // ended by another process: this writer does not know
-      const handover = await (writer as BufferedStreamWriter).handOver();
+      const handover = await streams.stepRecords.handOver(writer);
       expect(handover).toBeDefined();
       const step = stepOf();
       await expect(recordWithWrites(database, [handover!], step)).rejects.toMatchObject({ code: 'STREAM_CLOSED' });

@@ -20,7 +20,7 @@ describe('sharesSystemDatabase', () => {
   it.each([
     ['the same database', participant('db-a'), true],
     ['another database', participant('db-b'), false],
-    ['a component that cannot tell (no fingerprint)', {}, false],
+    ['a component that declares no step records', undefined, false],
     ['a component whose question fails', participant(new Error('connection refused')), false],
   ])('%s', async (_label, component, expected) => {
     expect(await sharesSystemDatabase(component, system)).toBe(expected);

@@ -1,0 +1,58 @@
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
+import type { Message } from '../../types/message.js';
+import type { CheckpointMeta, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../../types/session.js';
+import type { StepRecordConnection } from '../../types/step-records.js';
+import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
+import type { StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
+import { commitPostgresStepOn } from './commit.js';
+import type { CommitCache } from './commit-cache.js';
+import type { PostgresContext } from './database.js';
+import { primeStepCommit } from './prime-step-commit.js';
+
+/**
+ * `PostgresStateStore.stepRecords`: the store's step commit on a step record's connection, the read that primes it,
+ * and the database and schema the store writes to. Shares the store's commit cache (what this process's commits left
+ * each session), so a commit on a record's connection and the store's own writes see the same entries.
+ *
+ * @example
+ * const stepRecords = new PostgresStateStoreStepRecords(context, commits);
+ * await stepRecords.commitStepOn(client, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
+ */
+export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
+  readonly #context: PostgresContext;
+  readonly #commits: CommitCache;
+
+  constructor(context: PostgresContext, commits: CommitCache) {
+    this.#context = context;
+    this.#commits = commits;
+  }
+
+  /** The schema of the store's tables. */
+  schema(): string {
+    return this.#context.tables.schema;
+  }
+
+  /** Names the database the store writes to (see `databaseFingerprint`). */
+  async databaseFingerprint(): Promise<string> {
+    return this.#context.database.run('name the database', (connection) => databaseFingerprint(connection));
+  }
+
+  /** `loadState` that primes the session's next step commit (see `primeStepCommit`). */
+  async loadStateForStep(sessionId: string): Promise<SessionState | null> {
+    return primeStepCommit(this.#context, sessionId, this.#commits);
+  }
+
+  /** `saveStateAndPromoteStaging` inside the caller's transaction (see `commitPostgresStepOn`). */
+  async commitStepOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    state: SessionStateWrite,
+    appendMessages: Message[],
+    checkpointMeta: CheckpointMeta,
+    options?: SaveAndPromoteOptions,
+  ): Promise<StepCommitOnConnection> {
+    return commitPostgresStepOn(connection, this.#context.tables, sessionId, state, appendMessages, checkpointMeta, options, this.#commits);
+  }
+}
+
+guardStateStoreStepRecordArguments(PostgresStateStoreStepRecords);

@@ -1,0 +1,51 @@
+import type { Message } from '../types/message.js';
+import type { CheckpointMeta, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../types/session.js';
+import type { StepCommitReport } from '../types/step-commit-report.js';
+import type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from '../types/step-records.js';
+
+/**
+ * What `commitStepOn` wrote on the caller's connection (visible once that transaction commits).
+ *
+ * @example
+ * const { report, onCommitted } = await store.stepRecords.commitStepOn(client, 's1', { stepCount: 2 }, messages, meta);
+ */
+export interface StepCommitOnConnection {
+  newVersion: number;
+  checkpointId: string;
+  /** The session after the commit, as `saveStateAndPromoteStaging`'s report. */
+  report: StepCommitReport;
+  /** Call once the caller's transaction committed (the store may remember what it wrote); never after a rollback. */
+  onCommitted?: (outcome: StepRecordOutcome) => void;
+}
+
+/**
+ * What a `SessionStateStore` offers the fused journal when it can write inside a step record's transaction
+ * (`SessionStateStore.stepRecords`; `PostgresStateStore` has it, the in-memory store does not). Ids are checked like
+ * the store's own methods (InvalidArgumentError `INVALID_ARGUMENT` before the connection is used). Proven by
+ * `describeStepRecordsContract` (`helix-agents-dbos/testing/contracts`).
+ *
+ * @example
+ * const joins = store.stepRecords !== undefined && (await store.stepRecords.databaseFingerprint()) === systemFingerprint;
+ */
+export interface StateStoreStepRecords extends StepRecordParticipant {
+  /** The schema of the store's tables: a stream manager with the same schema keeps its chunks beside the checkpoints. */
+  schema(): string;
+  /**
+   * `loadState` for a step that commits next (it may prime that commit, so the commit needs no locked read). Returns
+   * what `loadState` returns.
+   */
+  loadStateForStep(sessionId: string): Promise<SessionState | null>;
+  /**
+   * `saveStateAndPromoteStaging` on `connection`, inside the caller's transaction on the store's database: the same
+   * writes, the same errors, idempotent by checkpoint id; nothing is visible before the caller commits, nothing
+   * remains after it rolls back.
+   */
+  commitStepOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    state: SessionStateWrite,
+    appendMessages: Message[],
+    checkpointMeta: CheckpointMeta,
+    options?: SaveAndPromoteOptions,
+  ): Promise<StepCommitOnConnection>;
+}

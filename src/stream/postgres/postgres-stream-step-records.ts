@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import { databaseFingerprint } from '../../database/database-fingerprint.js';
+import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
+import type { TransientRetryPolicy } from '../../database/transient-retry.js';
+import { InvalidArgumentError, StreamError } from '../../errors/index.js';
+import type { Logger } from '../../hooks/types.js';
+import type { ChunkConnection } from '../buffered-stream-writer.js';
+import type { BufferedWriterRegistry } from '../buffered-writer-registry.js';
+import type { KeyedChunk } from '../chunk-identity.js';
+import type { StreamManagerStepRecords } from '../step-records.js';
+import type { PostgresStreamStatements } from './postgres-stream-statements.js';
+import { storedRows } from './stored-chunk.js';
+
+/**
+ * Append `chunks` to `streamId` on `connection` in one statement, as is (a writer retries it with the same keys and
+ * wraps what it gives up on). `withCheckpoint`: inside a step record's transaction, where a `state_patch` chunk may
+ * refer to the checkpoint that commits with it. On a connection that sends ahead (a pipelined step record), the
+ * statement goes out unread and fails (22012) when the stream is not active.
+ *
+ * @throws StreamError `STREAM_CLOSED` when the stream is ended or failed.
+ * @example
+ * await appendChunks(statements, pool, 's1', chunks, false, 'assistant');
+ */
+export async function appendChunks(
+  sql: PostgresStreamStatements,
+  connection: ChunkConnection,
+  streamId: string,
+  chunks: KeyedChunk[],
+  withCheckpoint: boolean,
+  agentType: string,
+): Promise<void> {
+  const rows = storedRows(chunks, streamId, withCheckpoint, agentType);
+  const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided];
+  const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
+  const check = (result: { rowCount: number | null }): void => {
+    if (result.rowCount === 0) throw closed();
+  };
+  if (canSendAhead(connection)) return connection.sendAhead(sql.appendOrFail, values, check, (error) => (isRefusedByError(error) ? closed() : error));
+  check(await connection.query(sql.append, values));
+}
+
+/**
+ * What `PostgresStreamManager.stepRecords` is built from: the manager's pool, schema, statements and writers.
+ *
+ * @example
+ * const parts: PostgresStreamStepRecordParts = { pool, schema: 'public', sql, writers, retry, logger };
+ */
+export interface PostgresStreamStepRecordParts {
+  pool: pg.Pool;
+  schema: string;
+  sql: PostgresStreamStatements;
+  writers: BufferedWriterRegistry;
+  retry: TransientRetryPolicy;
+  logger: Logger;
+}
+
+/**
+ * `PostgresStreamManager.stepRecords`: the database and schema the manager writes to, and its writers' buffered
+ * chunks handed to a step record's transaction (appended there with {@link appendChunks}).
+ *
+ * @example
+ * this.stepRecords = postgresStreamStepRecords({ pool, schema, sql, writers, retry, logger });
+ */
+export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts): StreamManagerStepRecords {
+  return {
+    schema: () => parts.schema,
+    databaseFingerprint: () => runPostgresOperation('name the database', () => databaseFingerprint(parts.pool), { retry: parts.retry, logger: parts.logger }),
+    handOver: async (writer) => {
+      if (!parts.writers.opened(writer)) {
+        throw new InvalidArgumentError('handOver takes a writer of this stream manager (one its createWriter returned).');
+      }
+      const agentType = writer.agentType;
+      return writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
+    },
+  };
+}

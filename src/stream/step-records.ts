@@ -1,0 +1,43 @@
+import type { StepRecordConnection, StepRecordParticipant } from '../types/step-records.js';
+import type { StreamWriter } from './stream-manager.js';
+
+/**
+ * Chunks a writer handed to a caller's transaction (see {@link StreamManagerStepRecords.handOver}).
+ *
+ * @example
+ * const handover = await streams.stepRecords.handOver(writer);
+ * if (handover !== undefined) await handover.within(client); // inside BEGIN … COMMIT
+ */
+export interface ChunkHandover {
+  /**
+   * Append the handed chunks on `connection`, inside its transaction (again when that transaction is retried: chunks
+   * the stream holds already are skipped by their keys). Rejects with StreamError(`STREAM_CLOSED`) when the stream is
+   * ended or failed; the writer then knows it.
+   */
+  within(connection: StepRecordConnection): Promise<void>;
+  /** That transaction failed for good: the chunks go back to the writer, ahead of anything newer, and are flushed. */
+  abandoned(): void;
+}
+
+/**
+ * What a `StreamManager` offers the fused journal when it can append inside a step record's transaction
+ * (`StreamManager.stepRecords`; `PostgresStreamManager` has it, the in-memory and Redis managers do not). Proven by
+ * `describeStepRecordsContract` (`helix-agents-dbos/testing/contracts`).
+ *
+ * @example
+ * if (streams.stepRecords !== undefined && (await record.joins(streams.stepRecords))) {
+ *   const handover = await streams.stepRecords.handOver(writer);
+ *   if (handover !== undefined) record.defer(handover);
+ * }
+ */
+export interface StreamManagerStepRecords extends StepRecordParticipant {
+  /** The schema of the manager's tables: a state store with the same schema keeps its checkpoints beside the chunks. */
+  schema(): string;
+  /**
+   * Take everything `writer` (one this manager created) has buffered so far, after the batch in flight, for a
+   * caller's transaction: the chunks are stored when it commits (once, whatever it retries), nothing when it rolls
+   * back. `undefined` when nothing is buffered. Throws StreamError(`STREAM_CLOSED`) when the writer knows its stream
+   * ended, InvalidArgumentError (`INVALID_ARGUMENT`) for a writer this manager did not create.
+   */
+  handOver(writer: StreamWriter): Promise<ChunkHandover | undefined>;
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { InternalError } from '../../../errors/index.js';
+import { MAX_STORED_ID_BYTES } from '../../../store/validation.js';
+import type { StepCommitOnConnection } from '../../../store/step-records.js';
+import type { Message } from '../../../types/message.js';
+import type { StepRecordConnection } from '../../../types/step-records.js';
+import { badIds } from '../bad-ids.js';
+import { createContractContext } from '../state-store-contract/context.js';
+import type { StepRecordsContractCheck } from './check.js';
+import { inTransaction, stateStoreOf, type StepRecordsContractSubject } from './subject.js';
+
+const meta = (runId: string, step: number) => ({ checkpointId: `${runId}:${step}`, runId, stepCount: step });
+
+/** An agent step's messages: the assistant's tool call and its result. */
+function stepMessages(runId: string, step: number): Message[] {
+  return [
+    { id: `${runId}:${step}:0`, role: 'assistant', content: '', toolCalls: [{ id: `c${step}`, name: 'tool', arguments: {} }] },
+    { id: `${runId}:${step}:1`, role: 'tool', toolCallId: `c${step}`, toolName: 'tool', content: { ok: true } },
+  ];
+}
+
+/** A session with one staged write for step `r1:1` (`items` += 'a'); returns its id. */
+async function sessionWithStagedStep(subject: StepRecordsContractSubject, label: string): Promise<string> {
+  const { store } = stateStoreOf(subject);
+  const sessionId = `${label}-${randomUUID()}`;
+  await store.createSession(sessionId, { agentType: 'contract-agent', customState: { items: [] } });
+  await store.stageChanges(sessionId, { stepId: 'r1:1', stagingKey: 'tool-a', patches: [{ op: 'add', path: '/items/-', value: 'a' }] });
+  return sessionId;
+}
+
+/** Commit step r1:1 of `sessionId` through `stepRecords.commitStepOn` on `connection`. */
+function commitStep(subject: StepRecordsContractSubject, connection: StepRecordConnection, sessionId: string): Promise<StepCommitOnConnection> {
+  return stateStoreOf(subject).stepRecords.commitStepOn(connection, sessionId, { stepCount: 1 }, stepMessages('r1', 1), meta('r1', 1));
+}
+
+/** A connection that must not be used: it counts its queries and refuses them. */
+function untouchableConnection(): StepRecordConnection & { queries: number } {
+  const connection = {
+    queries: 0,
+    query: async (): Promise<never> => {
+      connection.queries += 1;
+      return Promise.reject(new InternalError('The step records contract handed this connection to a call that must not use it.'));
+    },
+  };
+  return connection;
+}
+
+/**
+ * Checks of `SessionStateStore.stepRecords`: the step commit on a caller's connection (nothing after ROLLBACK, once
+ * after COMMIT, idempotent), the read for a step, and the store's id rules.
+ *
+ * @example
+ * const checks = stateStoreChecks();
+ */
+export function stateStoreChecks(): StepRecordsContractCheck[] {
+  return [
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords.commitStepOn inside BEGIN … ROLLBACK leaves nothing',
+      run: async (subject) => {
+        const context = createContractContext(() => stateStoreOf(subject).store);
+        const snapshot = (sessionId: string): Promise<unknown> => context.snapshot(sessionId);
+        const sessionId = await sessionWithStagedStep(subject, 'records-rollback');
+        const before = await snapshot(sessionId);
+        const result = await inTransaction(subject, 'ROLLBACK', (connection) => commitStep(subject, connection, sessionId));
+        expect(result).toMatchObject({ newVersion: 2, checkpointId: 'r1:1' });
+        expect(await snapshot(sessionId)).toEqual(before);
+      },
+    },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords.commitStepOn inside BEGIN … COMMIT is visible once, at COMMIT; repeated, it changes nothing',
+      run: async (subject) => {
+        const { store } = stateStoreOf(subject);
+        const context = createContractContext(() => store);
+        const snapshot = (sessionId: string): Promise<unknown> => context.snapshot(sessionId);
+        const sessionId = await sessionWithStagedStep(subject, 'records-commit');
+        const before = await snapshot(sessionId);
+        const result = await inTransaction(subject, 'COMMIT', async (connection) => {
+          const committed = await commitStep(subject, connection, sessionId);
+          expect(await snapshot(sessionId), 'before COMMIT').toEqual(before);
+          return committed;
+        });
+        result.onCommitted?.({});
+        const state = await store.loadState(sessionId);
+        expect(state).toMatchObject({ version: 2, stepCount: 1, checkpointId: 'r1:1', customState: { items: ['a'] } });
+        expect(result).toMatchObject({ newVersion: 2, checkpointId: 'r1:1', report: { messageCount: 2, interruptRequested: false } });
+        expect(result.report.state).toEqual(state);
+        expect((await store.getMessages(sessionId)).messages.map((message) => [message.id, message.sequence])).toEqual([
+          ['r1:1:0', 1],
+          ['r1:1:1', 2],
+        ]);
+        expect((await store.listCheckpoints(sessionId)).map((checkpoint) => checkpoint.id)).toEqual(['r1:1']);
+        expect(await store.getStagedChanges(sessionId)).toEqual([]);
+        const after = await snapshot(sessionId);
+        const again = await inTransaction(subject, 'COMMIT', (connection) => commitStep(subject, connection, sessionId));
+        expect(again).toMatchObject({ newVersion: 2, checkpointId: 'r1:1' });
+        expect(await snapshot(sessionId)).toEqual(after);
+      },
+    },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords.loadStateForStep returns what loadState returns',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = await sessionWithStagedStep(subject, 'records-load');
+        expect(await stepRecords.loadStateForStep(sessionId)).toEqual(await store.loadState(sessionId));
+        await store.appendMessages(sessionId, [{ id: 'u1', role: 'user', content: 'go' }]);
+        await store.saveState(sessionId, { customState: { items: ['replaced'] }, status: 'active' });
+        expect(await stepRecords.loadStateForStep(sessionId)).toEqual(await store.loadState(sessionId));
+        await inTransaction(subject, 'COMMIT', (connection) => commitStep(subject, connection, sessionId));
+        expect(await stepRecords.loadStateForStep(sessionId)).toEqual(await store.loadState(sessionId));
+        expect(await stepRecords.loadStateForStep(`records-unknown-${randomUUID()}`)).toBeNull();
+      },
+    },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
+      run: async (subject) => {
+        const { stepRecords } = stateStoreOf(subject);
+        const connection = untouchableConnection();
+        const good = `records-ids-${randomUUID()}`;
+        for (const [label, bad] of badIds(good, MAX_STORED_ID_BYTES)) {
+          const refuse = async (promise: Promise<unknown>, what: string): Promise<void> => {
+            const outcome = await promise.then(
+              () => 'accepted',
+              (error: unknown) => error,
+            );
+            expect(outcome, `${what} with the ${label} id`).toMatchObject({ code: 'INVALID_ARGUMENT' });
+          };
+          await refuse(stepRecords.loadStateForStep(bad), 'loadStateForStep');
+          await refuse(stepRecords.commitStepOn(connection, bad, { stepCount: 1 }, [], meta('r1', 1)), 'commitStepOn (session id)');
+          await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [], { checkpointId: bad, runId: 'r1', stepCount: 1 }), 'commitStepOn (checkpoint id)');
+          await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [{ id: bad, role: 'user', content: 'x' }], meta('r1', 1)), 'commitStepOn (message id)');
+        }
+        expect(connection.queries, 'statements on the connection').toBe(0);
+      },
+    },
+  ];
+}

@@ -1,0 +1,102 @@
+import { expect } from 'vitest';
+import type { ChunkHandover } from '../../../stream/step-records.js';
+import type { StreamWriter } from '../../../stream/stream-manager.js';
+import { collect, deltaOf, newStreamId, textChunk } from '../stream-manager-contract/helpers.js';
+import type { StepRecordsContractCheck } from './check.js';
+import { inTransaction, streamManagerOf, type StepRecordsContractSubject } from './subject.js';
+
+/**
+ * Write `deltas` (keyed chunks of step 1) and hand them over in the same tick, before a flush timer can store them on
+ * their own.
+ */
+async function writeAndHandOver(subject: StepRecordsContractSubject, writer: StreamWriter, deltas: string[]): Promise<ChunkHandover | undefined> {
+  const { stepRecords } = streamManagerOf(subject);
+  const writes = deltas.map((delta) => writer.write(textChunk(1, delta), { key: `contract:${delta}` }));
+  const handing = stepRecords.handOver(writer);
+  await Promise.all(writes);
+  return handing;
+}
+
+/** The deltas a reader gets from `streamId`, after ending it. */
+async function readEnded(subject: StepRecordsContractSubject, streamId: string): Promise<string[]> {
+  const { manager } = streamManagerOf(subject);
+  await manager.endStream(streamId);
+  return (await collect(await manager.createReader(streamId))).map(deltaOf);
+}
+
+/**
+ * Checks of `StreamManager.stepRecords`: chunks handed over and appended on a caller's connection (nothing after
+ * ROLLBACK, once after COMMIT, idempotent), handed back when abandoned, and only the manager's own writers taken.
+ *
+ * @example
+ * const checks = streamManagerChecks();
+ */
+export function streamManagerChecks(): StepRecordsContractCheck[] {
+  return [
+    {
+      component: 'streamManager',
+      name: 'streamManager.stepRecords.handOver: appended inside BEGIN … ROLLBACK nothing remains; inside BEGIN … COMMIT read once, in order; again, nothing more',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          expect(await stepRecords.handOver(writer), 'nothing buffered').toBeUndefined();
+          const handover = await writeAndHandOver(subject, writer, ['a', 'b', 'c']);
+          if (handover === undefined) return expect.fail('handOver returned nothing for three buffered chunks');
+          await inTransaction(subject, 'ROLLBACK', (connection) => handover.within(connection));
+          expect(await manager.getInfo(streamId), 'after ROLLBACK').toMatchObject({ lastSequence: 0, chunkCount: 0 });
+          await inTransaction(subject, 'COMMIT', async (connection) => {
+            await handover.within(connection);
+            expect(await manager.getInfo(streamId), 'before COMMIT').toMatchObject({ chunkCount: 0 });
+          });
+          expect(await manager.getInfo(streamId), 'after COMMIT').toMatchObject({ lastSequence: 3, chunkCount: 3 });
+          await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
+          await writer.flush();
+          expect(await manager.getInfo(streamId), 'after a repeated COMMIT').toMatchObject({ lastSequence: 3, chunkCount: 3 });
+          expect(await readEnded(subject, streamId)).toEqual(['a', 'b', 'c']);
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
+      name: 'streamManager.stepRecords.handOver: chunks abandoned after a ROLLBACK go back to the writer and are flushed once',
+      run: async (subject) => {
+        const { manager } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          const handover = await writeAndHandOver(subject, writer, ['d', 'e']);
+          if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
+          await inTransaction(subject, 'ROLLBACK', (connection) => handover.within(connection));
+          handover.abandoned();
+          await writer.flush();
+          expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
+          expect(await readEnded(subject, streamId)).toEqual(['d', 'e']);
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
+      name: 'streamManager.stepRecords.handOver refuses a writer the manager did not create (INVALID_ARGUMENT)',
+      run: async (subject) => {
+        const { stepRecords } = streamManagerOf(subject);
+        const foreign: StreamWriter = { write: async () => undefined, flush: async () => undefined, close: async () => undefined };
+        await expect(stepRecords.handOver(foreign)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        const other = subject.elsewhere.streamManager;
+        if (other === undefined) return;
+        const writer = await other.createWriter(newStreamId(), 'agent-1', 'assistant');
+        try {
+          await writer.write(textChunk(1, 'elsewhere'));
+          await expect(stepRecords.handOver(writer)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+  ];
+}
