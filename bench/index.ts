@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: issue 11's side-by-side comparison (ours, LangGraph.js + PostgresSaver, a naive DBOS
- * loop; see bench/side-by-side/), then what an agent step of our durable loop costs next to DBOS's own floor, whether a step
+ * `npm run bench`: issue 11's side-by-side comparison (ours on the fused and on the public step journal,
+ * LangGraph.js + PostgresSaver, a naive DBOS loop; see bench/side-by-side/), then what an agent step of our durable loop costs next to DBOS's own floor, whether a step
  * late in a long session costs the same as an early one, and what human-in-the-loop waits cost: waking a
  * warm run and resuming a parked one (against DBOS send→recv and a fresh run), and the memory and idle
  * Postgres load of sessions waiting warm against parked ones (each in its own child process). One

@@ -1,3 +1,4 @@
+import type { JournalKind } from '../../src/types/journal.js';
 import type { StepClock } from './step-clock.js';
 
 /**
@@ -18,13 +19,14 @@ export interface BenchSystem {
 }
 
 /**
- * The systems compared: ours, ours with a custom state that gains 1 KB per step, LangGraph.js with
- * PostgresSaver, and a naive DBOS loop of three bare steps per agent step.
+ * The systems compared: ours on the fused journal (`helix`), ours on the public journal, ours (fused) with a
+ * custom state that gains 1 KB per step, LangGraph.js with PostgresSaver, and a naive DBOS loop of three bare
+ * steps per agent step.
  *
  * @example
  * const name: SystemName = 'langgraph';
  */
-export type SystemName = 'helix' | 'helix-growing-state' | 'langgraph' | 'naive-dbos';
+export type SystemName = 'helix' | 'helix-public-journal' | 'helix-growing-state' | 'langgraph' | 'naive-dbos';
 
 /**
  * Every system name, in report order.
@@ -32,7 +34,27 @@ export type SystemName = 'helix' | 'helix-growing-state' | 'langgraph' | 'naive-
  * @example
  * SYSTEM_NAMES.includes('naive-dbos'); // true
  */
-export const SYSTEM_NAMES: readonly SystemName[] = ['helix', 'langgraph', 'naive-dbos', 'helix-growing-state'];
+export const SYSTEM_NAMES: readonly SystemName[] = ['helix', 'helix-public-journal', 'langgraph', 'naive-dbos', 'helix-growing-state'];
+
+/**
+ * The step journal a system of ours records with (its child process gets it as `HELIX_JOURNAL` and as the
+ * executor's `journal` option); `undefined` for the peers.
+ *
+ * @example
+ * journalOf('helix-public-journal'); // 'public'
+ */
+export function journalOf(system: SystemName): JournalKind | undefined {
+  switch (system) {
+    case 'helix':
+    case 'helix-growing-state':
+      return 'fused';
+    case 'helix-public-journal':
+      return 'public';
+    case 'langgraph':
+    case 'naive-dbos':
+      return undefined;
+  }
+}
 
 /**
  * What the scripted model of every system answers at model call `call` of a session of `steps` tool steps.

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { markUntraced } from './statement-trace.js';
 
 /** User tables of the database: everything outside the catalogs (one database per system). */
 const USER_TABLES = "schemaname NOT IN ('pg_catalog', 'information_schema')";
@@ -53,6 +54,7 @@ export type RelationSizes = Record<string, { table: number; indexes: number }>;
 export async function openDatabaseProbe(databaseUrl: string): Promise<DatabaseProbe> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  markUntraced(client);
   let queries = 0;
   const number = async (sql: string): Promise<number> => {
     queries += 1;

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { z } from 'zod';
 import { DBOSAgentExecutor, defineAgent, defineTool, PostgresStateStore, PostgresStreamManager } from '../../src/index.js';
+import { activeJournal } from '../../src/journal/journal.js';
 import { MockLLMAdapter } from '../../src/llm/mock-llm-adapter.js';
+import type { JournalKind } from '../../src/types/journal.js';
 import { withSessionTimeouts } from '../../examples/demo/app-config.js';
 import { scriptedTurn, type BenchSystem } from './bench-system.js';
 import type { StepClock } from './step-clock.js';
@@ -14,14 +16,17 @@ const ITEM_RANDOM_BYTES = 768;
 
 /**
  * Ours: `DBOSAgentExecutor` with `PostgresStateStore` and `PostgresStreamManager` on one database (also
- * DBOS's system database), a scripted `MockLLMAdapter` that keeps no input copies, one no-op tool per step.
- * With `growingState`, the tool also pushes a 1 KB item (random, so incompressible) into the custom state
- * every step. Launches DBOS; `close()` shuts it down.
+ * DBOS's system database), a scripted `MockLLMAdapter` that keeps no input copies, one no-op tool per step,
+ * every step recorded by the step journal `journal` (the executor's `journal` option). With `growingState`,
+ * the tool also pushes a 1 KB item (random, so incompressible) into the custom state every step. Launches
+ * DBOS; `close()` shuts it down.
  *
+ * @throws Error when the process records with another journal than `journal` (the fused one falls back to
+ * the public one on a DBOS release it was not verified against), so no column is mislabelled.
  * @example
- * const system = await openHelixSystem(url, { growingState: false });
+ * const system = await openHelixSystem(url, { growingState: false, journal: 'public' });
  */
-export async function openHelixSystem(databaseUrl: string, options: { growingState: boolean }): Promise<BenchSystem> {
+export async function openHelixSystem(databaseUrl: string, options: { growingState: boolean; journal: JournalKind }): Promise<BenchSystem> {
   const stateStore = new PostgresStateStore({ connectionString: databaseUrl });
   const streamManager = new PostgresStreamManager({ connectionString: databaseUrl });
   await stateStore.migrate();
@@ -38,7 +43,11 @@ export async function openHelixSystem(databaseUrl: string, options: { growingSta
     },
     { recordInputs: false },
   );
-  const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter });
+  const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, journal: options.journal });
+  if (activeJournal() !== options.journal) {
+    await Promise.allSettled([stateStore.close(), streamManager.close()]);
+    throw new Error(`Asked for the ${options.journal} journal, but this process records with the ${activeJournal()} journal.`);
+  }
   const agent = options.growingState ? growingStateAgent(() => (toolCalls += 1)) : noopAgent(() => (toolCalls += 1));
   DBOS.setConfig({ name: 'helix-agents-bench', systemDatabaseUrl: withSessionTimeouts(databaseUrl), applicationVersion: 'bench', logLevel: 'warn' });
   await DBOS.launch();

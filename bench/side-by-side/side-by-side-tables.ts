@@ -1,12 +1,12 @@
 import { formatTable } from '../../examples/demo/format-table.js';
 import type { SystemName } from './bench-system.js';
-import { growthClass, LINEAR_GROWTH_LIMIT, type SystemFigures } from './system-figures.js';
+import { growthClass, type SystemFigures } from './system-figures.js';
 
 /**
  * The figures of every system, keyed by name, with the session shape they were measured on.
  *
  * @example
- * const comparison: Comparison = { steps: 200, window: 20, sessions: 3, systems: { helix, langgraph, 'naive-dbos': naive, 'helix-growing-state': growing } };
+ * const comparison: Comparison = { steps: 200, window: 20, sessions: 3, systems };
  */
 export interface Comparison {
   steps: number;
@@ -15,19 +15,51 @@ export interface Comparison {
   systems: Record<SystemName, SystemFigures>;
 }
 
-const COLUMNS: ReadonlyArray<[SystemName, string]> = [
-  ['helix', 'ours'],
+/**
+ * Every system's column header, in report order.
+ *
+ * @example
+ * SYSTEM_COLUMNS[0]; // ['helix', 'ours, fused journal']
+ */
+export const SYSTEM_COLUMNS: ReadonlyArray<[SystemName, string]> = [
+  ['helix', 'ours, fused journal'],
+  ['helix-public-journal', 'ours, public journal'],
   ['langgraph', 'LangGraph sync'],
   ['naive-dbos', 'naive DBOS loop'],
-  ['helix-growing-state', 'ours, state +1 KB/step'],
+  ['helix-growing-state', 'ours (fused), state +1 KB/step'],
 ];
 
-const fixed = (digits: number) => (value: number): string => value.toFixed(digits);
-const kib = (bytes: number): string => (bytes / 1024).toFixed(2);
-const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a');
+/**
+ * `value` with `digits` decimals.
+ *
+ * @example
+ * fixed(2)(1.234); // '1.23'
+ */
+export const fixed = (digits: number) => (value: number): string => value.toFixed(digits);
 
-/** Labels of the early and late windows, e.g. "steps 1-20" and "steps 181-200". */
-function windows({ steps, window }: Pick<Comparison, 'steps' | 'window'>): { early: string; late: string } {
+/**
+ * Bytes as KiB with two decimals.
+ *
+ * @example
+ * kib(1536); // '1.50'
+ */
+export const kib = (bytes: number): string => (bytes / 1024).toFixed(2);
+
+/**
+ * A ratio with two decimals and an "x", `n/a` when it is not finite.
+ *
+ * @example
+ * ratio(0.5); // '0.50x'
+ */
+export const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a');
+
+/**
+ * Labels of the early and late windows, e.g. "steps 1-20" and "steps 181-200".
+ *
+ * @example
+ * windowLabels({ steps: 200, window: 20 }).late; // 'steps 181-200'
+ */
+export function windowLabels({ steps, window }: Pick<Comparison, 'steps' | 'window'>): { early: string; late: string } {
   return { early: `steps 1-${window}`, late: `steps ${steps - window + 1}-${steps}` };
 }
 
@@ -38,10 +70,10 @@ function windows({ steps, window }: Pick<Comparison, 'steps' | 'window'>): { ear
  * process.stdout.write(`${formatFiguresTable(comparison)}\n`);
  */
 export function formatFiguresTable(comparison: Comparison): string {
-  const { early, late } = windows(comparison);
-  const row = (label: string, cell: (figures: SystemFigures) => string): string[] => [label, ...COLUMNS.map(([name]) => cell(comparison.systems[name]))];
+  const { early, late } = windowLabels(comparison);
+  const row = (label: string, cell: (figures: SystemFigures) => string): string[] => [label, ...SYSTEM_COLUMNS.map(([name]) => cell(comparison.systems[name]))];
   return formatTable(
-    ['measure (per agent step unless said)', ...COLUMNS.map(([, header]) => header)],
+    ['measure (per agent step unless said)', ...SYSTEM_COLUMNS.map(([, header]) => header)],
     [
       row(`ms/step, ${early}`, (figures) => fixed(2)(figures.earlyMs)),
       row(`ms/step, ${late}`, (figures) => fixed(2)(figures.lateMs)),
@@ -60,17 +92,24 @@ export function formatFiguresTable(comparison: Comparison): string {
 }
 
 /**
- * Our figures divided by each peer's.
+ * Each journal's figures divided by each peer's, and the public journal's by the fused one's.
  *
  * @example
  * process.stdout.write(`${formatRatiosTable(comparison)}\n`);
  */
 export function formatRatiosTable(comparison: Comparison): string {
-  const { early, late } = windows(comparison);
-  const { helix: ours, langgraph, 'naive-dbos': naive } = comparison.systems;
-  const row = (label: string, pick: (figures: SystemFigures) => number): string[] => [label, ratio(pick(ours) / pick(langgraph)), ratio(pick(ours) / pick(naive))];
+  const { early, late } = windowLabels(comparison);
+  const { helix: fused, 'helix-public-journal': publicJournal, langgraph, 'naive-dbos': naive } = comparison.systems;
+  const pairs: ReadonlyArray<[SystemFigures, SystemFigures]> = [
+    [fused, langgraph],
+    [fused, naive],
+    [publicJournal, langgraph],
+    [publicJournal, naive],
+    [publicJournal, fused],
+  ];
+  const row = (label: string, pick: (figures: SystemFigures) => number): string[] => [label, ...pairs.map(([ours, peer]) => ratio(pick(ours) / pick(peer)))];
   return formatTable(
-    ['ours / peer', 'LangGraph sync', 'naive DBOS loop'],
+    ['ratio', 'fused / LangGraph sync', 'fused / naive DBOS loop', 'public / LangGraph sync', 'public / naive DBOS loop', 'public / fused'],
     [
       row(`ms/step, ${early}`, (figures) => figures.earlyMs),
       row(`ms/step, ${late}`, (figures) => figures.lateMs),
@@ -84,51 +123,28 @@ export function formatRatiosTable(comparison: Comparison): string {
 }
 
 /**
- * The targets of issue 11, each with our measured value and PASS or MISS.
- *
- * @example
- * process.stdout.write(`${formatTargetsTable(comparison)}\n`);
- */
-export function formatTargetsTable(comparison: Comparison): string {
-  const { early, late } = windows(comparison);
-  const { helix: ours, langgraph, 'naive-dbos': naive, 'helix-growing-state': growing } = comparison.systems;
-  const target = (label: string, value: number, limit: number, show: (value: number) => string): string[] => [label, show(value), `<= ${show(limit)}`, value <= limit ? 'PASS' : 'MISS'];
-  return formatTable(
-    ['target', 'measured', 'limit', 'verdict'],
-    [
-      target(`ms/step ours / LangGraph sync, ${early}`, ours.earlyMs / langgraph.earlyMs, 0.5, ratio),
-      target(`ms/step ours / LangGraph sync, ${late}`, ours.lateMs / langgraph.lateMs, 0.3, ratio),
-      target(`ms/step ours / naive DBOS loop, ${early}`, ours.earlyMs / naive.earlyMs, 0.75, ratio),
-      target(`ms/step ours / naive DBOS loop, ${late}`, ours.lateMs / naive.lateMs, 0.75, ratio),
-      target('write transactions/step, ours', ours.writeTransactionsPerStep, 2.5, fixed(2)),
-      target('transactions/step, ours', ours.transactionsPerStep, 8, fixed(2)),
-      target('disk KiB/step, ours', ours.diskBytesPerStep / 1024, 2, fixed(2)),
-      target('storage growth, ours (O(n))', ours.growth, LINEAR_GROWTH_LIMIT, ratio),
-      target('disk KiB/step beyond the 1 KiB item, ours with state +1 KB/step', growing.diskBytesPerStep / 1024 - 1, 2, fixed(2)),
-      target('storage growth, ours with state +1 KB/step (O(n))', growing.growth, LINEAR_GROWTH_LIMIT, ratio),
-    ],
-  );
-}
-
-/**
- * Where each of our systems' disk bytes per step go: one row per user table that grew, its table (heap,
- * TOAST, maps) and index KiB per step, for ours and ours with a growing state.
+ * Where each system's disk bytes per step go: one row per user table that grew (DBOS's tables, such as
+ * `dbos.operation_outputs` with a row per step, included), each cell "table + indexes" KiB per step (table:
+ * heap, TOAST, maps), medians over the sessions; the last row sums them.
  *
  * @example
  * process.stdout.write(`${formatRelationsTable(comparison)}\n`);
  */
 export function formatRelationsTable(comparison: Comparison): string {
-  const systems: ReadonlyArray<[SystemName, string]> = [
-    ['helix', 'ours'],
-    ['helix-growing-state', 'ours, state +1 KB/step'],
-  ];
-  const names = [...new Set(systems.flatMap(([name]) => Object.keys(comparison.systems[name].diskBytesPerStepByRelation)))].sort();
-  const cells = (name: string) => systems.flatMap(([system]) => {
+  const names = [...new Set(SYSTEM_COLUMNS.flatMap(([system]) => Object.keys(comparison.systems[system].diskBytesPerStepByRelation)))].sort();
+  const cell = (system: SystemName, name: string): string => {
     const sizes = comparison.systems[system].diskBytesPerStepByRelation[name];
-    return [kib(sizes?.table ?? 0), kib(sizes?.indexes ?? 0)];
-  });
+    return sizes === undefined ? '-' : `${kib(sizes.table)} + ${kib(sizes.indexes)}`;
+  };
+  const total = (system: SystemName): string => {
+    const sizes = Object.values(comparison.systems[system].diskBytesPerStepByRelation);
+    return kib(sizes.reduce((sum, { table, indexes }) => sum + table + indexes, 0));
+  };
   return formatTable(
-    ['disk KiB/step by relation', ...systems.flatMap(([, header]) => [`${header}: table`, `${header}: indexes`])],
-    names.map((name) => [name, ...cells(name)]),
+    ['disk KiB/step by relation (table + indexes)', ...SYSTEM_COLUMNS.map(([, header]) => header)],
+    [
+      ...names.map((name) => [name, ...SYSTEM_COLUMNS.map(([system]) => cell(system, name))]),
+      ['all relations (sum of the rows)', ...SYSTEM_COLUMNS.map(([system]) => total(system))],
+    ],
   );
 }

@@ -4,11 +4,15 @@
  * session and says it is ready; then, on the parent's commands (child-protocol.ts), reads the transaction
  * count, runs measured sessions (each checked to have run exactly one tool call per step) and finally
  * reports. The parent runs one session at a time on the whole server: write transactions are counted by
- * the server-wide transaction id (idle systems do not write).
+ * the server-wide transaction id (idle systems do not write). With `HELIX_BENCH_DIAGNOSTICS=<dir>` it also
+ * traces every statement of the measured sessions and writes `<dir>/<system>.txt`: statements per agent step
+ * with their times, and where DBOS's step rows' bytes go.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BenchSystem, SystemName } from './bench-system.js';
-import { SYSTEM_NAMES } from './bench-system.js';
+import { journalOf, SYSTEM_NAMES } from './bench-system.js';
 import { openDatabaseProbe, type DatabaseProbe, type RelationSizes } from './database-probe.js';
 import { openHelixSystem } from './helix-system.js';
 import { openLangGraphSystem } from './langgraph-system.js';
@@ -17,15 +21,18 @@ import { sideBySideScale, type SideBySideScale } from './side-by-side-scale.js';
 import { StepClock } from './step-clock.js';
 import type { SessionFigures } from './system-report.js';
 import { formatProtocolLine, parseProtocolLine, type ChildCommand, type ChildReply } from './child-protocol.js';
+import { formatDbosRowBytes } from './dbos-row-bytes.js';
+import { installStatementTrace, type StatementTrace } from './statement-trace.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function openSystem(system: SystemName, databaseUrl: string): Promise<BenchSystem> {
   switch (system) {
     case 'helix':
-      return openHelixSystem(databaseUrl, { growingState: false });
+    case 'helix-public-journal':
+      return openHelixSystem(databaseUrl, { growingState: false, journal: journalOf(system) ?? 'fused' });
     case 'helix-growing-state':
-      return openHelixSystem(databaseUrl, { growingState: true });
+      return openHelixSystem(databaseUrl, { growingState: true, journal: journalOf(system) ?? 'fused' });
     case 'langgraph':
       return openLangGraphSystem(databaseUrl);
     case 'naive-dbos':
@@ -42,7 +49,7 @@ async function checkedSession(system: BenchSystem, sessionId: string, steps: num
   return toolCalls;
 }
 
-async function measureSession(system: BenchSystem, probe: DatabaseProbe, sessionId: string, scale: SideBySideScale): Promise<SessionFigures> {
+async function measureSession(system: BenchSystem, probe: DatabaseProbe, sessionId: string, scale: SideBySideScale, trace?: StatementTrace): Promise<SessionFigures> {
   const { steps, window } = scale;
   const lateFirst = steps - window + 1;
   const snapshotCalls = [1, window + 1, lateFirst, steps + 1];
@@ -51,7 +58,8 @@ async function measureSession(system: BenchSystem, probe: DatabaseProbe, session
   const relationsBefore = await probe.diskBytesByRelation();
   const transactionIdBefore = await probe.nextTransactionId();
   const startedAt = performance.now();
-  const toolCalls = await checkedSession(system, sessionId, steps, clock);
+  trace?.setTracing(true);
+  const toolCalls = await checkedSession(system, sessionId, steps, clock).finally(() => trace?.setTracing(false));
   const wallMs = performance.now() - startedAt;
   const writeTransactions = (await probe.nextTransactionId()) - transactionIdBefore;
   const relationsAfter = await probe.diskBytesByRelation();
@@ -80,6 +88,12 @@ function relationGrowth(before: RelationSizes, after: RelationSizes): RelationSi
   return growth;
 }
 
+/** The statement trace over `steps` measured agent steps and DBOS's row bytes, into `path`. */
+async function writeDiagnostics(path: string, system: SystemName, databaseUrl: string, trace: StatementTrace, steps: number): Promise<void> {
+  const heading = `${system}: statements per agent step over ${steps} measured steps (whole sessions, the final answer included)`;
+  await writeFile(path, `${heading}\n\n${trace.format(steps)}\n\n${await formatDbosRowBytes(databaseUrl)}`);
+}
+
 async function main(): Promise<void> {
   const system = process.argv[2] as SystemName;
   const databaseUrl = process.env.BENCH_DATABASE_URL;
@@ -87,6 +101,8 @@ async function main(): Promise<void> {
     throw new Error(`Usage: BENCH_DATABASE_URL=… node --import tsx bench/side-by-side/system-child.ts <${SYSTEM_NAMES.join('|')}>`);
   }
   const scale = sideBySideScale();
+  const diagnostics = process.env.HELIX_BENCH_DIAGNOSTICS;
+  const trace = diagnostics === undefined || diagnostics === '' ? undefined : installStatementTrace();
   const probe = await openDatabaseProbe(databaseUrl);
   const subject = await openSystem(system, databaseUrl);
   const reply = (message: ChildReply): void => void process.stdout.write(formatProtocolLine(message));
@@ -101,7 +117,7 @@ async function main(): Promise<void> {
         count = { queries: probe.queries, transactions: await probe.transactionCount(), at: performance.now() };
         reply({ type: 'counted' });
       } else if (command?.type === 'session') {
-        const figures = await measureSession(subject, probe, `${system}-${command.index}`, scale);
+        const figures = await measureSession(subject, probe, `${system}-${command.index}`, scale, trace);
         sessions.push(figures);
         reply({ type: 'session', figures });
       } else if (command?.type === 'finish') {
@@ -114,6 +130,7 @@ async function main(): Promise<void> {
         const idleTransactions = (await probe.transactionCount()) - transactionsAfter - 1;
         const idleTransactionsPerSecond = idleTransactions / ((performance.now() - idleStartedAt) / 1000);
         const transactions = transactionsAfter - count.transactions - ownQueries;
+        if (trace !== undefined && diagnostics !== undefined) await writeDiagnostics(join(diagnostics, `${system}.txt`), system, databaseUrl, trace, scale.steps * sessions.length);
         reply({ type: 'report', report: { system, steps: scale.steps, window: scale.window, sessions, transactions, transactionSeconds, idleTransactionsPerSecond } });
         return;
       }

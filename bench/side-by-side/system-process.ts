@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { SiblingDatabase } from '../bench-database.js';
-import type { SystemName } from './bench-system.js';
+import { journalOf, type SystemName } from './bench-system.js';
 import { formatProtocolLine, parseProtocolLine, type ChildCommand, type ChildReply } from './child-protocol.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -48,9 +48,11 @@ export class SystemProcess {
   static async start(database: SiblingDatabase, system: SystemName): Promise<SystemProcess> {
     // HELIX_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each child there (for finding where a step's time goes).
     const profile = process.env.HELIX_BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.HELIX_BENCH_CPU_PROF}`];
+    // Our systems' journal also reaches the child as HELIX_JOURNAL, so it holds from the child's first import on.
+    const journal = journalOf(system);
     const child = spawn(process.execPath, [...profile, '--import', 'tsx', CHILD_SCRIPT, system], {
       cwd: ROOT,
-      env: { ...process.env, BENCH_DATABASE_URL: database.url },
+      env: { ...process.env, BENCH_DATABASE_URL: database.url, ...(journal === undefined ? {} : { HELIX_JOURNAL: journal }) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const started = new SystemProcess(system, child);
