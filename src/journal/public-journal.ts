@@ -1,10 +1,33 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StepJournal } from './journal-types.js';
-import { SEPARATE_RECORD } from './step-record.js';
+import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
 
 /** Runs a function in the (empty) async context of this module's loading: outside any DBOS workflow. */
 const outsideWorkflows = AsyncLocalStorage.snapshot();
+
+/** One execution of a workflow body opened with {@link journalExecution}: whether a step of it ran live yet. */
+interface Execution {
+  readonly workflowID: string | undefined;
+  liveSeen: boolean;
+}
+
+const executions = new AsyncLocalStorage<Execution>();
+
+/** The record of the first live step of an execution whose earlier steps an earlier execution recorded. */
+const FIRST_LIVE_RECORD: StepRecord = { ...SEPARATE_RECORD, firstLiveAfterReplay: true };
+
+/**
+ * Run `body`, one execution of a workflow body whose first step is its first operation, as one execution for the
+ * public journal: the first of its steps that runs live (not replayed) with a function id above 0 gets
+ * `firstLiveAfterReplay` (the fused journal tells it in every workflow, from its own reads). No I/O; deterministic.
+ *
+ * @example
+ * return journalExecution(() => recordedTurn(agent, scope, input, options));
+ */
+export function journalExecution<T>(body: () => Promise<T>): Promise<T> {
+  return executions.run({ workflowID: DBOS.workflowID, liveSeen: false }, body);
+}
 
 /**
  * The public journal: every step is a `DBOS.runStep` (DBOS's own record, four round trips) and the stores write
@@ -16,7 +39,16 @@ const outsideWorkflows = AsyncLocalStorage.snapshot();
  */
 export const publicJournal: StepJournal = {
   kind: 'public',
-  runStep: (name, body) => DBOS.runStep(() => body(SEPARATE_RECORD), { name }),
+  runStep: (name, body) => DBOS.runStep(() => body(liveRecord()), { name }),
   // Inside a workflow body DBOS records a status read as an operation; read it from outside the workflow's context.
   workflowCancelled: (workflowID) => outsideWorkflows(async () => (await DBOS.getWorkflowStatus(workflowID))?.status === 'CANCELLED'),
 };
+
+/** The record of a step running live (inside its body): the first of its execution after replayed steps is told so. */
+function liveRecord(): StepRecord {
+  const execution = executions.getStore();
+  // A workflow started from inside another's execution inherits its async context: not its execution.
+  if (execution === undefined || execution.liveSeen || execution.workflowID !== DBOS.workflowID) return SEPARATE_RECORD;
+  execution.liveSeen = true;
+  return (DBOS.stepID ?? 0) > 0 ? FIRST_LIVE_RECORD : SEPARATE_RECORD;
+}

@@ -49,12 +49,19 @@ export interface AbortRecord {
   now: number;
   stream: Promise<OpenedStream>;
   alsoCompleted?: readonly string[];
+  /**
+   * End the stream after its chunk and before the session reads failed: from then on a retry() or a resume of the
+   * cancelled workflow (`reopenResumedRun`) may reactivate the stream, which this end must not undo. Without it the
+   * caller ends the stream afterwards.
+   */
+  endStream?: (streamId: string) => Promise<void>;
 }
 
 /**
- * Record a run as aborted, the one way `abort()` and a DBOS cancel both record it: run `aborted`, session `failed`
- * (failureReason `aborted`), its open calls (and `alsoCompleted`) settled first, an `error` chunk (`ABORTED`) written and
- * the writer closed. The caller ends the stream (returned), with its own error handling.
+ * Record a run as aborted, the one way `abort()` and a DBOS cancel both record it: its open calls (and `alsoCompleted`)
+ * settled, run `aborted`, an `error` chunk (`ABORTED`) written and the writer closed, the stream ended (`endStream`),
+ * then session `failed` (failureReason `aborted`). Without `endStream` the caller ends the stream (returned)
+ * afterwards, with its own error handling.
  *
  * @example
  * const { streamId } = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
@@ -66,7 +73,6 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
   await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
   await stateStore.updateRunStatus(sessionId, runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   signalRunChanged(runId);
-  await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
   const opened = await abort.stream;
   if (opened.writer !== undefined) {
     const chunk = {
@@ -82,5 +88,9 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
     await opened.writer.write(chunk).catch(() => undefined);
     await opened.writer.close().catch(() => undefined);
   }
+  // The stream's end before the session's status, as a finishing run does: that status lets a retry() (or a resumed
+  // workflow's reopening) reactivate the stream, which this end must not undo.
+  if (abort.endStream !== undefined) await abort.endStream(opened.streamId);
+  await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
   return opened;
 }

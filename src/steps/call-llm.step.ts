@@ -22,6 +22,7 @@ import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-paus
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { llmFailure } from './failure-text.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
+import { reopenResumedRun } from './reopen-run.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -55,6 +56,8 @@ export class CallLLMStep {
   }
 
   private static async run(input: CallLLMStepInput, record: StepRecord): Promise<CallLLMStepOutput> {
+    // The first live step of a resumed execution reopens a run a DBOS cancel recorded aborted.
+    await reopenResumedRun(record, input);
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;

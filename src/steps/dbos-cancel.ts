@@ -5,6 +5,8 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import { openStreamWriter, recordRunAborted } from './aborted-run.js';
 import { peekRuntimeDependencies } from './runtime-registry.js';
 import { workflowCancelled } from '../journal/journal.js';
+import { turnKeyOf } from './step-scope.js';
+import { forgetWorkflow } from './stream-reset-tracker.js';
 
 /** The run whose DBOS workflow was cancelled: its session, stream and agent type. */
 export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | 'agentType'>;
@@ -15,7 +17,8 @@ export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | '
  * cancellation or a lost ownership (DBOS's cancel clears the owner), once DBOS's record confirms the cancel: a
  * cancelled workflow can run no step; DBOS notices within ~1 s, or when a tool that ignores its abort signal returns.
  * Best effort: a crash before it leaves the run `running`, which the executor's stuck-run repair (`repairStuckRun`, at
- * the next call on the session) records the same way.
+ * the next call on the session) records the same way. `DBOS.resumeWorkflow` of the cancelled run reopens it at its
+ * first live step (`reopenResumedRun`).
  *
  * @example
  * if (isDBOSControlError(error)) await recordDBOSCancel(scope);
@@ -25,6 +28,9 @@ export async function recordDBOSCancel(scope: RunScope): Promise<void> {
   if (dependencies === undefined) return;
   // Lost ownership to another process (a rolling deploy) is not a cancellation: that process goes on with the run.
   if (!(await workflowCancelled(scope.workflowId))) return;
+  // A resume (`dbos workflow resume`) continues the run (see reopenResumedRun): its next LLM step in this process
+  // cleans up the partial chunks the cancelled one left, as after a crash.
+  forgetWorkflow(turnKeyOf(scope));
   await recordCancelledRun(dependencies.stateStore, dependencies.streamManager, scope);
 }
 
@@ -42,14 +48,14 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
   if (record?.status !== 'running' || isAbortReason(flag.reason)) return false;
   const stream = openStreamWriter(streamManager, run);
   stream.catch(() => undefined); // awaited by recordRunAborted; a failure before that must not go unhandled
-  const { streamId } = await recordRunAborted(stateStore, {
+  await recordRunAborted(stateStore, {
     sessionId: run.sessionId,
     runId: run.runId,
     stepCount: record.stepCount,
     error: DBOS_CANCELLED_ERROR,
     now: Date.now(),
     stream,
+    endStream: (streamId) => streamManager.endStream(streamId).catch(() => undefined),
   });
-  await streamManager.endStream(streamId).catch(() => undefined);
   return true;
 }

@@ -21,6 +21,7 @@ import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 import { plannedToolMissing } from './planned-tool-missing.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
+import { reopenResumedRun } from './reopen-run.js';
 
 /** Input of `ExecuteToolStep.execute`. */
 export interface ExecuteToolStepInput extends RunScope {
@@ -53,6 +54,8 @@ export class ExecuteToolStep {
 
   /** The step's body; what it returns is recorded, so it leaves out what the call already says (`expandOutcome`). */
   private static async run(input: ExecuteToolStepInput, record: StepRecord): Promise<RecordedOutcome> {
+    // The first live step of a resumed execution reopens a run a DBOS cancel recorded aborted.
+    await reopenResumedRun(record, input);
     const { dependencies, agent, hooks, emitter } = await stepEnvironment(input, input.step);
     const { stateStore, usageStore } = dependencies;
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.

@@ -16,6 +16,7 @@ import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope,
 import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
+import { reopenResumedRun } from './reopen-run.js';
 
 export type { BeginRunInput } from './begin-run.js';
 
@@ -51,7 +52,9 @@ export class RunLifecycleStep {
   static finish(given: FinishRunInput): Promise<AgentResult> {
     // A failed run's error is stored, streamed and served: bounded and redacted once more, whatever produced it.
     const input = given.status === 'failed' && given.error !== undefined ? { ...given, error: boundedMessage(given.error) } : given;
-    return runJournaledStep('FinishRunStep', async () => {
+    return runJournaledStep('FinishRunStep', async (record) => {
+      // The first live step of a resumed execution reopens a run a DBOS cancel recorded aborted.
+      await reopenResumedRun(record, input);
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks, emitter } = environment;
       const { stateStore, streamManager, usageStore } = dependencies;

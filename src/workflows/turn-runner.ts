@@ -7,6 +7,7 @@ import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { recordDBOSCancel } from '../steps/dbos-cancel.js';
 import { runTurn } from './turn-loop.js';
+import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
 import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome } from './turn-types.js';
 
@@ -36,8 +37,18 @@ export function beginOf(input: Pick<AgentWorkflowInput, 'userMessage' | 'initial
  * Workflow-body helper: one recorded turn — BeginRunStep (input message, heals; skipped when `begun`), the turn loop (`runTurn`),
  * then FinishRunStep, or the suspended result of a turn that parked waiting for humans (already recorded). A step that throws fails the turn; DBOS control errors
  * (ownership lost, cancelled) propagate untouched. Shared by standard runs and persistent turns.
+ *
+ * @example
+ * const result = await runRecordedTurn(agent, scope, input);
  */
-export async function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
+export function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions = {}): Promise<AgentResult> {
+  // A standard run's turn is its workflow's whole execution: the public journal tells its first live step after
+  // replayed ones so (a resumed cancelled run reopens there, see reopenResumedRun). A persistent turn is one of many.
+  if (options.begun === true) return recordedTurn(agent, scope, input, options);
+  return journalExecution(() => recordedTurn(agent, scope, input, options));
+}
+
+async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
   // Aborted between the run record and this begin: the run stays aborted and nothing runs.
   if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) })).aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.

@@ -73,11 +73,14 @@ async function runRecorded<T>(
   const frontier = frontiers.get(context) ?? {};
   frontiers.set(context, frontier);
   const replayPossible = !mayRunUnread(frontier, functionID, startedAt);
+  let firstLiveAfterReplay = false;
   if (replayPossible) {
     // Retried through connection failures, as DBOS retries its own reads.
     const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
     if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
     if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
+    // The first step this execution found unrecorded, after steps an earlier execution recorded: it resumes them.
+    firstLiveAfterReplay = frontier.knownMax === undefined && recorded.max_function_id !== null;
     frontier.knownMax ??= Number(recorded.max_function_id ?? 0);
   }
 
@@ -86,6 +89,7 @@ async function runRecorded<T>(
   const record: StepRecord = {
     joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
     defer: (write) => void writes.push(write),
+    ...(firstLiveAfterReplay ? { firstLiveAfterReplay } : {}),
   };
   let result: T;
   try {
