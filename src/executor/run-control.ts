@@ -112,9 +112,11 @@ async function abortRecorded(stateStore: SessionStateStore, streamManager: Strea
     await terminateDescendant(stateStore, child, error);
     settledBelow.push(...(await settleOpenCalls(stateStore, child, now, [])));
   }
-  const aborted = { sessionId, runId: run.runId, stepCount: run.stepCount, error, now, stream: opening, alsoCompleted: settledBelow };
-  const { streamId } = await recordRunAborted(stateStore, aborted);
-  await streamManager.endStream(streamId);
+  // The stream ends before the session reads failed: a retry() or a resumed workflow reactivating it after that is
+  // never undone by this end.
+  const endStream = (streamId: string): Promise<void> => streamManager.endStream(streamId);
+  const aborted = { sessionId, runId: run.runId, stepCount: run.stepCount, error, now, stream: opening, alsoCompleted: settledBelow, endStream };
+  await recordRunAborted(stateStore, aborted);
   return true;
 }
 
