@@ -27,6 +27,12 @@ export type SubSessionRefPatch = Partial<Omit<SubSessionRef, 'subSessionId' | 's
  */
 export function applyRunPatch(run: RunRecord, status: RunStatus, patch: RunPatch = {}): RunRecord {
   const next: RunRecord = { ...run, status };
+  // A run running (again: a resumed cancelled workflow) has no outcome yet.
+  if (status === 'running') {
+    delete next.completionReason;
+    delete next.error;
+    delete next.endedAt;
+  }
   for (const [key, value] of Object.entries(patch)) {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = cloneJson(value, `run.${key}`);
   }

@@ -154,7 +154,10 @@ export interface SessionStateStore {
    * runId: an existing run is returned unchanged.
    */
   createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
-  /** Set a run's status and the defined patch fields. Unknown run: InvalidArgumentError. */
+  /**
+   * Set a run's status and the defined patch fields. `running` clears the outcome fields (completionReason, error,
+   * endedAt) the patch leaves undefined: a resumed run has no outcome yet. Unknown run: InvalidArgumentError.
+   */
   updateRunStatus(
     sessionId: string,
     runId: string,

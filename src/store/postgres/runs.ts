@@ -87,7 +87,7 @@ export async function createPostgresRun({ database, tables }: PostgresContext, s
 }
 
 /**
- * `updateRunStatus` as one UPDATE (undefined patch fields keep their value).
+ * `updateRunStatus` as one UPDATE (undefined patch fields keep their value; `running` clears the outcome fields).
  *
  * @example
  * await updatePostgresRunStatus(context, 's1', 'r1', 'completed', { endedAt: Date.now(), completionReason: 'finish_tool' });
@@ -104,8 +104,11 @@ export async function updatePostgresRunStatus(
   const metadata = patch.metadata === undefined ? null : toJsonText(patch.metadata, 'run.metadata');
   await database.run('update a run', async (connection) => {
     const result = await connection.query(
-      `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count), completion_reason = COALESCE($5, completion_reason),
-         error = COALESCE($6, error), ended_at = COALESCE($7, ended_at), metadata = COALESCE($8::jsonb, metadata),
+      // A run running (again: a resumed cancelled workflow) has no outcome yet: its outcome fields are cleared.
+      `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count),
+         completion_reason = CASE WHEN $3 = 'running' THEN $5 ELSE COALESCE($5, completion_reason) END,
+         error = CASE WHEN $3 = 'running' THEN $6 ELSE COALESCE($6, error) END,
+         ended_at = CASE WHEN $3 = 'running' THEN $7 ELSE COALESCE($7, ended_at) END, metadata = COALESCE($8::jsonb, metadata),
          workflow_id = COALESCE($9, workflow_id)
        WHERE session_id = $1 AND run_id = $2`,
       [sessionId, runId, status, patch.stepCount ?? null, patch.completionReason ?? null, patch.error ?? null, patch.endedAt ?? null, metadata, patch.workflowId ?? null],

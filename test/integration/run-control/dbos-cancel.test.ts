@@ -159,7 +159,11 @@ async function resumeAndExpectCompletion(sessionId: string, handle: { runId: str
   expect(await handle.result()).toMatchObject(completed);
   expect(await (await runtime.executor.getHandle(resumableAgent, sessionId))!.result()).toMatchObject(completed);
   expect(await runtime.stateStore.loadState(sessionId)).toMatchObject({ status: 'completed', output: 'All done.' });
-  expect((await runtime.stateStore.getRun(sessionId, handle.runId))?.status).toBe('completed');
+  const completedRun = await runtime.stateStore.getRun(sessionId, handle.runId);
+  expect(completedRun?.status).toBe('completed');
+  // The abort's outcome went with its reopening: the completed run carries no abort error.
+  expect(completedRun?.error).toBeUndefined();
+  expect(completedRun?.completionReason).not.toBe('aborted');
 
   // Recorded steps replayed: the quick tool ran once, the model was called twice before the cancel and once after.
   expect(runs).toEqual({ quick: 1, slow: 2 });

@@ -48,6 +48,12 @@ export function defineRunContract(context: ContractContext): void {
         endedAt: 1_700_000_000_500,
         metadata: { tokens: 7 },
       });
+      // Running again (a resumed cancelled run): no outcome until it ends.
+      await context.store.updateRunStatus(id, 'r1', 'aborted', { completionReason: 'aborted', error: 'ABORTED: stop', endedAt: 1_700_000_000_600 });
+      await context.store.updateRunStatus(id, 'r1', 'running');
+      const resumed = await context.store.getRun(id, 'r1');
+      expect(resumed).toMatchObject({ status: 'running', stepCount: 3, workflowId: 'wf-1' });
+      expect([resumed?.completionReason, resumed?.error, resumed?.endedAt]).toEqual([undefined, undefined, undefined]);
       await expectCode(context.store.updateRunStatus(id, 'nope', 'failed'), 'INVALID_ARGUMENT');
       await expectCode(context.store.createRun(context.sessionId('missing'), runInput('r1')), 'SESSION_NOT_FOUND');
       await expectCode(context.store.createRun(id, runInput('r9', { turn: 5 })), 'INVALID_ARGUMENT');
