@@ -14,6 +14,7 @@ import type { CommitCache, CommittedSession } from './commit-cache.js';
 import { decodeSessionRead, sessionReadSql, type SessionReadRow } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
 import { isDeferring, SelectBatch, WriteBatch } from './statement-batch.js';
+import { GuardingConnection, mayCommitOptimistically, refusedOptimisticCommit } from './optimistic-commit.js';
 
 /**
  * `saveStateAndPromoteStaging` in one transaction of three statements whatever the history length: lock the
@@ -38,10 +39,29 @@ export async function commitPostgresStep(
   appendMessages: Message[],
   meta: CheckpointMeta,
   options: SaveAndPromoteOptions = {},
+  cache?: CommitCache,
 ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
-  return database.transaction('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options));
+  const known = cache?.take(sessionId);
+  if (cache !== undefined && known !== undefined && mayCommitOptimistically(known, meta.checkpointId, options.expectedVersion)) {
+    try {
+      return await database.run('commit a step', async (connection) => {
+        const guarding = new GuardingConnection(connection);
+        const { onCommitted, transactionId: _unknown, ...result } = await commitPostgresStepOn(guarding, tables, sessionId, write, appendMessages, meta, options, cache, known);
+        onCommitted?.({ ...(guarding.transactionId === undefined ? {} : { transactionId: guarding.transactionId }) });
+        return result;
+      });
+    } catch (error) {
+      if (!refusedOptimisticCommit(error)) throw error;
+    }
+  }
+  const { onCommitted, transactionId, ...result } = await database.transaction('commit a step', (connection) =>
+    commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache),
+  );
+  // Its transaction's id (the row's new xmin) lets the session's next commit skip the locked read.
+  onCommitted?.({ ...(transactionId === undefined ? {} : { transactionId }) });
+  return result;
 }
 
 /**
@@ -65,13 +85,14 @@ export async function commitPostgresStepOn(
   meta: CheckpointMeta,
   options: SaveAndPromoteOptions = {},
   cache?: CommitCache,
-): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport; onCommitted?: (outcome: { transactionId?: string }) => void }> {
+  taken?: CommittedSession,
+): Promise<StepCommitOnConnectionResult> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
   const guarded = cache !== undefined && isDeferring(connection) && connection.enforcesGuards === true;
-  const known = guarded ? cache.take(sessionId) : undefined;
+  const known = guarded ? (taken ?? cache.take(sessionId)) : undefined;
   const optimistic = known !== undefined && (options.expectedVersion === undefined || options.expectedVersion === known.state.version) ? known : undefined;
   const { read, checkpoints, staged, existing } = optimistic === undefined ? await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages) : knownRead(optimistic);
   const { state, messageCount, interruptRequested } = read;
@@ -104,17 +125,34 @@ export async function commitPostgresStepOn(
   const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
   const chainBytes = await insertCheckpointRow(writes, tables, commit.checkpoint, delta, commit.patches);
   await insertPostgresMessages(writes, tables, sessionId, messages);
-  await writes.flush(connection);
+  const transactionId = await writes.flushReadingTransactionId(connection);
   const report = { state: commit.state, messageCount: total, appended: messages, interruptRequested };
   // The next commit may start from here when nobody writes the row meanwhile (its own copy of the state).
   const remembered = { state: { ...commit.state, customState: commit.checkpoint.customState }, messageCount: total, chainBytes };
   const onCommitted =
-    guarded && !interruptRequested
+    cache !== undefined && !interruptRequested
       ? (outcome: { transactionId?: string }) => {
           if (outcome.transactionId !== undefined) cache.remember(sessionId, { xmin: outcome.transactionId, ...remembered });
         }
       : undefined;
-  return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report, ...(onCommitted === undefined ? {} : { onCommitted }) };
+  const ran = transactionId === undefined ? {} : { transactionId };
+  return { newVersion: commit.state.version, checkpointId: meta.checkpointId, report, ...ran, ...(onCommitted === undefined ? {} : { onCommitted }) };
+}
+
+/**
+ * What {@link commitPostgresStepOn} did: the new version, the checkpoint, the report; `onCommitted` (to call once its
+ * transaction commits, with that transaction's id) when the commit may be remembered for the next one;
+ * `transactionId` when its writes ran here as one statement (not handed to a deferring connection).
+ *
+ * @example
+ * const { report, onCommitted } = await commitPostgresStepOn(connection, tables, 's1', write, messages, meta);
+ */
+export interface StepCommitOnConnectionResult {
+  newVersion: number;
+  checkpointId: string;
+  report: StepCommitReport;
+  onCommitted?: (outcome: { transactionId?: string }) => void;
+  transactionId?: string;
 }
 
 /** What {@link lockAndRead} would find after the commit `known` describes, when nobody wrote the session since. */

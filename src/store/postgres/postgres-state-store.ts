@@ -165,7 +165,7 @@ export class PostgresStateStore implements SessionStateStore {
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
   ): Promise<{ newVersion: number; checkpointId: string; report?: StepCommitReport }> {
-    return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options);
+    return commitPostgresStep(this.context, sessionId, write, appendMessages, checkpointMeta, options, this.#commits);
   }
   async incrementStepCount(sessionId: string): Promise<number> {
     return state.incrementPostgresCounter(this.context, sessionId, 'step_count');

@@ -95,20 +95,26 @@ export class WriteBatch implements SqlConnection {
    * instead (they run with the connection's next statement, in the same transaction).
    */
   async flush(connection: SqlConnection): Promise<void> {
+    await this.flushReadingTransactionId(connection);
+  }
+
+  /**
+   * {@link flush}, also reading the id of the transaction that ran the statement (as `xid` text: the `xmin` of the
+   * rows it wrote) when it ran here; `undefined` when handed to a {@link DeferringConnection} or when nothing ran.
+   */
+  async flushReadingTransactionId(connection: SqlConnection): Promise<string | undefined> {
     const queued = this.#queued.splice(0);
     const guards = this.#guards.splice(0);
-    if (queued.length === 0) return;
+    if (queued.length === 0) return undefined;
     if (isDeferring(connection)) {
       const { texts, values } = combined(queued, (text) => text);
       await connection.deferWrites(texts, values, guards.length === 0 ? undefined : { guards });
-      return;
-    }
-    if (queued.length === 1 && guards.length === 0) {
-      await connection.query(queued[0]!.text, queued[0]!.values);
-      return;
+      return undefined;
     }
     const { texts, values } = combined(queued, (text, index) => `w${index} AS (${text})`);
-    await connection.query(`WITH ${texts.join(', ')} SELECT ${guardsHold(guards, 'w')}`, values);
+    const text = `WITH ${texts.join(', ')} SELECT ${guardsHold(guards, 'w')} AS held, pg_current_xact_id()::xid::text AS xid`;
+    const { rows } = await connection.query<{ xid: string }>(text, values);
+    return rows[0]?.xid;
   }
 }
 

@@ -188,6 +188,35 @@ describe('PostgresStateStore failures', () => {
 });
 
 describe('PostgresStateStore statement budget', () => {
+  it("commits the next step of a session it committed last in ONE statement (no transaction, no read); a write since makes it read", async () => {
+    const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'optimistic_alone' });
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    const commit = async (step: number): Promise<number> => {
+      spy.mockClear();
+      const meta = { checkpointId: `r1:${step}`, runId: 'r1', stepCount: step };
+      await store.saveStateAndPromoteStaging('alone', { stepCount: step }, [{ id: `r1:${step}:0`, role: 'assistant', content: `s${step}` }], meta);
+      return spy.mock.calls.length;
+    };
+    try {
+      await store.migrate();
+      await store.createSession('alone', { agentType: 'a', customState: { n: 0 } });
+      expect(await commit(1)).toBe(4); // nothing known: BEGIN, the locked read, the write, COMMIT
+      expect(await commit(2)).toBe(1); // known: the guarded write alone
+      expect(await commit(3)).toBe(1);
+      await store.appendMessages('alone', [{ id: 'u1', role: 'user', content: 'meanwhile' }]);
+      expect(await commit(4)).toBe(5); // the guard failed (one statement), then read under the lock
+      expect(await commit(5)).toBe(1);
+      // A step whose commit is durable, committed again (a re-run step): found, nothing written twice.
+      expect(await commit(5)).toBeGreaterThan(1);
+      const { messages } = await store.getMessages('alone', { limit: 100 });
+      expect(messages.map((message) => message.content)).toEqual(['s1', 's2', 's3', 'meanwhile', 's4', 's5']);
+      expect((await store.loadState('alone'))?.checkpointId).toBe('r1:5');
+    } finally {
+      spy.mockRestore();
+      await store.close();
+    }
+  });
+
   it('commits a step with the same number of statements whatever the history length', async () => {
     const store = new PostgresStateStore({ connectionString: database.url }, { schema: 'budget' });
     const spy = vi.spyOn(pg.Client.prototype, 'query');
