@@ -5,10 +5,11 @@
  * request counts), history holds one assistant message per step and the stream shows the text once.
  */
 import { describe, expect, it } from 'vitest';
+import { journalFromEnvironment } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS, STREAMED_ANSWER_DELTAS } from './support/drill-scenarios.js';
 import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
-import { checkpointExists, chunkRowCount, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
+import { checkpointExists, chunkRowCount, stepOutputOf, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, snapshotSession, storedMessages } from './support/session-snapshot.js';
 import { outlineOf, readStreamWithResets, textOfStep } from './support/stream-view.js';
 
@@ -74,7 +75,7 @@ describe('crash drill: SIGKILL during LLM calls', () => {
       async () => (await checkpointExists(env.pool, BETWEEN_DRILL, `${doomed.runId}:1`)) && env.llm.countOf(BETWEEN_DRILL, 2) === 1,
     );
     expect(env.llm.countsByStep(BETWEEN_DRILL)).toEqual([1, 1]);
-    // Every step has its DBOS row: the tool step's row committed with the agent step (checkpoint :1).
+    // Every step has its DBOS row (fused: the tool step's row committed with the agent step, checkpoint :1).
     const before = (await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name);
     expect(before).toEqual(['BeginRunStep', 'CallLLMStep', 'ExecuteToolStep:lookup']);
 
@@ -86,7 +87,17 @@ describe('crash drill: SIGKILL during LLM calls', () => {
     const after = await stepRecordsOf(env.pool, doomed.workflowId);
     expect(after.map((step) => step.name)).toEqual([...before, 'CallLLMStep', 'FinishRunStep']);
     const toolStep = after.find((step) => step.name.startsWith('ExecuteToolStep'));
-    expect(JSON.parse(toolStep?.output ?? 'null')).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, committed: true });
+    expect(toolStep).toBeDefined();
+    // The workers' journal (they inherit HELIX_JOURNAL). Fused: the tool step's record committed the agent step, so it
+    // keeps no result (that is in the committed messages). Public: it records the result; the next LLM step commits.
+    const recorded = await stepOutputOf(toolStep!);
+    if (journalFromEnvironment() === 'fused') {
+      expect(recorded).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, committed: true });
+      expect(recorded).not.toHaveProperty('result');
+    } else {
+      expect(recorded).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, result: expect.anything() });
+      expect(recorded).not.toHaveProperty('committed');
+    }
     const messages = await storedMessages(env, BETWEEN_DRILL);
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);

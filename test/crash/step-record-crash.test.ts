@@ -6,7 +6,8 @@
  * there, and the transaction's connection is terminated with it (pipelined, its COMMIT may already be at the server,
  * which would commit it once the row is free: a step whose COMMIT reached the server is durable). Nothing of it may
  * be visible (no tool_end chunk, no checkpoint, no step record), and recovery in another process runs the tool again
- * (it never completed durably), commits the step once and ends as an uncrashed run does.
+ * (it never completed durably), commits the step once and ends as an uncrashed run does. That transaction is the
+ * fused journal's: both workers pin it.
  */
 import { describe, expect, it } from 'vitest';
 import { useDrill } from './support/drill.js';
@@ -27,7 +28,7 @@ const env = useDrill('crash_step_record', {
 
 describe('crash drill: SIGKILL inside the record transaction of a tool step that commits its agent step', () => {
   it('leaves nothing of the transaction behind; recovery re-runs the tool and commits the step once', async () => {
-    const doomed = await startDoomedRun(env, 'crash-record', DRILL, [], { toolDelayMs: TOOL_DELAY_MS });
+    const doomed = await startDoomedRun(env, 'crash-record', DRILL, [], { toolDelayMs: TOOL_DELAY_MS, journal: 'fused' });
     const { worker } = doomed;
     await waitForSignal(worker, 'lookup a running', async () => (await toolRunCounts(env.pool, DRILL)).call_1_lookup_a === 1);
 
@@ -58,7 +59,7 @@ describe('crash drill: SIGKILL inside the record transaction of a tool step that
       holder.release();
     }
 
-    const { result } = await killAndRecover(env, doomed);
+    const { result } = await killAndRecover(env, doomed, { journal: 'fused' });
 
     const baseline = env.baseline(BASELINE);
     expect(result).toMatchObject({ status: baseline.status, output: baseline.output });

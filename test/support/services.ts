@@ -3,9 +3,13 @@ import { createDatabaseOn, type TestDatabase } from './databases.js';
 
 export { createDatabaseOn, type TestDatabase } from './databases.js';
 
-/** Create a fresh, empty database on the test Postgres (one per test file). */
+/**
+ * Create a fresh, empty database on the test Postgres (one per test file), named for the journal of the file's vitest
+ * project: both projects run some files at once on the one server, and a database tells which run it belongs to.
+ */
 export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
-  return createDatabaseOn(inject('postgresUrl'), prefix);
+  const journal = process.env.HELIX_JOURNAL === 'public' ? 'public' : 'fused';
+  return createDatabaseOn(inject('postgresUrl'), `${journal}_${prefix}`);
 }
 
 /** The test Redis URL (throws when none is available: guard Redis suites with `describe.skipIf(!redisAvailable())`). */

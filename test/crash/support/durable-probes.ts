@@ -3,6 +3,7 @@
  * records, DBOS step records (`dbos.operation_outputs`) and workflow rows, store checkpoints and stream
  * chunk rows. Every wait is bounded and names what it waited for.
  */
+import { DBOSJSON, deserializeValue } from '@dbos-inc/dbos-sdk/internal/serialization';
 import type pg from 'pg';
 import { TOOL_RUNS_TABLE } from '../worker/worker-config.js';
 
@@ -32,8 +33,10 @@ export interface ToolRun {
 export interface StepRecord {
   functionId: number;
   name: string;
-  /** The serialized output (null for a step that failed). */
+  /** The serialized output (null for a step that failed); read it with {@link stepOutputOf}. */
   output: string | null;
+  /** The output's format: the fused journal writes some steps as portable JSON, the public journal DBOS's default. */
+  serialization: string | null;
   error: string | null;
   startedAt: number | null;
   completedAt: number | null;
@@ -111,11 +114,12 @@ export async function stepRecordsOf(pool: pg.Pool, workflowId: string): Promise<
     function_id: number;
     function_name: string;
     output: string | null;
+    serialization: string | null;
     error: string | null;
     started_at_epoch_ms: string | null;
     completed_at_epoch_ms: string | null;
   }>(
-    `SELECT function_id, function_name, output, error, started_at_epoch_ms, completed_at_epoch_ms
+    `SELECT function_id, function_name, output, serialization, error, started_at_epoch_ms, completed_at_epoch_ms
      FROM ${DBOS_SCHEMA}.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id`,
     [workflowId],
   );
@@ -123,10 +127,21 @@ export async function stepRecordsOf(pool: pg.Pool, workflowId: string): Promise<
     functionId: row.function_id,
     name: row.function_name,
     output: row.output,
+    serialization: row.serialization,
     error: row.error,
     startedAt: row.started_at_epoch_ms === null ? null : Number(row.started_at_epoch_ms),
     completedAt: row.completed_at_epoch_ms === null ? null : Number(row.completed_at_epoch_ms),
   }));
+}
+
+/**
+ * A recorded step's output as DBOS deserializes it, whichever format the journal recorded it in (null when none).
+ *
+ * @example
+ * expect(await stepOutputOf(toolStep)).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true });
+ */
+export async function stepOutputOf(step: StepRecord): Promise<unknown> {
+  return step.output === null ? null : deserializeValue(step.output, step.serialization, DBOSJSON);
 }
 
 /**

@@ -8,6 +8,7 @@ import { createGate, type Gate } from '../run-control/run-control-kit.js';
 // A step's deferred writes (its stream chunks) belong to its outcome: when the step is not this execution's to
 // record (its workflow was cancelled, or another execution owns it), they are dropped — not flushed later into a
 // stream that a retry may have ended, reactivated and be writing.
+// Deferred writes exist on the fused journal only (a public step writes on its own): the executor pins it.
 let gate: Gate = createGate();
 const events: string[] = [];
 let ended: () => void = () => undefined;
@@ -38,7 +39,7 @@ class HeldStepWorkflows {
 let runtime: TestRuntime;
 beforeAll(async () => {
   void HeldStepWorkflows;
-  runtime = await startTestRuntime('lean_step_refusal', new MockLLMAdapter(() => ({ type: 'text', text: 'unused' })));
+  runtime = await startTestRuntime('lean_step_refusal', new MockLLMAdapter(() => ({ type: 'text', text: 'unused' })), { journal: 'fused' });
 });
 afterAll(async () => {
   await runtime?.shutdown();

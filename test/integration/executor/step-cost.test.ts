@@ -6,7 +6,7 @@ import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import { runJournaledStep } from '../../../src/journal/journal.js';
+import { activeJournal, runJournaledStep } from '../../../src/journal/journal.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
@@ -89,7 +89,7 @@ describe('the cost of an agent step', () => {
     // tool: 7 more).
     expect(loads).toBeLessThanOrEqual(3);
     expect(result).toMatchObject({ status: 'completed', stepCount: 4 });
-    // Every step is a DBOS row (the three tool steps' rows committed with their agent steps), named for the operator.
+    // Every step is a DBOS row, named for the operator (fused: the three tool steps' rows commit with their agent steps).
     const tools = ['CallLLMStep', 'ExecuteToolStep:count'];
     expect(await stepNames(handle.workflowId)).toEqual(['BeginRunStep', ...tools, ...tools, ...tools, 'CallLLMStep', 'FinishRunStep']);
     const state = await runtime.stateStore.loadState('cost-1');
@@ -119,13 +119,14 @@ describe('the cost of an agent step', () => {
     } finally {
       pool.query = query;
     }
-    // Seven lean steps (four LLM calls, three tools): the first reads (and learns nothing is recorded above it),
-    // the six after it each directly follow their own predecessor's record.
-    expect(reads).toBe(1);
+    // Fused: seven lean steps (four LLM calls, three tools): the first reads (and learns nothing is recorded above
+    // it), the six after it each directly follow their own predecessor's record. Public: DBOS.runStep finds its own
+    // record, nothing reads the frontier.
+    expect(reads).toBe(activeJournal() === 'fused' ? 1 : 0);
     expect(llm.calls).toHaveLength(4);
   });
 
-  it('commits a step whose only work is one tool call in that tool step’s record: no separate commit, nothing staged', async () => {
+  it('commits a step whose only work is one tool call in that tool step’s record on the fused journal (no separate commit, nothing staged), on its own on the public', async () => {
     script = countingScript(2);
     llm.reset();
     const store = runtime.stateStore;
@@ -140,11 +141,12 @@ describe('the cost of an agent step', () => {
       store.stageChanges = stage;
     });
     expect(result).toMatchObject({ status: 'completed', stepCount: 3 });
-    // Only the final text step commits on its own (in FinishRunStep); the tools' state writes were never staged.
-    expect(counts).toEqual({ commits: 1, staged: 0 });
+    // Fused: only the final text step commits on its own (in FinishRunStep); the tools' state writes were never
+    // staged. Public: each tool step stages its state writes, and each agent step commits on its own.
+    expect(counts).toEqual(activeJournal() === 'fused' ? { commits: 1, staged: 0 } : { commits: 3, staged: 2 });
     expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
     for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
-    // Each tool step's row committed with its agent step: contiguous function ids, every step visible.
+    // Contiguous function ids, every step visible (fused: each tool step's row committed with its agent step).
     const { rows } = await pool.query<{ function_id: number; function_name: string }>(
       'SELECT function_id, function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id',
       [handle.workflowId],
