@@ -1,10 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StepJournal } from './journal-types.js';
+import { outsideWorkflows } from './outside-workflows.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
-
-/** Runs a function in the (empty) async context of this module's loading: outside any DBOS workflow. */
-const outsideWorkflows = AsyncLocalStorage.snapshot();
 
 /** One execution of a workflow body opened with {@link journalExecution}: whether a step of it ran live yet. */
 interface Execution {

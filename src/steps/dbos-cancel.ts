@@ -1,10 +1,12 @@
 import { DBOS_CANCELLED_ERROR, isAbortReason } from '../orchestration/abort-text.js';
-import type { RunScope } from '../orchestration/workflow-input.js';
+import type { ParentLink, RunScope } from '../orchestration/workflow-input.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { openStreamWriter, recordRunAborted } from './aborted-run.js';
 import { peekRuntimeDependencies } from './runtime-registry.js';
 import { workflowCancelled } from '../journal/journal.js';
+import { outsideWorkflows } from '../journal/outside-workflows.js';
+import { notifyChildDone } from '../channels/child-done.js';
 import { turnKeyOf } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 
@@ -58,4 +60,28 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
     endStream: (streamId) => streamManager.endStream(streamId).catch(() => undefined),
   });
   return true;
+}
+
+/**
+ * Record a sub-agent run whose own DBOS workflow an operator cancelled (not the tree: `abort()` records that): the
+ * child's run `aborted` and its session `failed` (failureReason `aborted`), its open calls settled, its parent's ref
+ * `terminated`, and the parent's run woken (a `child_done` message sent from outside the cancelled workflow, which
+ * can record no operation), so the parent's tool call ends with the sub-agent's termination as its error and the
+ * parent goes on. The shared stream is left open (it is the root's). Best effort, like {@link recordDBOSCancel}.
+ *
+ * @example
+ * if (isDBOSControlError(error) && input.parent !== undefined) await recordDBOSCancelledChild(scope, input.parent);
+ */
+export async function recordDBOSCancelledChild(scope: RunScope, parent: ParentLink): Promise<void> {
+  const dependencies = peekRuntimeDependencies();
+  if (dependencies === undefined || !(await workflowCancelled(scope.workflowId))) return;
+  const { stateStore } = dependencies;
+  const root = scope.rootSessionId ?? parent.sessionId;
+  const [record, rootFlag] = await Promise.all([stateStore.getRun(scope.sessionId, scope.runId), stateStore.readInterruptFlag(root)]);
+  // An abort() of the tree cancels this workflow too and records it itself.
+  if (record?.status !== 'running' || isAbortReason(rootFlag.reason)) return;
+  const noChunk = Promise.resolve({ streamId: scope.streamId, agentType: scope.agentType, writer: undefined });
+  await recordRunAborted(stateStore, { sessionId: scope.sessionId, runId: scope.runId, stepCount: record.stepCount, error: DBOS_CANCELLED_ERROR, now: Date.now(), stream: noChunk });
+  await stateStore.updateSubSessionRef(parent.sessionId, scope.sessionId, { status: 'terminated', error: DBOS_CANCELLED_ERROR });
+  await outsideWorkflows(() => notifyChildDone(parent.workflowId, parent.callId, scope.sessionId));
 }

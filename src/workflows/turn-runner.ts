@@ -5,7 +5,7 @@ import type { BeginRunInput } from '../steps/begin-run.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
-import { recordDBOSCancel } from '../steps/dbos-cancel.js';
+import { recordDBOSCancel, recordDBOSCancelledChild } from '../steps/dbos-cancel.js';
 import { runTurn } from './turn-loop.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
@@ -60,7 +60,10 @@ async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: Agent
   } catch (error) {
     // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure. A cancel from
     // outside the executor (an operator's `dbos workflow cancel`) is recorded as abort() records one.
-    if (isDBOSControlError(error) && options.begun !== true && input.parent === undefined) await recordDBOSCancel(scope);
+    if (isDBOSControlError(error) && options.begun !== true) {
+      if (input.parent === undefined) await recordDBOSCancel(scope);
+      else await recordDBOSCancelledChild(scope, input.parent);
+    }
     if (isDBOSControlError(error)) throw error;
     outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
   }
