@@ -9,6 +9,7 @@ import { outsideWorkflows } from '../journal/outside-workflows.js';
 import { notifyChildDone } from '../channels/child-done.js';
 import { turnKeyOf } from './step-scope.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
+import { signalRunChanged } from './run-signals.js';
 
 /** The run whose DBOS workflow was cancelled: its session, stream and agent type. */
 export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | 'agentType'>;
@@ -84,4 +85,24 @@ export async function recordDBOSCancelledChild(scope: RunScope, parent: ParentLi
   await recordRunAborted(stateStore, { sessionId: scope.sessionId, runId: scope.runId, stepCount: record.stepCount, error: DBOS_CANCELLED_ERROR, now: Date.now(), stream: noChunk });
   await stateStore.updateSubSessionRef(parent.sessionId, scope.sessionId, { status: 'terminated', error: DBOS_CANCELLED_ERROR });
   await outsideWorkflows(() => notifyChildDone(parent.workflowId, parent.callId, scope.sessionId));
+}
+
+/**
+ * Record a persistent session's turn whose workflow an operator cancelled (`dbos workflow cancel` of the session's
+ * workflow): the turn's run `aborted`, so its handle answers at once. The session and its marker are left as they are:
+ * the next message finds the workflow cancelled and restarts the session from the store, as after any lost generation.
+ * Best effort, like {@link recordDBOSCancel}.
+ *
+ * @example
+ * if (isDBOSControlError(error) && options.begun === true) await recordDBOSCancelledTurn(scope);
+ */
+export async function recordDBOSCancelledTurn(scope: RunScope): Promise<void> {
+  const dependencies = peekRuntimeDependencies();
+  if (dependencies === undefined || !(await workflowCancelled(scope.workflowId))) return;
+  const { stateStore } = dependencies;
+  const [record, flag] = await Promise.all([stateStore.getRun(scope.sessionId, scope.runId), stateStore.readInterruptFlag(scope.sessionId)]);
+  // abort() of the session cancels this workflow too and records the turn itself.
+  if (record?.status !== 'running' || isAbortReason(flag.reason)) return;
+  await stateStore.updateRunStatus(scope.sessionId, scope.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now(), error: DBOS_CANCELLED_ERROR });
+  signalRunChanged(scope.runId);
 }
