@@ -54,7 +54,7 @@ export interface StepRecord {
 }
 
 /**
- * A record nothing can join (outside the lean path): every step writes on its own.
+ * A record nothing can join (the public journal, or outside a workflow): every step writes on its own.
  *
  * @example
  * await body(SEPARATE_RECORD);

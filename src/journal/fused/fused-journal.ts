@@ -25,7 +25,7 @@ interface RecordedStep {
   max_function_id: number | null;
 }
 
-/** Per workflow execution (its DBOS context): what its lean steps learnt about the workflow's recorded steps. */
+/** Per workflow execution (its DBOS context): what its fused steps learnt about the workflow's recorded steps. */
 const frontiers = new WeakMap<object, RecordedFrontier>();
 
 /**

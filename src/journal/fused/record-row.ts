@@ -9,7 +9,7 @@ import { guardsHeld, heldAsCtes } from '../../store/postgres/statement-batch.js'
 import type { RecordWrite } from '../step-record.js';
 import { InternalError } from '../../errors/index.js';
 
-/** DBOS 5.3's system database, as the lean step's record uses it. */
+/** DBOS 5.3's system database, as the fused journal's record uses it. */
 export type SystemDatabase = DBOSExecutor['systemDatabase'];
 
 /**

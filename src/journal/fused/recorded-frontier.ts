@@ -1,6 +1,6 @@
 /**
- * What one execution of a workflow learnt about the workflow's recorded steps, from its own lean steps: whether
- * the next lean step can skip its read of a recorded outcome (see {@link mayRunUnread}).
+ * What one execution of a workflow learnt about the workflow's recorded steps, from its own fused steps: whether
+ * the next fused step can skip its read of a recorded outcome (see {@link mayRunUnread}).
  *
  * @example
  * const frontier: RecordedFrontier = { knownMax: 4, lastRecorded: { functionID: 5, at: Date.now() } };
@@ -24,7 +24,7 @@ export interface RecordedFrontier {
 export const UNREAD_WINDOW_MS = 250;
 
 /**
- * Whether lean step `functionID` may run without reading its recorded outcome and the workflow's cancellation:
+ * Whether fused step `functionID` may run without reading its recorded outcome and the workflow's cancellation:
  * it is above everything recorded when this execution started recording (nothing to replay), and it directly
  * follows a step this execution recorded moments ago (which checked ownership; no DBOS operation in between).
  * The read it saves is one round trip per step.
