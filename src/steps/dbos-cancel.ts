@@ -1,6 +1,7 @@
 import { DBOS_CANCELLED_ERROR, isAbortReason } from '../orchestration/abort-text.js';
 import type { ParentLink, RunScope } from '../orchestration/workflow-input.js';
 import type { SessionStateStore } from '../store/state-store.js';
+import type { RunRecord } from '../types/session.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { openStreamWriter, recordRunAborted } from './aborted-run.js';
 import { peekRuntimeDependencies } from './runtime-registry.js';
@@ -15,26 +16,31 @@ import { signalRunChanged } from './run-signals.js';
 export type CancelledRun = Pick<RunScope, 'sessionId' | 'runId' | 'streamId' | 'agentType'>;
 
 /**
- * Record a standard root run whose DBOS workflow was cancelled from outside the executor (`DBOS.cancelWorkflow`,
- * `dbos workflow cancel`) exactly as `abort()` records one. Called from the workflow body when a step reports the
- * cancellation or a lost ownership (DBOS's cancel clears the owner), once DBOS's record confirms the cancel: a
- * cancelled workflow can run no step; DBOS notices within ~1 s, or when a tool that ignores its abort signal returns.
- * Best effort: a crash before it leaves the run `running`, which the executor's stuck-run repair (`repairStuckRun`, at
- * the next call on the session) records the same way. `DBOS.resumeWorkflow` of the cancelled run reopens it at its
- * first live step (`reopenResumedRun`).
+ * Record a run whose DBOS workflow was cancelled from outside the executor (`DBOS.cancelWorkflow`, `dbos workflow
+ * cancel`), per kind of run: a standard root run as `abort()` records one ({@link recordCancelledRun}), a sub-agent's
+ * own workflow as a terminated child whose parent goes on, a persistent turn as an aborted turn. Called from the
+ * workflow body when a step reports the cancellation or a lost ownership (DBOS's cancel clears the owner), once DBOS's
+ * record confirms the cancel: a cancelled workflow can run no step; DBOS notices within ~1 s, or when a tool that
+ * ignores its abort signal returns. Best effort: a crash before it leaves the run `running`, which the executor's
+ * stuck-run repair (`repairStuckRun`, at the next call on the session) records. `DBOS.resumeWorkflow` of a cancelled
+ * standard root run reopens it at its first live step (`reopenResumedRun`).
  *
  * @example
- * if (isDBOSControlError(error)) await recordDBOSCancel(scope);
+ * if (isDBOSControlError(error)) await recordOperatorCancel(scope, input.parent, options.begun === true);
  */
-export async function recordDBOSCancel(scope: RunScope): Promise<void> {
+export async function recordOperatorCancel(scope: RunScope, parent: ParentLink | undefined, persistentTurn: boolean): Promise<void> {
   const dependencies = peekRuntimeDependencies();
-  if (dependencies === undefined) return;
   // Lost ownership to another process (a rolling deploy) is not a cancellation: that process goes on with the run.
-  if (!(await workflowCancelled(scope.workflowId))) return;
-  // A resume (`dbos workflow resume`) continues the run (see reopenResumedRun): its next LLM step in this process
-  // cleans up the partial chunks the cancelled one left, as after a crash.
-  forgetWorkflow(turnKeyOf(scope));
-  await recordCancelledRun(dependencies.stateStore, dependencies.streamManager, scope);
+  if (dependencies === undefined || !(await workflowCancelled(scope.workflowId))) return;
+  const { stateStore, streamManager } = dependencies;
+  if (persistentTurn) await recordCancelledTurn(stateStore, scope);
+  else if (parent !== undefined) await recordCancelledChild(stateStore, scope, parent);
+  else {
+    // A resume (`dbos workflow resume`) continues the run (see reopenResumedRun): its next LLM step in this process
+    // cleans up the partial chunks the cancelled one left, as after a crash.
+    forgetWorkflow(turnKeyOf(scope));
+    await recordCancelledRun(stateStore, streamManager, scope);
+  }
 }
 
 /**
@@ -47,8 +53,8 @@ export async function recordDBOSCancel(scope: RunScope): Promise<void> {
  * if (status === 'CANCELLED') return recordCancelledRun(stateStore, streamManager, { sessionId, runId, streamId, agentType });
  */
 export async function recordCancelledRun(stateStore: SessionStateStore, streamManager: StreamManager, run: CancelledRun): Promise<boolean> {
-  const [record, flag] = await Promise.all([stateStore.getRun(run.sessionId, run.runId), stateStore.readInterruptFlag(run.sessionId)]);
-  if (record?.status !== 'running' || isAbortReason(flag.reason)) return false;
+  const record = await runLeftToRecord(stateStore, run, run.sessionId);
+  if (record === undefined) return false;
   const stream = openStreamWriter(streamManager, run);
   stream.catch(() => undefined); // awaited by recordRunAborted; a failure before that must not go unhandled
   await recordRunAborted(stateStore, {
@@ -64,45 +70,45 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
 }
 
 /**
- * Record a sub-agent run whose own DBOS workflow an operator cancelled (not the tree: `abort()` records that): the
- * child's run `aborted` and its session `failed` (failureReason `aborted`), its open calls settled, its parent's ref
- * `terminated`, and the parent's run woken (a `child_done` message sent from outside the cancelled workflow, which
- * can record no operation), so the parent's tool call ends with the sub-agent's termination as its error and the
- * parent goes on. The shared stream is left open (it is the root's). Best effort, like {@link recordDBOSCancel}.
- *
- * @example
- * if (isDBOSControlError(error) && input.parent !== undefined) await recordDBOSCancelledChild(scope, input.parent);
+ * A sub-agent's own workflow cancelled (not the tree's: `abort()` records that): the child's run `aborted` and its
+ * session `failed` (failureReason `aborted`), its open calls settled, its parent's ref `terminated`, and the parent's
+ * run woken (a `child_done` message sent from outside the cancelled workflow, which can record no operation), so the
+ * parent's tool call ends with the sub-agent's termination as its error and the parent goes on. The shared stream is
+ * left open (it is the root's).
  */
-export async function recordDBOSCancelledChild(scope: RunScope, parent: ParentLink): Promise<void> {
-  const dependencies = peekRuntimeDependencies();
-  if (dependencies === undefined || !(await workflowCancelled(scope.workflowId))) return;
-  const { stateStore } = dependencies;
-  const root = scope.rootSessionId ?? parent.sessionId;
-  const [record, rootFlag] = await Promise.all([stateStore.getRun(scope.sessionId, scope.runId), stateStore.readInterruptFlag(root)]);
-  // An abort() of the tree cancels this workflow too and records it itself.
-  if (record?.status !== 'running' || isAbortReason(rootFlag.reason)) return;
+async function recordCancelledChild(stateStore: SessionStateStore, scope: RunScope, parent: ParentLink): Promise<void> {
+  const record = await runLeftToRecord(stateStore, scope, scope.rootSessionId ?? parent.sessionId);
+  if (record === undefined) return;
   const noChunk = Promise.resolve({ streamId: scope.streamId, agentType: scope.agentType, writer: undefined });
-  await recordRunAborted(stateStore, { sessionId: scope.sessionId, runId: scope.runId, stepCount: record.stepCount, error: DBOS_CANCELLED_ERROR, now: Date.now(), stream: noChunk });
+  await recordRunAborted(stateStore, {
+    sessionId: scope.sessionId,
+    runId: scope.runId,
+    stepCount: record.stepCount,
+    error: DBOS_CANCELLED_ERROR,
+    now: Date.now(),
+    stream: noChunk,
+  });
   await stateStore.updateSubSessionRef(parent.sessionId, scope.sessionId, { status: 'terminated', error: DBOS_CANCELLED_ERROR });
   await outsideWorkflows(() => notifyChildDone(parent.workflowId, parent.callId, scope.sessionId));
 }
 
 /**
- * Record a persistent session's turn whose workflow an operator cancelled (`dbos workflow cancel` of the session's
- * workflow): the turn's run `aborted`, so its handle answers at once. The session and its marker are left as they are:
- * the next message finds the workflow cancelled and restarts the session from the store, as after any lost generation.
- * Best effort, like {@link recordDBOSCancel}.
- *
- * @example
- * if (isDBOSControlError(error) && options.begun === true) await recordDBOSCancelledTurn(scope);
+ * A persistent session's workflow cancelled mid-turn: the turn's run `aborted`, so its handle answers at once. The
+ * session and its marker are left as they are: the next message finds the workflow cancelled and restarts the session
+ * from the store, as after any lost generation.
  */
-export async function recordDBOSCancelledTurn(scope: RunScope): Promise<void> {
-  const dependencies = peekRuntimeDependencies();
-  if (dependencies === undefined || !(await workflowCancelled(scope.workflowId))) return;
-  const { stateStore } = dependencies;
-  const [record, flag] = await Promise.all([stateStore.getRun(scope.sessionId, scope.runId), stateStore.readInterruptFlag(scope.sessionId)]);
-  // abort() of the session cancels this workflow too and records the turn itself.
-  if (record?.status !== 'running' || isAbortReason(flag.reason)) return;
+async function recordCancelledTurn(stateStore: SessionStateStore, scope: RunScope): Promise<void> {
+  if ((await runLeftToRecord(stateStore, scope, scope.sessionId)) === undefined) return;
   await stateStore.updateRunStatus(scope.sessionId, scope.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now(), error: DBOS_CANCELLED_ERROR });
   signalRunChanged(scope.runId);
+}
+
+/**
+ * The run's record when a cancel is left to record: it still reads `running`, and no `abort()` is under way (its
+ * interrupt flag on `abortedSessionId` — the session, or the root of a sub-agent's tree — carries an abort reason:
+ * `abort()` cancels the workflow itself and records the run).
+ */
+async function runLeftToRecord(stateStore: SessionStateStore, run: Pick<RunScope, 'sessionId' | 'runId'>, abortedSessionId: string): Promise<RunRecord | undefined> {
+  const [record, flag] = await Promise.all([stateStore.getRun(run.sessionId, run.runId), stateStore.readInterruptFlag(abortedSessionId)]);
+  return record?.status === 'running' && !isAbortReason(flag.reason) ? record : undefined;
 }

@@ -5,7 +5,7 @@ import type { BeginRunInput } from '../steps/begin-run.js';
 import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
-import { recordDBOSCancel, recordDBOSCancelledChild, recordDBOSCancelledTurn } from '../steps/dbos-cancel.js';
+import { recordOperatorCancel } from '../steps/dbos-cancel.js';
 import { runTurn } from './turn-loop.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
@@ -60,7 +60,7 @@ async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: Agent
   } catch (error) {
     // Ownership lost (another process runs this workflow now) or cancelled: not this run's failure. A cancel from
     // outside the executor (an operator's `dbos workflow cancel`) is recorded as abort() records one.
-    if (isDBOSControlError(error)) await recordOperatorCancel(scope, input, options.begun === true);
+    if (isDBOSControlError(error)) await recordOperatorCancel(scope, input.parent, options.begun === true);
     if (isDBOSControlError(error)) throw error;
     outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
   }
@@ -82,9 +82,3 @@ async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome
   return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }), ...(commit === undefined ? {} : { commit }) });
 }
 
-/** A cancel from outside the executor, recorded per kind of run: a persistent turn, a sub-agent, a standard root run. */
-async function recordOperatorCancel(scope: RunScope, input: AgentWorkflowInput, persistentTurn: boolean): Promise<void> {
-  if (persistentTurn) await recordDBOSCancelledTurn(scope);
-  else if (input.parent !== undefined) await recordDBOSCancelledChild(scope, input.parent);
-  else await recordDBOSCancel(scope);
-}
