@@ -14,7 +14,7 @@ import type { CommitCache, CommittedSession } from './commit-cache.js';
 import { decodeSessionRead, sessionReadSql, type SessionReadRow } from './session-read.js';
 import { selectStagedChanges } from './staging.js';
 import { isDeferring, SelectBatch, WriteBatch } from './statement-batch.js';
-import { GuardingConnection, mayCommitOptimistically, refusedOptimisticCommit } from './optimistic-commit.js';
+import { mayCommitOptimistically, refusedOptimisticCommit } from './optimistic-commit.js';
 
 /**
  * `saveStateAndPromoteStaging` in one transaction of three statements whatever the history length: lock the
@@ -43,25 +43,21 @@ export async function commitPostgresStep(
 ): Promise<{ newVersion: number; checkpointId: string; report: StepCommitReport }> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
+  // Its transaction's id (the row's new xmin, read by the write batch) lets the session's next commit skip the read.
+  const settled = ({ onCommitted, transactionId, ...result }: StepCommitOnConnectionResult) => {
+    onCommitted?.({ ...(transactionId === undefined ? {} : { transactionId }) });
+    return result;
+  };
   const known = cache?.take(sessionId);
   if (cache !== undefined && known !== undefined && mayCommitOptimistically(known, meta.checkpointId, options.expectedVersion)) {
     try {
-      return await database.run('commit a step', async (connection) => {
-        const guarding = new GuardingConnection(connection);
-        const { onCommitted, transactionId: _unknown, ...result } = await commitPostgresStepOn(guarding, tables, sessionId, write, appendMessages, meta, options, cache, known);
-        onCommitted?.({ ...(guarding.transactionId === undefined ? {} : { transactionId: guarding.transactionId }) });
-        return result;
-      });
+      // ONE autocommit statement: the guarded write batch (see `commitPostgresStepOn`'s `known`).
+      return settled(await database.run('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache, known)));
     } catch (error) {
       if (!refusedOptimisticCommit(error)) throw error;
     }
   }
-  const { onCommitted, transactionId, ...result } = await database.transaction('commit a step', (connection) =>
-    commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache),
-  );
-  // Its transaction's id (the row's new xmin) lets the session's next commit skip the locked read.
-  onCommitted?.({ ...(transactionId === undefined ? {} : { transactionId }) });
-  return result;
+  return settled(await database.transaction('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache)));
 }
 
 /**
@@ -72,6 +68,8 @@ export async function commitPostgresStep(
  * (`cache` entry) is written without reading it first — the session update is a guard (`xmin` still the one that
  * commit left, no staged rows for this step), so if anyone wrote the row since, the transaction fails and is tried
  * again, reading (the entry was taken). `onCommitted` remembers what this commit wrote, once its transaction commits.
+ * `known`: such an entry the caller took, for a commit on a connection outside any transaction: it reads nothing and
+ * its guarded writes run as ONE autocommit statement, failing whole (SQLSTATE 22012) when the row was written since.
  *
  * @example
  * await commitPostgresStepOn(client, tables, 's1', { stepCount: 2 }, messages, { checkpointId: 'r1:2', runId: 'r1', stepCount: 2 });
@@ -85,15 +83,15 @@ export async function commitPostgresStepOn(
   meta: CheckpointMeta,
   options: SaveAndPromoteOptions = {},
   cache?: CommitCache,
-  taken?: CommittedSession,
+  known?: CommittedSession,
 ): Promise<StepCommitOnConnectionResult> {
   assertIdentifier(sessionId, 'sessionId');
   assertCheckpointMeta(meta);
   const stepId = options.stepId ?? meta.checkpointId;
   const stableMessages = withMessageIds(appendMessages);
   const guarded = cache !== undefined && isDeferring(connection) && connection.enforcesGuards === true;
-  const known = guarded ? (taken ?? cache.take(sessionId)) : undefined;
-  const optimistic = known !== undefined && (options.expectedVersion === undefined || options.expectedVersion === known.state.version) ? known : undefined;
+  const last = known ?? (guarded ? cache.take(sessionId) : undefined);
+  const optimistic = last !== undefined && (options.expectedVersion === undefined || options.expectedVersion === last.state.version) ? last : undefined;
   const { read, checkpoints, staged, existing } = optimistic === undefined ? await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages) : knownRead(optimistic);
   const { state, messageCount, interruptRequested } = read;
   const { exists, base } = checkpoints;

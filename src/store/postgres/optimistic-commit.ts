@@ -1,38 +1,4 @@
-import { InternalError } from '../../errors/index.js';
 import type { CommittedSession } from './commit-cache.js';
-import type { SqlConnection } from './database.js';
-import { guardsHold, type DeferringConnection } from './statement-batch.js';
-
-/**
- * The connection of an optimistic step commit outside any transaction (`saveStateAndPromoteStaging` of a session this
- * process committed last): the commit reads nothing, and its writes run at once as ONE autocommit statement whose
- * guards (`WriteBatch.guard`: the session row's `xmin` unchanged, nothing staged) fail it as a whole (SQLSTATE 22012)
- * when anyone wrote the session since. The statement also reads its transaction's id, which the next commit's guard
- * expects as the row's `xmin`.
- *
- * @example
- * const guarding = new GuardingConnection(connection);
- * const result = await commitPostgresStepOn(guarding, tables, 's1', write, messages, meta, {}, cache, known);
- * result.onCommitted?.({ transactionId: guarding.transactionId });
- */
-export class GuardingConnection implements DeferringConnection {
-  readonly enforcesGuards = true;
-  /** The id of the transaction that ran the writes, once they ran. */
-  transactionId: string | undefined;
-
-  constructor(private readonly connection: SqlConnection) {}
-
-  query(): never {
-    throw new InternalError('An optimistic step commit reads nothing; its writes go through deferWrites.');
-  }
-
-  async deferWrites(statements: string[], values: unknown[], options: { guards?: readonly number[] } = {}): Promise<void> {
-    const ctes = statements.map((text, index) => `w${index} AS (${text})`);
-    const text = `WITH ${ctes.join(', ')} SELECT ${guardsHold(options.guards ?? [], 'w')} AS held, pg_current_xact_id()::xid::text AS xid`;
-    const { rows } = await this.connection.query<{ xid: string }>(text, values);
-    this.transactionId = rows[0]?.xid;
-  }
-}
 
 /**
  * Whether an optimistic commit of step `checkpointId` may be tried from `known` (what this process's last commit of
