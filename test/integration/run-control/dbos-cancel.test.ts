@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { readStream } from '../../support/read-stream.js';
-import { scriptedLLM, sleep, textOf, toolResults } from '../executor/executor-test-kit.js';
-import { createGate, type Gate } from './run-control-kit.js';
+import { scriptedLLM, sleep, toolResults } from '../executor/executor-test-kit.js';
+import { createGate, expectResumedStream, type Gate } from './run-control-kit.js';
 
 /** The gate of the current test: the polite tool passes it, then waits for its abort signal. */
 let gate: Gate = createGate();
@@ -174,15 +174,8 @@ async function resumeAndExpectCompletion(sessionId: string, handle: { runId: str
   expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);
 
   // The stream: the abort's chunk, then the continuation, ending with the run's output.
-  const chunks = await readStream(runtime.streamManager, sessionId);
-  const aborted = chunks.findIndex((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED');
-  expect(aborted).toBeGreaterThan(0);
-  const continuation = chunks.slice(aborted + 1);
-  expect(continuation).toContainEqual(expect.objectContaining({ type: 'tool_end', toolCallId: 'slow-1', result: 'slow result' }));
-  expect(textOf(continuation)).toBe('All done.');
-  expect(continuation.at(-1)).toMatchObject({ type: 'output', output: 'All done.' });
+  const chunks = await expectResumedStream(runtime.streamManager, sessionId, { toolCallId: 'slow-1', result: 'slow result', text: 'All done.' });
   expect(chunks.filter((chunk) => chunk.type === 'tool_end' && chunk.toolCallId === 'quick-1')).toHaveLength(1);
-  expect((await runtime.streamManager.getInfo(sessionId))?.status).toBe('ended');
 }
 
 describe('an operator resumes a cancelled agent run through DBOS (dbos workflow resume)', () => {

@@ -5,6 +5,11 @@ import { bindRuntimeDependencies, peekRuntimeDependencies } from '../../../src/s
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import type { Message } from '../../../src/types/message.js';
 import type { RunStatus } from '../../../src/types/session.js';
+import type { StreamManager } from '../../../src/stream/stream-manager.js';
+import type { StreamChunk } from '../../../src/types/stream.js';
+import { expect } from 'vitest';
+import { readStream } from '../../support/read-stream.js';
+import { textOf } from '../executor/executor-test-kit.js';
 
 /**
  * A latch a test opens by hand: code under test calls `pass()` and blocks until `open()`; the test awaits
@@ -126,4 +131,28 @@ export async function withRootParkHeld(
     parking.open();
     if (bound !== undefined) bindRuntimeDependencies(bound);
   }
+}
+
+/**
+ * Assert the stream of a run resumed after its abort (`dbos workflow resume`): the `ABORTED` chunk, then the
+ * continuation — the resumed tool's `tool_end` with `result`, the text `text`, and the `output` chunk last, and the
+ * stream ended. Returns the stream's chunks for further checks.
+ *
+ * @example
+ * const chunks = await expectResumedStream(streamManager, 's1', { toolCallId: 'slow-1', result: 'slow result', text: 'All done.' });
+ */
+export async function expectResumedStream(
+  streamManager: Pick<StreamManager, 'createReader' | 'getInfo'>,
+  sessionId: string,
+  expected: { toolCallId: string; result: unknown; text: string },
+): Promise<StreamChunk[]> {
+  const chunks = await readStream(streamManager, sessionId);
+  const aborted = chunks.findIndex((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED');
+  expect(aborted).toBeGreaterThan(0);
+  const continuation = chunks.slice(aborted + 1);
+  expect(continuation).toContainEqual(expect.objectContaining({ type: 'tool_end', toolCallId: expected.toolCallId, result: expected.result }));
+  expect(textOf(continuation)).toBe(expected.text);
+  expect(continuation.at(-1)).toMatchObject({ type: 'output', output: expected.text });
+  expect(await streamManager.getInfo(sessionId)).toMatchObject({ status: 'ended' });
+  return chunks;
 }
