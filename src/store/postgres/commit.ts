@@ -123,7 +123,7 @@ export async function commitPostgresStepOn(
   const delta = base === undefined || commit.delta === null ? undefined : { base, patches: commit.delta };
   const chainBytes = await insertCheckpointRow(writes, tables, commit.checkpoint, delta, commit.patches);
   await insertPostgresMessages(writes, tables, sessionId, messages);
-  const transactionId = await writes.flushReadingTransactionId(connection);
+  const transactionId = await writes.flush(connection);
   const report = { state: commit.state, messageCount: total, appended: messages, interruptRequested };
   // The next commit may start from here when nobody writes the row meanwhile (its own copy of the state).
   const remembered = { state: { ...commit.state, customState: commit.checkpoint.customState }, messageCount: total, chainBytes };

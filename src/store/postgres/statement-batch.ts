@@ -91,18 +91,11 @@ export class WriteBatch implements SqlConnection {
   }
 
   /**
-   * Run every collected statement as one on `connection`; on a {@link DeferringConnection} hand them over as CTEs
-   * instead (they run with the connection's next statement, in the same transaction).
+   * Run every collected statement as one on `connection`, also reading the id of the transaction that ran it (as
+   * `xid` text: the `xmin` of the rows it wrote); on a {@link DeferringConnection} hand them over as CTEs instead (they
+   * run with the connection's next statement, in the same transaction) and return `undefined`, as when nothing ran.
    */
-  async flush(connection: SqlConnection): Promise<void> {
-    await this.flushReadingTransactionId(connection);
-  }
-
-  /**
-   * {@link flush}, also reading the id of the transaction that ran the statement (as `xid` text: the `xmin` of the
-   * rows it wrote) when it ran here; `undefined` when handed to a {@link DeferringConnection} or when nothing ran.
-   */
-  async flushReadingTransactionId(connection: SqlConnection): Promise<string | undefined> {
+  async flush(connection: SqlConnection): Promise<string | undefined> {
     const queued = this.#queued.splice(0);
     const guards = this.#guards.splice(0);
     if (queued.length === 0) return undefined;
