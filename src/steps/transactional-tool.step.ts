@@ -96,7 +96,11 @@ async function runCall(input: ExecuteToolStepInput): Promise<ToolOutcome> {
   let recorded = (await scope.recorded<RecordedCall>())?.value;
   if (recorded === undefined) {
     await hooks.fire('beforeTool', { ...hookIdentity(input), toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-    await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input }, { key: chunkKey(input, 'tool_start', call.toolCallId) });
+  }
+  // Written on a replay too: the first execution's tool_start may still have been buffered when its process died
+  // after the commit. The key makes the second write a no-op when the first one was stored.
+  await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input }, { key: chunkKey(input, 'tool_start', call.toolCallId) });
+  if (recorded === undefined) {
     await probe?.('before_transaction', call.toolCallId);
     const base = await seedState(dependencies.stateStore, input);
     recorded = await runAttempts(tool as ServerTool<any, unknown, Record<string, unknown>>, input, base, environment);

@@ -50,7 +50,9 @@ function toolResultOf(messages: readonly StoredMessage[]): unknown {
 
 async function startPaused(sessionId: string, point: PausePoint): Promise<DoomedRun> {
   env.llm.register(sessionId, DRILL_SCENARIOS.transactionalRecord, { crash: true });
-  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { agent: 'transactional', pauseAt: { point, toolCallId: CALL } });
+  // Chunks stay buffered until a step flushes them: the killed worker dies with its tool_start unwritten.
+  const buffered = { streamFlushIntervalMs: 600_000 };
+  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { agent: 'transactional', pauseAt: { point, toolCallId: CALL }, ...buffered });
   await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === point);
   return doomed;
 }

@@ -136,7 +136,7 @@ export async function startDoomedRun(
   executorId: string,
   sessionId: string,
   blockToolCalls: string[],
-  options: Pick<WorkerOptions, 'agent' | 'pauseAt' | 'toolDelayMs' | 'journal'> = {},
+  options: Pick<WorkerOptions, 'agent' | 'pauseAt' | 'toolDelayMs' | 'journal' | 'streamFlushIntervalMs'> = {},
 ): Promise<DoomedRun> {
   const { worker, run } = await startRun(env, 'start', executorId, sessionId, { blockToolCalls, ...options }, 'doomed');
   return { worker, executorId, ...run };

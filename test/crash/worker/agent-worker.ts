@@ -72,7 +72,8 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const pool = new pg.Pool({ connectionString, max: 4 });
   pool.on('error', () => undefined); // an idle client killed by a fault drill must not crash the worker
   const stateStore = new PostgresStateStore({ connectionString });
-  const streamManager = new PostgresStreamManager({ connectionString });
+  const flush = config.streamFlushIntervalMs === undefined ? {} : { flushIntervalMs: config.streamFlushIntervalMs };
+  const streamManager = new PostgresStreamManager({ connectionString }, flush);
   const usageStore = new PostgresUsageStore({ connectionString });
   const blocked = new Set(config.mode === 'start' ? (config.blockToolCalls ?? []) : []);
   const agent = createCrashAgent(pool, blocked, config.toolDelayMs ?? 0);

@@ -117,6 +117,11 @@ export interface WorkerConfig {
   pauseAt?: { point: PausePoint; toolCallId: string };
   /** The executor's step journal. Default: the executor's (`HELIX_JOURNAL`, else fused). */
   journal?: 'fused' | 'public';
+  /**
+   * The stream manager's `flushIntervalMs`. A long one keeps chunks buffered until a step flushes them, so a
+   * killed worker dies with them (the worst case a recovery must repair). Default: the stream manager's.
+   */
+  streamFlushIntervalMs?: number;
 }
 
 /**
