@@ -8,8 +8,8 @@
  * traces every statement of the measured sessions and writes `<dir>/<system>.txt`: statements per agent step
  * with their times, and where DBOS's step rows' bytes go.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BenchSystem, SystemName } from './bench-system.js';
 import { journalOf, SYSTEM_NAMES } from './bench-system.js';
@@ -91,6 +91,7 @@ function relationGrowth(before: RelationSizes, after: RelationSizes): RelationSi
 /** The statement trace over `steps` measured agent steps and DBOS's row bytes, into `path`. */
 async function writeDiagnostics(path: string, system: SystemName, databaseUrl: string, trace: StatementTrace, steps: number): Promise<void> {
   const heading = `${system}: statements per agent step over ${steps} measured steps (whole sessions, the final answer included)`;
+  await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${heading}\n\n${trace.format(steps)}\n\n${await formatDbosRowBytes(databaseUrl)}`);
 }
 
