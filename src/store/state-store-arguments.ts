@@ -72,6 +72,8 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   schema: [],
   loadStateForStep: [sessionId],
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
+  saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
+  updateRunStatusOn: [undefined, ...STATE_STORE_ARGUMENTS.updateRunStatus],
 } as const satisfies Record<keyof StateStoreStepRecords, MethodArgumentRules>;
 
 /**

@@ -1,5 +1,6 @@
 import type { Message } from '../types/message.js';
-import type { CheckpointMeta, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../types/session.js';
+import type { CheckpointMeta, RunStatus, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../types/session.js';
+import type { RunPatch } from './record-updates.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from '../types/step-records.js';
 
@@ -48,4 +49,11 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
     checkpointMeta: CheckpointMeta,
     options?: SaveAndPromoteOptions,
   ): Promise<StepCommitOnConnection>;
+  /**
+   * `saveState` on `connection`, inside the caller's transaction on the store's database: the same write and errors;
+   * nothing is visible before the caller commits, nothing remains after it rolls back.
+   */
+  saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }>;
+  /** `updateRunStatus` on `connection`, inside the caller's transaction (as {@link saveStateOn}). */
+  updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void>;
 }

@@ -40,4 +40,12 @@ export interface StreamManagerStepRecords extends StepRecordParticipant {
    * ended, InvalidArgumentError (`INVALID_ARGUMENT`) for a writer this manager did not create.
    */
   handOver(writer: StreamWriter): Promise<ChunkHandover | undefined>;
+  /**
+   * `endStream` on `connection`, inside the caller's transaction on the manager's database, after the chunks handed
+   * over (the caller hands them over first): the stream reads ended with `output` once the caller commits, and
+   * readers are woken then; nothing remains after a rollback. No-op on a stream already ended or failed. Call the
+   * returned `onCommitted` once the caller's transaction committed (this process's writers then know the stream
+   * ended); never after a rollback.
+   */
+  endStreamOn(connection: StepRecordConnection, streamId: string, output?: unknown): Promise<{ onCommitted(): void }>;
 }

@@ -38,8 +38,43 @@ export interface SqlConnection {
  * const context: PostgresContext = { database: new Database(knex), tables: storeTables('public') };
  */
 export interface PostgresContext {
-  database: Database;
+  database: StoreDatabase;
   tables: StoreTables;
+}
+
+/**
+ * Where store functions run their statements: a pool ({@link Database}) or one caller's transaction
+ * ({@link connectionDatabase}).
+ *
+ * @example
+ * const database: StoreDatabase = connectionDatabase(client);
+ */
+export interface StoreDatabase {
+  /** Run `body` on one connection without a transaction of its own (single statements). */
+  run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
+  /** Run `body` atomically. */
+  transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
+}
+
+const FIRST_ATTEMPT: StoreAttempt = { number: 1, ambiguous: false };
+
+/**
+ * A {@link StoreDatabase} on `connection`, inside the caller's open transaction: every body runs there once (the
+ * caller's transaction is what makes it atomic and what a retry repeats), and nothing is visible before the caller
+ * commits. Failures leave as HelixErrors, as the pool's do.
+ *
+ * @example
+ * await savePostgresState({ database: connectionDatabase(client), tables }, 's1', { status: 'completed' });
+ */
+export function connectionDatabase(connection: SqlConnection, logger?: Logger): StoreDatabase {
+  const once = async <T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> => {
+    try {
+      return await body(connection, FIRST_ATTEMPT);
+    } catch (error) {
+      throw toPostgresStoreError(error, operation, logger);
+    }
+  };
+  return { run: once, transaction: once };
 }
 
 /**
@@ -57,7 +92,7 @@ export interface PostgresContext {
  * @example
  * const count = await database.run('count sessions', async (connection) => (await connection.query('SELECT 1')).rowCount);
  */
-export class Database {
+export class Database implements StoreDatabase {
   constructor(
     readonly knex: Knex,
     private readonly logger?: Logger,

@@ -1,12 +1,15 @@
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import type { Message } from '../../types/message.js';
-import type { CheckpointMeta, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../../types/session.js';
+import type { CheckpointMeta, RunStatus, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../../types/session.js';
+import type { RunPatch } from '../record-updates.js';
 import type { StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
 import type { StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
 import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
-import type { PostgresContext } from './database.js';
+import { connectionDatabase, type PostgresContext } from './database.js';
+import { updatePostgresRunStatus } from './runs.js';
+import { savePostgresState } from './state.js';
 import { primeStepCommit } from './prime-step-commit.js';
 
 /**
@@ -52,6 +55,21 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
     options?: SaveAndPromoteOptions,
   ): Promise<StepCommitOnConnection> {
     return commitPostgresStepOn(connection, this.#context.tables, sessionId, state, appendMessages, checkpointMeta, options, this.#commits);
+  }
+
+  /** `saveState` inside the caller's transaction. */
+  async saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }> {
+    this.#commits.take(sessionId); // the row changes: what the last step commit left is no use
+    return savePostgresState(this.#on(connection), sessionId, write);
+  }
+
+  /** `updateRunStatus` inside the caller's transaction. */
+  async updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void> {
+    await updatePostgresRunStatus(this.#on(connection), sessionId, runId, status, patch);
+  }
+
+  #on(connection: StepRecordConnection): PostgresContext {
+    return { database: connectionDatabase(connection), tables: this.#context.tables };
   }
 }
 

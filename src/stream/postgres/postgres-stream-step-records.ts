@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
-import { runPostgresOperation } from '../../database/postgres-operation.js';
+import { runPostgresOperation, toPostgresStoreError } from '../../database/postgres-operation.js';
 import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
 import type { TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
@@ -9,6 +9,7 @@ import type { ChunkConnection } from '../buffered-stream-writer.js';
 import type { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
+import { assertStreamId } from '../stream-id.js';
 import type { PostgresStreamStatements } from './postgres-stream-statements.js';
 import { storedRows } from './stored-chunk.js';
 
@@ -72,6 +73,17 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
       }
       const agentType = writer.agentType;
       return writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
+    },
+    endStreamOn: async (connection, streamId, output) => {
+      assertStreamId(streamId);
+      const finished = output === undefined ? null : JSON.stringify(output);
+      try {
+        // Idempotent: it only changes an active stream (the caller's transaction retries it whole).
+        await connection.query(parts.sql.finish, [streamId, 'ended', finished, null, parts.sql.channel]);
+      } catch (error) {
+        throw toPostgresStoreError(error, 'end a stream', parts.logger);
+      }
+      return { onCommitted: () => parts.writers.setClosed(streamId, true) };
     },
   };
 }

@@ -49,6 +49,8 @@ function stateStoreWith(broken: (real: StateStoreStepRecords) => Partial<StateSt
     databaseFingerprint: () => real.databaseFingerprint(),
     loadStateForStep: (sessionId) => real.loadStateForStep(sessionId),
     commitStepOn: (...args) => real.commitStepOn(...args),
+    saveStateOn: (...args) => real.saveStateOn(...args),
+    updateRunStatusOn: (...args) => real.updateRunStatusOn(...args),
     ...broken(real),
   };
   return { ...subject, components: { ...subject.components, stateStore: withStepRecords(store, delegate) } };
@@ -57,7 +59,10 @@ function stateStoreWith(broken: (real: StateStoreStepRecords) => Partial<StateSt
 function streamManagerWith(broken: (real: StreamManagerStepRecords) => Partial<StreamManagerStepRecords>): StepRecordsContractSubject {
   const manager = subject.components.streamManager!;
   const real = manager.stepRecords!;
-  const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer) => real.handOver(writer), ...broken(real) };
+  const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer) => real.handOver(writer),
+    endStreamOn: (...args) => real.endStreamOn(...args),
+    ...broken(real),
+  };
   return { ...subject, components: { ...subject.components, streamManager: withStepRecords(manager, delegate) } };
 }
 
@@ -166,6 +171,32 @@ describe('the step records contract rejects broken implementations', () => {
           handOver: async (writer) => {
             const handover = await real.handOver(writer);
             return handover === undefined ? undefined : { within: (connection) => handover.within(connection), abandoned: () => undefined };
+          },
+        })),
+    ],
+    [
+      'a session write that ignores the caller’s transaction (saves on its own)',
+      'saveStateOn and updateRunStatusOn',
+      () => stateStoreWith(() => ({ saveStateOn: (_connection, sessionId, write) => subject.components.stateStore!.saveState(sessionId, write) })),
+    ],
+    [
+      'a run update that writes nothing',
+      'saveStateOn and updateRunStatusOn',
+      () => stateStoreWith(() => ({ updateRunStatusOn: async () => undefined })),
+    ],
+    [
+      'a stream end that ends the stream on a connection of its own',
+      'endStreamOn',
+      () => streamManagerWith(() => ({ endStreamOn: async (_connection, streamId, output) => subject.components.streamManager!.endStream(streamId, output).then(() => ({ onCommitted: () => undefined })) })),
+    ],
+    [
+      'a stream end that leaves this process’s writers writing',
+      'endStreamOn',
+      () =>
+        streamManagerWith((real) => ({
+          endStreamOn: async (connection, streamId, output) => {
+            await real.endStreamOn(connection, streamId, output);
+            return { onCommitted: () => undefined };
           },
         })),
     ],

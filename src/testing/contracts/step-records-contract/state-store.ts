@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { InternalError } from '../../../errors/index.js';
 import { MAX_STORED_ID_BYTES } from '../../../store/validation.js';
 import type { StepCommitOnConnection } from '../../../store/step-records.js';
 import type { Message } from '../../../types/message.js';
@@ -8,7 +7,7 @@ import type { StepRecordConnection } from '../../../types/step-records.js';
 import { badIds } from '../bad-ids.js';
 import { createContractContext } from '../state-store-contract/context.js';
 import type { StepRecordsContractCheck } from './check.js';
-import { inTransaction, stateStoreOf, type StepRecordsContractSubject } from './subject.js';
+import { inTransaction, stateStoreOf, untouchableConnection, type StepRecordsContractSubject } from './subject.js';
 
 const meta = (runId: string, step: number) => ({ checkpointId: `${runId}:${step}`, runId, stepCount: step });
 
@@ -32,18 +31,6 @@ async function sessionWithStagedStep(subject: StepRecordsContractSubject, label:
 /** Commit step r1:1 of `sessionId` through `stepRecords.commitStepOn` on `connection`. */
 function commitStep(subject: StepRecordsContractSubject, connection: StepRecordConnection, sessionId: string): Promise<StepCommitOnConnection> {
   return stateStoreOf(subject).stepRecords.commitStepOn(connection, sessionId, { stepCount: 1 }, stepMessages('r1', 1), meta('r1', 1));
-}
-
-/** A connection that must not be used: it counts its queries and refuses them. */
-function untouchableConnection(): StepRecordConnection & { queries: number } {
-  const connection = {
-    queries: 0,
-    query: async (): Promise<never> => {
-      connection.queries += 1;
-      return Promise.reject(new InternalError('The step records contract handed this connection to a call that must not use it.'));
-    },
-  };
-  return connection;
 }
 
 /**
@@ -116,6 +103,30 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'stateStore',
+      name: 'stateStore.stepRecords.saveStateOn and updateRunStatusOn: nothing after ROLLBACK; at COMMIT what saveState and updateRunStatus write',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = await sessionWithStagedStep(subject, 'records-finish');
+        await store.createRun(sessionId, { runId: 'r1', status: 'running', stepCount: 0, startSequence: 0, startedAt: 1 });
+        const finish = async (connection: StepRecordConnection): Promise<void> => {
+          await stepRecords.saveStateOn(connection, sessionId, { status: 'completed', output: { done: true }, stepCount: 3 });
+          await stepRecords.updateRunStatusOn(connection, sessionId, 'r1', 'completed', { stepCount: 3, completionReason: 'text_response', endedAt: 1 });
+        };
+        const before = { state: await store.loadState(sessionId), run: await store.getRun(sessionId, 'r1') };
+        await inTransaction(subject, 'ROLLBACK', finish);
+        expect({ state: await store.loadState(sessionId), run: await store.getRun(sessionId, 'r1') }, 'after ROLLBACK').toEqual(before);
+        await inTransaction(subject, 'COMMIT', async (connection) => {
+          await finish(connection);
+          expect(await store.loadState(sessionId), 'before COMMIT').toEqual(before.state);
+        });
+        expect(await store.loadState(sessionId)).toMatchObject({ status: 'completed', output: { done: true }, stepCount: 3, version: 2 });
+        expect(await store.getRun(sessionId, 'r1')).toMatchObject({ status: 'completed', stepCount: 3, completionReason: 'text_response', endedAt: 1 });
+        const missing = inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.updateRunStatusOn(connection, sessionId, 'r-unknown', 'completed'));
+        await expect(missing, 'an unknown run').rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      },
+    },
+    {
+      component: 'stateStore',
       name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
       run: async (subject) => {
         const { stepRecords } = stateStoreOf(subject);
@@ -133,6 +144,8 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
           await refuse(stepRecords.commitStepOn(connection, bad, { stepCount: 1 }, [], meta('r1', 1)), 'commitStepOn (session id)');
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [], { checkpointId: bad, runId: 'r1', stepCount: 1 }), 'commitStepOn (checkpoint id)');
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [{ id: bad, role: 'user', content: 'x' }], meta('r1', 1)), 'commitStepOn (message id)');
+          await refuse(stepRecords.saveStateOn(connection, bad, { status: 'completed' }), 'saveStateOn');
+          await refuse(stepRecords.updateRunStatusOn(connection, good, bad, 'completed'), 'updateRunStatusOn (run id)');
         }
         expect(connection.queries, 'statements on the connection').toBe(0);
       },

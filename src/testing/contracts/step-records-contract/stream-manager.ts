@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
 import type { ChunkHandover } from '../../../stream/step-records.js';
 import type { StreamWriter } from '../../../stream/stream-manager.js';
+import type { StepRecordConnection } from '../../../types/step-records.js';
 import { collect, deltaOf, newStreamId, textChunk } from '../stream-manager-contract/helpers.js';
 import type { StepRecordsContractCheck } from './check.js';
-import { inTransaction, streamManagerOf, type StepRecordsContractSubject } from './subject.js';
+import { inTransaction, streamManagerOf, untouchableConnection, type StepRecordsContractSubject } from './subject.js';
 
 /**
  * Write `deltas` (keyed chunks of step 1) and hand them over in the same tick, before a flush timer can store them on
@@ -75,6 +76,42 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
           await writer.flush();
           expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
           expect(await readEnded(subject, streamId)).toEqual(['d', 'e']);
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
+      name: 'streamManager.stepRecords.endStreamOn: after the handed-over chunks, inside BEGIN … ROLLBACK the stream stays active; at COMMIT it ends with its output',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          const endWithChunks = async (connection: StepRecordConnection, handover: ChunkHandover): Promise<{ onCommitted(): void }> => {
+            await handover.within(connection);
+            return stepRecords.endStreamOn(connection, streamId, { answer: 42 });
+          };
+          await inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.endStreamOn(connection, streamId, { answer: 1 }));
+          expect(await manager.getInfo(streamId), 'after ROLLBACK').toMatchObject({ status: 'active', chunkCount: 0 });
+          const first = await writeAndHandOver(subject, writer, ['f', 'g']);
+          if (first === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
+          await inTransaction(subject, 'ROLLBACK', (connection) => endWithChunks(connection, first));
+          expect(await manager.getInfo(streamId), 'after ROLLBACK with chunks').toMatchObject({ status: 'active', chunkCount: 0 });
+          const reading = manager.createReader(streamId).then(collect);
+          const ended = await inTransaction(subject, 'COMMIT', async (connection) => {
+            const done = await endWithChunks(connection, first);
+            expect(await manager.getInfo(streamId), 'before COMMIT').toMatchObject({ status: 'active', chunkCount: 0 });
+            return done;
+          });
+          ended.onCommitted();
+          expect(await manager.getInfo(streamId), 'after COMMIT').toMatchObject({ status: 'ended', output: { answer: 42 }, chunkCount: 2 });
+          expect((await reading).map(deltaOf), 'a reader waiting meanwhile').toEqual(['f', 'g']);
+          await expect(writer.write(textChunk(1, 'late')), 'a write after the end').rejects.toMatchObject({ code: 'STREAM_CLOSED' });
+          await inTransaction(subject, 'COMMIT', (connection) => stepRecords.endStreamOn(connection, streamId, { answer: 0 }));
+          expect(await manager.getInfo(streamId), 'ended again').toMatchObject({ status: 'ended', output: { answer: 42 } });
+          await expect(stepRecords.endStreamOn(untouchableConnection(), '', undefined), 'an empty stream id').rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
         } finally {
           await writer.close();
         }

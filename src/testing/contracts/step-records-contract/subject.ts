@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../errors/index.js';
+import { InternalError, InvalidArgumentError } from '../../../errors/index.js';
 import type { SessionStateStore } from '../../../store/state-store.js';
 import type { StateStoreStepRecords } from '../../../store/step-records.js';
 import type { StreamManagerStepRecords } from '../../../stream/step-records.js';
@@ -136,4 +136,22 @@ export async function inTransaction<T>(
   } finally {
     await connection.release();
   }
+}
+
+/**
+ * A connection that must not be used: it counts its queries and refuses them (an argument check must refuse first).
+ *
+ * @example
+ * const connection = untouchableConnection();
+ * expect(connection.queries).toBe(0);
+ */
+export function untouchableConnection(): StepRecordConnection & { queries: number } {
+  const connection = {
+    queries: 0,
+    query: async (): Promise<never> => {
+      connection.queries += 1;
+      return Promise.reject(new InternalError('The step records contract handed this connection to a call that must not use it.'));
+    },
+  };
+  return connection;
 }
