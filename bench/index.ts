@@ -6,8 +6,9 @@
  * Postgres load of sessions waiting warm against parked ones (each in its own child process). One
  * Postgres server, one run; prints tables (targets as PASS/MISS) and fails only when a system did not run
  * its tool calls. `BENCH_SCALE=small` shrinks everything; `HELIX_BENCH_ONLY=side-by-side` runs only the
- * comparison (sizes: bench/side-by-side/side-by-side-scale.ts); `HELIX_BENCH_ONLY=persistent` runs only the persistent-session
- * figures (bench/persistent-sessions.ts).
+ * comparison (sizes: bench/side-by-side/side-by-side-scale.ts); `HELIX_BENCH_ONLY=turn-latency` runs only issue 25's
+ * one-step turn latencies (bench/turn-latency/; the full run measures them after the side-by-side comparison);
+ * `HELIX_BENCH_ONLY=persistent` runs only the persistent-session figures (bench/persistent-sessions.ts).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -24,6 +25,7 @@ import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
 import { measurePersistentSessions } from './persistent-sessions.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
+import { measureTurnLatency } from './turn-latency/turn-latency.js';
 import { measureRetention } from './retention-report.js';
 import { measureSubAgentStep } from './sub-agent-step.js';
 import { measureWakeLatencies } from './wake-latency.js';
@@ -160,8 +162,13 @@ async function main(): Promise<void> {
       await measurePersistentSessions(database);
       return;
     }
+    if (process.env.HELIX_BENCH_ONLY === 'turn-latency') {
+      await measureTurnLatency(database);
+      return;
+    }
     await measureSideBySide(database);
     if (process.env.HELIX_BENCH_ONLY === 'side-by-side') return;
+    await measureTurnLatency(database);
     process.stdout.write('\n');
     await measureInProcess(database);
     await measureFootprints(database);

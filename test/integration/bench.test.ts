@@ -21,7 +21,7 @@ async function benchDatabases(adminUrl: string): Promise<string[]> {
 }
 
 describe('npm run bench (bench/index.ts)', () => {
-  it('prints the side-by-side comparison, per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
+  it('prints the side-by-side comparison, the one-step turn latencies, per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
     const adminUrl = inject('postgresUrl');
     const before = await benchDatabases(adminUrl);
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/index.ts'], {
@@ -71,8 +71,26 @@ describe('npm run bench (bench/index.ts)', () => {
     const ratioCell = '(\\d+\\.\\d{2}x|n\\/a)';
     const ratioRow = new RegExp(`^(ms\\/step, (steps|all)|disk bytes\\/step|row bytes\\/step|write transactions\\/step|transactions\\/step)\\b.*(\\s+${ratioCell}){5}$`);
     expect(output.split('\n').filter((line) => ratioRow.test(line)), output).toHaveLength(7);
+    // The turn latencies (issue 25; BENCH_SCALE=small: 5 sessions per system, bursts of 8): every figure p50 / p95,
+    // the naive loop without a stream, five targets as PASS/MISS lines; the section ends with the targets' count.
+    const turnStart = output.indexOf('Turn latency (issue 25)');
+    const turnEnd = output.search(/^Turn-latency targets \(fused journal\): \d of 5 PASS/m);
+    expect(turnStart, output).toBeGreaterThan(0);
+    expect(turnEnd, output).toBeGreaterThan(turnStart);
+    const turnSection = output.slice(turnStart, turnEnd);
+    expect(turnSection, output).toMatch(/^one-step turn, p50 \/ p95 ms\s+ours, fused journal\s+ours, public journal\s+LangGraph sync\s+naive DBOS loop$/m);
+    const figure = /^\d+(\.\d)? \/ \d+(\.\d)?$/;
+    for (const label of ['execute() returns', 'the model is called', 'final result', 'second turn: execute() returns', 'second turn: the model is called', 'second turn: final result', 'write transactions, turn 1', 'write transactions, turn 2', '8 sessions at once: start → first model call', '8 sessions at once: start → final result']) {
+      for (const cell of columns(label, 4)) expect(cell, label).toMatch(figure);
+    }
+    for (const label of ["first token reaches the caller's stream", 'second turn: first token']) {
+      const cells = columns(label, 4);
+      for (const cell of cells.slice(0, 3)) expect(cell, label).toMatch(figure);
+      expect(cells[3], label).toBe('—');
+    }
+    expect(turnSection.split('\n').filter((line) => /\s(PASS|MISS)$/.test(line)), output).toHaveLength(5);
     // The step-journal targets (5) and issue 11's other targets (6), each a PASS or MISS line; a MISS does not fail the run.
-    const verdicts = output.split('\n').filter((line) => /\s(PASS|MISS)$/.test(line));
+    const verdicts = `${output.slice(0, turnStart)}${output.slice(turnEnd)}`.split('\n').filter((line) => /\s(PASS|MISS)$/.test(line));
     expect(verdicts, output).toHaveLength(11);
     expect(verdicts.filter((line) => /(fused|public) journal/.test(line) && /LangGraph sync|write transactions|disk KiB/.test(line)), output).toHaveLength(5);
     expect(output, output).toMatch(/^Step-journal targets: \d of 5 PASS/m);
