@@ -17,6 +17,7 @@ import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
+import { deferFinish, finishJoinsRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
 
 export type { BeginRunInput } from './begin-run.js';
 
@@ -56,43 +57,16 @@ export class RunLifecycleStep {
       // The first live step of a resumed execution reopens a run a DBOS cancel recorded aborted.
       await reopenResumedRun(record, input);
       const environment = await stepEnvironment(input, input.stepCount);
-      const { dependencies, hooks, emitter } = environment;
-      const { stateStore, streamManager, usageStore } = dependencies;
-      const now = Date.now();
+      const { dependencies, hooks } = environment;
+      const { stateStore, usageStore } = dependencies;
       // A replay of this step after a newer run started (crash after the status write) must not touch the
       // session or its stream: they belong to that run now.
       const current = await stateStore.getCurrentRun(input.sessionId);
       const superseded = current !== null && current.runId !== input.runId;
-      if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
-      const error = input.error ?? 'Run failed';
-      if (!superseded) await emitFinalChunk(emitter, input, error, dependencies.logger);
-      await releaseStreamWriter(input.streamId, input.sessionId);
-      if (!superseded) {
-        // End the stream before the session status changes: that status is what lets the next turn start
-        // (from any process) and reactivate the stream, which this step must not end afterwards.
-        if (input.parent === undefined) await streamManager.endStream(input.streamId, input.output);
-        else await reportToParent(dependencies.stateStore, streamManager, input);
-        if (input.status === 'completed') {
-          await stateStore.saveState(input.sessionId, { status: 'completed', output: input.output ?? null, stepCount: input.stepCount });
-        } else if (input.status === 'failed') {
-          await stateStore.saveState(input.sessionId, { status: 'failed', error, stepCount: input.stepCount });
-        } else {
-          await stateStore.saveState(input.sessionId, {
-            status: 'interrupted',
-            interruptContext: { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) },
-          });
-        }
-      }
-      // The run record last: whoever sees the run ended also sees the session's outcome.
-      await stateStore.updateRunStatus(input.sessionId, input.runId, input.status, {
-        stepCount: input.stepCount,
-        completionReason: input.completionReason,
-        endedAt: now,
-        ...(input.error === undefined ? {} : { error: input.error }),
-        // The run's own output, kept with the run: a later turn of the session overwrites the session's output.
-        ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
-      });
-      signalRunChanged(input.runId);
+      const writes = finishWritesOf(input, { current, superseded, error: input.error ?? 'Run failed', now: Date.now() });
+      const joined = superseded ? undefined : await finishJoinsRecord(record, environment, input);
+      if (joined === undefined) await finishSeparately(environment, input, writes, superseded);
+      else await deferFinish(record, environment, joined, writes);
       if (input.status === 'completed') {
         await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
       } else if (input.status === 'failed') {
@@ -188,18 +162,34 @@ async function reportToParent(stateStore: SessionStateStore, streamManager: Stre
 }
 
 /**
+ * The finish on its own writes (a sub-agent, a store or stream manager that does not join the record, a hook that must
+ * see the outcome committed): the last step's commit, the final chunk, the stream's end (before the session status
+ * changes: that status is what lets the next turn start from any process and reactivate the stream, which this step
+ * must not end afterwards), the session's outcome, the run's record last (whoever sees the run ended also sees the
+ * session's outcome).
+ */
+async function finishSeparately(environment: StepEnvironment, input: FinishRunInput, writes: FinishWrites, superseded: boolean): Promise<void> {
+  const { dependencies, emitter } = environment;
+  const { stateStore, streamManager } = dependencies;
+  if (!superseded && input.commit !== undefined) await commitLastStep(environment, input, input.commit);
+  if (!superseded) await emitFinalChunk(emitter, input, writes.finalChunk, dependencies.logger);
+  await releaseStreamWriter(input.streamId, input.sessionId);
+  if (!superseded) {
+    if (input.parent === undefined) await streamManager.endStream(input.streamId, input.output);
+    else await reportToParent(stateStore, streamManager, input);
+    await stateStore.saveState(input.sessionId, writes.session);
+  }
+  await stateStore.updateRunStatus(input.sessionId, input.runId, writes.run, writes.runPatch);
+  signalRunChanged(input.runId);
+}
+
+/**
  * The run's last chunk (output, error or run_interrupted). A stream already ended means another execution of this
  * run finished it (a process that lost its workflow to recovery during a rolling deploy): nothing more to write.
  */
-async function emitFinalChunk(emitter: StepEnvironment['emitter'], input: FinishRunInput, error: string, logger: StepEnvironment['dependencies']['logger']): Promise<void> {
+async function emitFinalChunk(emitter: StepEnvironment['emitter'], input: FinishRunInput, chunk: FinishWrites['finalChunk'], logger: StepEnvironment['dependencies']['logger']): Promise<void> {
   try {
-    if (input.status === 'completed') {
-      if (input.output !== undefined) await emitter.emit({ type: 'output', output: input.output });
-    } else if (input.status === 'failed') {
-      await emitter.emit({ type: 'error', error, recoverable: false });
-    } else {
-      await emitter.emit({ type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) });
-    }
+    if (chunk !== undefined) await emitter.emit(chunk);
     await emitter.flush();
   } catch (caught) {
     if (!StreamError.isInstance(caught) || caught.code !== 'STREAM_CLOSED') throw caught;

@@ -50,7 +50,7 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     answer.catch(() => undefined); // awaited below, in order; never unhandled meanwhile
     return answer;
   };
-  let guarded = false;
+  let guarded = (): boolean => false;
   try {
     const begin = client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     if (leavePipeline === undefined) await begin;
@@ -58,9 +58,11 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     const prepared = preparedStatements(client);
     // The last write batch (a step commit's) rides in the record's statement: one round trip fewer.
     const connection = holdingConnection(prepared, leavePipeline === undefined ? undefined : send);
+    guarded = () => connection.ranGuarded();
     for (const write of writes) await write.within(connection);
     const held = connection.take();
-    guarded = (held?.guards?.length ?? 0) > 0;
+    const heldGuards = (held?.guards?.length ?? 0) > 0;
+    guarded = () => heldGuards || connection.ranGuarded();
     if (leavePipeline === undefined) {
       const transactionId = await recordStepRow(prepared, database, step, held);
       await client.query('COMMIT');
@@ -74,7 +76,7 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
   } catch (error) {
     await Promise.allSettled(outstanding);
     await client.query('ROLLBACK').catch(() => undefined);
-    if (guarded && transientPostgresCondition(error) === undefined) throw new GuardedAttemptFailed(error);
+    if (guarded() && transientPostgresCondition(error) === undefined) throw new GuardedAttemptFailed(error);
     if (error instanceof StepRecordRefused) throw await explainRefusal(client, database, step);
     throw retriedAsLostConnection(error);
   } finally {
@@ -92,12 +94,14 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
 function holdingConnection(
   inner: SqlConnection,
   send?: (answer: Promise<unknown>) => unknown,
-): DeferringConnection & Partial<SendAheadConnection> & { take(): HeldWrites | undefined } {
+): DeferringConnection & Partial<SendAheadConnection> & { take(): HeldWrites | undefined; ranGuarded(): boolean } {
   let held: HeldWrites | undefined;
+  let guardedRan = false;
   const runHeld = async (): Promise<void> => {
     if (held === undefined) return;
     const { statements, values, guards = [] } = held;
     held = undefined;
+    guardedRan ||= guards.length > 0;
     await inner.query(`WITH ${heldAsCtes(statements, values, 'held').ctes.join(', ')} SELECT ${guardsHold(guards, 'held')}`, values);
   };
   const connection = {
@@ -114,6 +118,8 @@ function holdingConnection(
       held = undefined;
       return taken;
     },
+    // A guarded batch that ran before the record's statement (a later write followed it) guards the attempt too.
+    ranGuarded: () => guardedRan,
   };
   if (send === undefined) return connection;
   return {

@@ -6,6 +6,7 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
+import { activeJournal } from '../../../src/journal/journal.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
 type Script = (input: LLMGenerateInput, callIndex: number) => MockLLMResponse;
@@ -101,11 +102,12 @@ describe('DBOSAgentExecutor standard mode', () => {
     expect(usage).toMatchObject({ llmCalls: 2, toolCalls: 2, toolFailures: 0 });
   });
 
-  it('a message sent the moment the stream ends waits for the finishing run instead of AGENT_ALREADY_RUNNING', async () => {
+  it('a message sent the moment the stream ends starts the next turn (public journal: it waits for the finishing run instead of AGENT_ALREADY_RUNNING)', async () => {
     script = () => ({ type: 'structured_output', output: { summary: 'done' } });
     const store = runtime.stateStore;
     const saveState = store.saveState.bind(store);
-    // The finish step ends the stream, then writes the status: widen that gap.
+    // Public journal: the finish step ends the stream, then writes the status; widen that gap. Fused: both commit
+    // with FinishRunStep's record (saveState is not called), so there is no gap.
     store.saveState = async (...args) => {
       if (args[1].status === 'completed') await new Promise((resolve) => setTimeout(resolve, 400));
       return saveState(...args);
@@ -113,7 +115,7 @@ describe('DBOSAgentExecutor standard mode', () => {
     try {
       const first = await runtime.executor.execute(noteAgent, 'first', { sessionId: 'finishing-1' });
       for await (const _chunk of first.stream()) void _chunk; // read to the end, like a chat client
-      expect((await store.loadState('finishing-1'))?.status).toBe('active');
+      expect((await store.loadState('finishing-1'))?.status).toBe(activeJournal() === 'fused' ? 'completed' : 'active');
       const second = await runtime.executor.execute(noteAgent, 'second', { sessionId: 'finishing-1' });
       expect(second.runId).not.toBe(first.runId);
       expect(await second.result()).toMatchObject({ status: 'completed' });

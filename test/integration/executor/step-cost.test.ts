@@ -141,9 +141,10 @@ describe('the cost of an agent step', () => {
       store.stageChanges = stage;
     });
     expect(result).toMatchObject({ status: 'completed', stepCount: 3 });
-    // Fused: only the final text step commits on its own (in FinishRunStep); the tools' state writes were never
-    // staged. Public: each tool step stages its state writes, and each agent step commits on its own.
-    expect(counts).toEqual(activeJournal() === 'fused' ? { commits: 1, staged: 0 } : { commits: 3, staged: 2 });
+    // Fused: nothing commits on its own (each tool step's commit joins its record, the final text step's joins
+    // FinishRunStep's), and the tools' state writes were never staged. Public: each tool step stages its state
+    // writes, and each agent step commits on its own.
+    expect(counts).toEqual(activeJournal() === 'fused' ? { commits: 0, staged: 0 } : { commits: 3, staged: 2 });
     expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
     for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
     // Contiguous function ids, every step visible (fused: each tool step's row committed with its agent step).

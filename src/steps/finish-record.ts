@@ -1,0 +1,153 @@
+import type { StepRecord } from '../journal/step-record.js';
+import { checkpointIdFor } from '../orchestration/ids.js';
+import type { StateStoreStepRecords, StepCommitOnConnection } from '../store/step-records.js';
+import type { StreamManagerStepRecords } from '../stream/step-records.js';
+import type { RunPatch } from '../store/record-updates.js';
+import type { CompletionReason, RunStatus, SessionStateWrite } from '../types/session.js';
+import type { PendingStepCommit } from './commit.step.js';
+import { signalRunChanged } from './run-signals.js';
+import type { RunScope, StepEnvironment } from './step-scope.js';
+import { releaseStreamWriter } from './stream-writers.js';
+
+/** What a root run's finish writes, decided by `FinishRunStep` (the same on either path). */
+export interface FinishWrites {
+  scope: RunScope & { stepCount: number };
+  /** The last step's commit when no later step did it. */
+  commit?: PendingStepCommit;
+  /** The run's last chunk (output, error or run_interrupted), when it has one. */
+  finalChunk?: Parameters<StepEnvironment['emitter']['emit']>[0];
+  /** What the stream ends with. */
+  output?: unknown;
+  session: SessionStateWrite;
+  run: RunStatus;
+  runPatch: RunPatch;
+}
+
+/** What `finishWritesOf` needs of `FinishRunStep`'s input. */
+interface FinishInput extends RunScope {
+  status: 'completed' | 'failed' | 'interrupted';
+  completionReason: CompletionReason;
+  output?: unknown;
+  error?: string;
+  stepCount: number;
+  commit?: PendingStepCommit;
+}
+
+/**
+ * What a run's finish writes (pure): the final chunk, the session's outcome and the run's record (its own output
+ * kept with it, unless a newer run superseded it: a later turn overwrites the session's output).
+ *
+ * @example
+ * const writes = finishWritesOf(input, { current, superseded: false, error: 'Run failed', now: Date.now() });
+ */
+export function finishWritesOf(
+  input: FinishInput,
+  { current, superseded, error, now }: { current: { metadata?: Record<string, unknown> } | null; superseded: boolean; error: string; now: number },
+): FinishWrites {
+  const { status } = input;
+  const interruptContext = { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) };
+  const session: SessionStateWrite =
+    status === 'completed'
+      ? { status, output: input.output ?? null, stepCount: input.stepCount }
+      : status === 'failed'
+        ? { status, error, stepCount: input.stepCount }
+        : { status, interruptContext };
+  const finalChunk: FinishWrites['finalChunk'] =
+    status === 'completed'
+      ? input.output === undefined
+        ? undefined
+        : { type: 'output', output: input.output }
+      : status === 'failed'
+        ? { type: 'error', error, recoverable: false }
+        : { type: 'run_interrupted', runId: input.runId, ...(input.error === undefined ? {} : { reason: input.error }) };
+  const runPatch: RunPatch = {
+    stepCount: input.stepCount,
+    completionReason: input.completionReason,
+    endedAt: now,
+    ...(input.error === undefined ? {} : { error: input.error }),
+    ...(input.output === undefined || superseded ? {} : { metadata: { ...(current?.metadata ?? {}), output: input.output } }),
+  };
+  return {
+    scope: input,
+    ...(input.commit === undefined ? {} : { commit: input.commit }),
+    ...(finalChunk === undefined ? {} : { finalChunk }),
+    output: input.output,
+    session,
+    run: status,
+    runPatch,
+  };
+}
+
+/** The store and stream manager capabilities a finish in the record uses (both joined the record). */
+interface Joined {
+  state: StateStoreStepRecords;
+  stream: StreamManagerStepRecords;
+}
+
+/**
+ * Whether a run's finish commits with its step's record (one transaction, no write of its own): a root run whose state
+ * store and stream manager both join the record, whose stream is still active (else another execution ended it, and the
+ * separate path tolerates that), with no hook that must see the outcome committed when it fires (onAgentComplete,
+ * onAgentFail; onMessage and afterTool when the last step's commit is due), and not a failed run with a commit due (its
+ * outcome is recorded even when that commit fails again).
+ *
+ * @example
+ * const joined = await finishJoinsRecord(record, environment, { parent, status, commit, streamId });
+ */
+export async function finishJoinsRecord(
+  record: StepRecord,
+  { dependencies, hooks }: Pick<StepEnvironment, 'dependencies' | 'hooks'>,
+  input: { parent?: unknown; status: string; commit?: PendingStepCommit; streamId: string },
+): Promise<Joined | undefined> {
+  if (input.parent !== undefined || hooks.hasHooks('onAgentComplete') || hooks.hasHooks('onAgentFail')) return undefined;
+  if (input.commit !== undefined && (input.status === 'failed' || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool'))) return undefined;
+  const { stateStore, streamManager } = dependencies;
+  const state = stateStore.stepRecords;
+  const stream = streamManager.stepRecords;
+  if (state === undefined || stream === undefined) return undefined;
+  if (!(await record.joins(state)) || !(await record.joins(stream))) return undefined;
+  return (await streamManager.getInfo(input.streamId))?.status === 'active' ? { state, stream } : undefined;
+}
+
+/**
+ * The finish's writes handed to the step's record, in the order the separate path writes them: the last step's commit,
+ * its rejected calls' chunks and the final chunk, the stream's end, the session's outcome, the run's record last. Once
+ * the record commits, this process's writers know the stream ended, the writer is released and `result()` waiters are
+ * woken.
+ *
+ * @example
+ * deferFinish(record, environment, joined, writes);
+ */
+export async function deferFinish(record: StepRecord, { emitter }: Pick<StepEnvironment, 'emitter'>, joined: Joined, writes: FinishWrites): Promise<void> {
+  const { scope, commit } = writes;
+  if (commit !== undefined) {
+    const commitEmitter = emitter.forStep(commit.step);
+    for (const rejected of commit.rejectedCalls) {
+      await commitEmitter.emit({ type: 'tool_start', toolCallId: rejected.toolCallId, toolName: rejected.toolName, arguments: {} });
+      await commitEmitter.emit({ type: 'tool_end', toolCallId: rejected.toolCallId, toolName: rejected.toolName, error: rejected.error });
+    }
+    const meta = { checkpointId: checkpointIdFor(scope.runId, commit.step), runId: scope.runId, stepCount: commit.step };
+    let onCommitted: StepCommitOnConnection['onCommitted'];
+    record.defer({
+      within: async (connection) => {
+        ({ onCommitted } = await joined.state.commitStepOn(connection, scope.sessionId, { stepCount: commit.step }, commit.messages, meta));
+      },
+      committed: (outcome) => onCommitted?.(outcome),
+    });
+  }
+  if (writes.finalChunk !== undefined) await emitter.emit(writes.finalChunk);
+  await emitter.flushWith(record);
+  let ended: { onCommitted(): void } | undefined;
+  record.defer({
+    within: async (connection) => {
+      ended = await joined.stream.endStreamOn(connection, scope.streamId, writes.output);
+      await joined.state.saveStateOn(connection, scope.sessionId, writes.session);
+      await joined.state.updateRunStatusOn(connection, scope.sessionId, scope.runId, writes.run, writes.runPatch);
+    },
+    committed: () => {
+      ended?.onCommitted();
+      void releaseStreamWriter(scope.streamId, scope.sessionId);
+      signalRunChanged(scope.runId);
+    },
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * A run's finish on the fused journal commits with FinishRunStep's record: the last step's messages, the final chunk,
+ * the stream's end, the session's outcome, the run's record and DBOS's step row are one transaction (one `xmin`).
+ * The public journal, and a run with a hook that must see its outcome committed when it fires, write them on their
+ * own (the session outcome committed before onAgentComplete fires).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { defineAgent } from '../../../src/agent/index.js';
+import { activeJournal } from '../../../src/journal/journal.js';
+import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import type { SessionStatus } from '../../../src/types/session.js';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+
+const llm = new MockLLMAdapter(() => ({ type: 'text', text: 'All done here.' }));
+const plain = defineAgent({ name: 'finish_plain', systemPrompt: 'Answer.', tools: [] });
+let runtime: TestRuntime;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime('executor_finish', llm);
+  pool = new pg.Pool({ connectionString: runtime.database.url, max: 2 });
+}, 120_000);
+
+afterAll(async () => {
+  await pool.end();
+  await runtime.shutdown();
+});
+
+/** The transaction ids that last wrote the finish's rows: session, run, stream, the assistant message, FinishRunStep's DBOS row. */
+async function finishWriters(sessionId: string, runId: string, workflowId: string): Promise<Record<string, string>> {
+  const one = async (sql: string, values: unknown[]): Promise<string> => {
+    const { rows } = await pool.query<{ xmin: string }>(sql, values);
+    return rows[0]?.xmin ?? 'missing';
+  };
+  return {
+    session: await one('SELECT xmin::text FROM __agents_sessions WHERE session_id = $1', [sessionId]),
+    run: await one('SELECT xmin::text FROM __agents_runs WHERE session_id = $1 AND run_id = $2', [sessionId, runId]),
+    stream: await one('SELECT xmin::text FROM __agents_streams WHERE stream_id = $1', [sessionId]),
+    message: await one('SELECT xmin::text FROM __agents_messages WHERE session_id = $1 ORDER BY sequence DESC LIMIT 1', [sessionId]),
+    record: await one("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'FinishRunStep'", [workflowId]),
+  };
+}
+
+describe('the finish of a run', () => {
+  it('fused journal: one transaction with FinishRunStep’s record; public: each write on its own', async () => {
+    const handle = await runtime.executor.execute(plain, 'Hello.', { sessionId: 'finish-one' });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', output: 'All done here.' });
+    const writers = await finishWriters('finish-one', handle.runId, handle.workflowId);
+    expect(Object.values(writers)).not.toContain('missing');
+    const distinct = new Set(Object.values(writers)).size;
+    if (activeJournal() === 'fused') expect(writers, 'one transaction').toEqual({ session: writers.record, run: writers.record, stream: writers.record, message: writers.record, record: writers.record });
+    else expect(distinct, 'separate transactions').toBeGreaterThanOrEqual(4);
+    expect((await runtime.stateStore.loadState('finish-one'))?.status).toBe('completed');
+    expect(await runtime.streamManager.getInfo('finish-one')).toMatchObject({ status: 'ended', output: 'All done here.' });
+    const chunks: string[] = [];
+    for await (const chunk of await runtime.streamManager.createReader('finish-one')) chunks.push(chunk.type);
+    expect(chunks.filter((type) => type === 'output')).toHaveLength(1);
+    expect(chunks.at(-1)).toBe('output');
+  });
+
+  it('with an onAgentComplete hook the finish writes on its own: the hook sees the session completed and the stream ended', async () => {
+    const seen: Array<{ status: SessionStatus | undefined; stream: string | undefined }> = [];
+    const hooked = defineAgent({
+      name: 'finish_hooked',
+      systemPrompt: 'Answer.',
+      tools: [],
+      hooks: {
+        onAgentComplete: async ({ sessionId }) => {
+          seen.push({ status: (await runtime.stateStore.loadState(sessionId))?.status, stream: (await runtime.streamManager.getInfo(sessionId))?.status });
+        },
+      },
+    });
+    const handle = await runtime.executor.execute(hooked, 'Hello.', { sessionId: 'finish-hooked' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    expect(seen).toEqual([{ status: 'completed', stream: 'ended' }]);
+    const writers = await finishWriters('finish-hooked', handle.runId, handle.workflowId);
+    expect(writers.session).not.toBe(writers.record);
+  });
+
+  it('a second turn after a folded finish starts, streams and finishes again on the same session', async () => {
+    const first = await runtime.executor.execute(plain, 'One.', { sessionId: 'finish-twice' });
+    await first.result();
+    const second = await runtime.executor.execute(plain, 'Two.', { sessionId: 'finish-twice' });
+    const chunks: string[] = [];
+    for await (const chunk of second.stream()) chunks.push(chunk.type);
+    expect(await second.result()).toMatchObject({ status: 'completed', output: 'All done here.' });
+    expect(chunks.at(-1)).toBe('output');
+    expect((await runtime.stateStore.getMessages('finish-twice')).messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect((await runtime.stateStore.listRuns('finish-twice')).runs.map((run) => run.status)).toEqual(['completed', 'completed']);
+  });
+});
