@@ -1,6 +1,8 @@
 import { healUnpairedCalls, markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import type { HookManager } from '../hooks/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
+import type { StateStoreStepRecords } from '../store/step-records.js';
+import { SEPARATE_RECORD, type StepRecord } from '../journal/step-record.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
@@ -104,7 +106,7 @@ export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionSt
  * @example
  * const begun = await beginRun(input);
  */
-export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | null }): Promise<{ stepCount: number; aborted?: true }> {
+export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | null }, record: StepRecord = SEPARATE_RECORD): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
   // abort() may land after the run record was created and before this step: the run stays aborted and the
@@ -112,13 +114,41 @@ export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | 
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
   if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
   const history = beginReadsHistory(input) ? await loadHistory(stateStore, input.sessionId) : [];
-  await appendBeginMessages(stateStore, input.sessionId, beginAppends(input, history, Date.now()));
-  await stateStore.saveState(input.sessionId, beginSessionWrite(input));
-  if (run?.status !== 'running' || run.workflowId !== input.workflowId) {
-    await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+  const appends = beginAppends(input, history, Date.now());
+  const writesRun = run?.status !== 'running' || run.workflowId !== input.workflowId;
+  const joined = await beginJoinsRecord(record, stateStore, hooks, appends);
+  if (joined !== undefined) {
+    // No hook to fire and nothing healed: the begin's writes commit with the step's record (one transaction).
+    record.defer({
+      within: async (connection) => {
+        if (appends.messages.length > 0) await joined.appendMessagesOn(connection, input.sessionId, appends.messages);
+        await joined.saveStateOn(connection, input.sessionId, beginSessionWrite(input));
+        if (writesRun) await joined.updateRunStatusOn(connection, input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
+      },
+    });
+    return { stepCount: 0 };
   }
+  await appendBeginMessages(stateStore, input.sessionId, appends);
+  await stateStore.saveState(input.sessionId, beginSessionWrite(input));
+  if (writesRun) await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
   await fireBeginHooks(input, stateStore, hooks);
   return { stepCount: 0 };
+}
+
+/**
+ * The store's step records when a run's begin commits with its step's record: the store joins it, no onAgentStart or
+ * onAgentResumed hook is registered (a hook sees the begin's writes committed), and no call is healed (that write is
+ * a compare-and-set loop of its own).
+ */
+async function beginJoinsRecord(
+  record: StepRecord,
+  stateStore: SessionStateStore,
+  hooks: Pick<HookManager, 'hasHooks'>,
+  appends: BeginAppends,
+): Promise<StateStoreStepRecords | undefined> {
+  if (appends.healed.length > 0 || hooks.hasHooks('onAgentStart') || hooks.hasHooks('onAgentResumed')) return undefined;
+  const stepRecords = stateStore.stepRecords;
+  return stepRecords !== undefined && (await record.joins(stepRecords)) ? stepRecords : undefined;
 }
 
 function continuesUnsettled(input: BeginRunInput): boolean {

@@ -41,7 +41,7 @@ export interface FinishRunInput extends RunScope {
  */
 export class RunLifecycleStep {
   static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    return runJournaledStep('BeginRunStep', () => beginRun(input));
+    return runJournaledStep('BeginRunStep', (record) => beginRun(input, undefined, record));
   }
 
   /** Durable {@link abandonRun}. */

@@ -73,6 +73,7 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   loadStateForStep: [sessionId],
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
   saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
+  appendMessagesOn: [undefined, ...STATE_STORE_ARGUMENTS.appendMessages],
   updateRunStatusOn: [undefined, ...STATE_STORE_ARGUMENTS.updateRunStatus],
 } as const satisfies Record<keyof StateStoreStepRecords, MethodArgumentRules>;
 

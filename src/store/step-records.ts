@@ -54,6 +54,8 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    * nothing is visible before the caller commits, nothing remains after it rolls back.
    */
   saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }>;
+  /** `appendMessages` on `connection`, inside the caller's transaction (as {@link saveStateOn}): idempotent by id. */
+  appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[]): Promise<number>;
   /** `updateRunStatus` on `connection`, inside the caller's transaction (as {@link saveStateOn}). */
   updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { StateStoreStepRecords, StepCommitOnConnection } from '../step-reco
 import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
 import { connectionDatabase, type PostgresContext } from './database.js';
+import { appendPostgresMessages } from './messages.js';
 import { updatePostgresRunStatus } from './runs.js';
 import { savePostgresState } from './state.js';
 import { primeStepCommit } from './prime-step-commit.js';
@@ -61,6 +62,11 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   async saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }> {
     this.#commits.take(sessionId); // the row changes: what the last step commit left is no use
     return savePostgresState(this.#on(connection), sessionId, write);
+  }
+
+  /** `appendMessages` inside the caller's transaction. */
+  async appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[]): Promise<number> {
+    return appendPostgresMessages(this.#on(connection), sessionId, messages);
   }
 
   /** `updateRunStatus` inside the caller's transaction. */

@@ -50,6 +50,7 @@ function stateStoreWith(broken: (real: StateStoreStepRecords) => Partial<StateSt
     loadStateForStep: (sessionId) => real.loadStateForStep(sessionId),
     commitStepOn: (...args) => real.commitStepOn(...args),
     saveStateOn: (...args) => real.saveStateOn(...args),
+    appendMessagesOn: (...args) => real.appendMessagesOn(...args),
     updateRunStatusOn: (...args) => real.updateRunStatusOn(...args),
     ...broken(real),
   };
@@ -178,6 +179,11 @@ describe('the step records contract rejects broken implementations', () => {
       'a session write that ignores the caller’s transaction (saves on its own)',
       'saveStateOn and updateRunStatusOn',
       () => stateStoreWith(() => ({ saveStateOn: (_connection, sessionId, write) => subject.components.stateStore!.saveState(sessionId, write) })),
+    ],
+    [
+      'a message append that ignores the caller’s transaction (appends on its own)',
+      'appendMessagesOn',
+      () => stateStoreWith(() => ({ appendMessagesOn: (_connection, sessionId, messages) => subject.components.stateStore!.appendMessages(sessionId, messages) })),
     ],
     [
       'a run update that writes nothing',

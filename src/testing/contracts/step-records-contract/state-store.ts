@@ -127,6 +127,27 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'stateStore',
+      name: 'stateStore.stepRecords.appendMessagesOn: nothing after ROLLBACK; at COMMIT the messages once, in order; again, nothing more',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = await sessionWithStagedStep(subject, 'records-append');
+        const messages: Message[] = [{ id: 'r1:0:0', role: 'user', content: 'go' }, ...stepMessages('r1', 1)];
+        const ids = async (): Promise<string[]> => (await store.getMessages(sessionId)).messages.map((message) => message.id);
+        await inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.appendMessagesOn(connection, sessionId, messages));
+        expect(await ids(), 'after ROLLBACK').toEqual([]);
+        const total = await inTransaction(subject, 'COMMIT', async (connection) => {
+          const appended = await stepRecords.appendMessagesOn(connection, sessionId, messages);
+          expect(await ids(), 'before COMMIT').toEqual([]);
+          return appended;
+        });
+        expect(total).toBe(3);
+        expect(await ids()).toEqual(['r1:0:0', 'r1:1:0', 'r1:1:1']);
+        expect(await inTransaction(subject, 'COMMIT', (connection) => stepRecords.appendMessagesOn(connection, sessionId, messages))).toBe(3);
+        expect(await store.getMessageCount(sessionId)).toBe(3);
+      },
+    },
+    {
+      component: 'stateStore',
       name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
       run: async (subject) => {
         const { stepRecords } = stateStoreOf(subject);
@@ -145,6 +166,7 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [], { checkpointId: bad, runId: 'r1', stepCount: 1 }), 'commitStepOn (checkpoint id)');
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [{ id: bad, role: 'user', content: 'x' }], meta('r1', 1)), 'commitStepOn (message id)');
           await refuse(stepRecords.saveStateOn(connection, bad, { status: 'completed' }), 'saveStateOn');
+          await refuse(stepRecords.appendMessagesOn(connection, good, [{ id: bad, role: 'user', content: 'x' }]), 'appendMessagesOn (message id)');
           await refuse(stepRecords.updateRunStatusOn(connection, good, bad, 'completed'), 'updateRunStatusOn (run id)');
         }
         expect(connection.queries, 'statements on the connection').toBe(0);

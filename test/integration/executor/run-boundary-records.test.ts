@@ -1,5 +1,6 @@
 /**
- * A run's finish on the fused journal commits with FinishRunStep's record: the last step's messages, the final chunk,
+ * A run's begin on the fused journal commits with BeginRunStep's record (the user message, the session's step count,
+ * DBOS's step row: one transaction), and its finish with FinishRunStep's record: the last step's messages, the final chunk,
  * the stream's end, the session's outcome, the run's record and DBOS's step row are one transaction (one `xmin`).
  * The public journal, and a run with a hook that must see its outcome committed when it fires, write them on their
  * own (the session outcome committed before onAgentComplete fires).
@@ -41,6 +42,36 @@ async function finishWriters(sessionId: string, runId: string, workflowId: strin
     record: await one("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'FinishRunStep'", [workflowId]),
   };
 }
+
+describe('the begin of a run', () => {
+  it('fused journal: the user message commits with BeginRunStep’s record; public: on its own', async () => {
+    const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-one' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    const { rows } = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_messages WHERE session_id = $1 ORDER BY sequence LIMIT 1', ['begin-one']);
+    const record = await pool.query<{ xmin: string }>("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'BeginRunStep'", [handle.workflowId]);
+    expect(rows[0]?.xmin).toBeDefined();
+    if (activeJournal() === 'fused') expect(rows[0]?.xmin).toBe(record.rows[0]?.xmin);
+    else expect(rows[0]?.xmin).not.toBe(record.rows[0]?.xmin);
+    expect((await runtime.stateStore.getMessages('begin-one')).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('with an onAgentStart hook the begin writes on its own: the hook sees the user message committed', async () => {
+    const seen: string[][] = [];
+    const hooked = defineAgent({
+      name: 'begin_hooked',
+      systemPrompt: 'Answer.',
+      tools: [],
+      hooks: {
+        onAgentStart: async ({ sessionId }) => {
+          seen.push((await runtime.stateStore.getMessages(sessionId)).messages.map((message) => message.role));
+        },
+      },
+    });
+    const handle = await runtime.executor.execute(hooked, 'Hello.', { sessionId: 'begin-hooked' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    expect(seen).toEqual([['user']]);
+  });
+});
 
 describe('the finish of a run', () => {
   it('fused journal: one transaction with FinishRunStep’s record; public: each write on its own', async () => {
