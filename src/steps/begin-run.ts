@@ -2,6 +2,8 @@ import { healUnpairedCalls, markCallsCompleted } from '../orchestration/hitl-dec
 import type { HookManager } from '../hooks/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StateStoreStepRecords } from '../store/step-records.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import { SEPARATE_RECORD, type StepRecord } from '../journal/step-record.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
@@ -118,9 +120,12 @@ export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | 
   const writesRun = run?.status !== 'running' || run.workflowId !== input.workflowId;
   const joined = await beginJoinsRecord(record, stateStore, hooks, appends);
   if (joined !== undefined) {
-    // No hook to fire and nothing healed: the begin's writes commit with the step's record (one transaction).
+    // No hook to fire and nothing healed: the begin's writes commit with the step's record (one transaction), and a
+    // root run's stream is created there too when the stream manager joins (not by the first chunk's writer).
+    const streams = await streamJoiningRecord(record, dependencies.streamManager, input);
     record.defer({
       within: async (connection) => {
+        await streams?.openStreamOn(connection, input.streamId, input.agentType);
         if (appends.messages.length > 0) await joined.appendMessagesOn(connection, input.sessionId, appends.messages);
         await joined.saveStateOn(connection, input.sessionId, beginSessionWrite(input));
         if (writesRun) await joined.updateRunStatusOn(connection, input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
@@ -149,6 +154,13 @@ async function beginJoinsRecord(
   if (appends.healed.length > 0 || hooks.hasHooks('onAgentStart') || hooks.hasHooks('onAgentResumed')) return undefined;
   const stepRecords = stateStore.stepRecords;
   return stepRecords !== undefined && (await record.joins(stepRecords)) ? stepRecords : undefined;
+}
+
+/** The stream manager's step records when it joins the record and the run is its stream's root agent. */
+async function streamJoiningRecord(record: StepRecord, streamManager: StreamManager, input: BeginRunInput): Promise<StreamManagerStepRecords | undefined> {
+  const stepRecords = streamManager.stepRecords;
+  if (stepRecords === undefined || input.streamId !== input.sessionId) return undefined;
+  return (await record.joins(stepRecords)) ? stepRecords : undefined;
 }
 
 function continuesUnsettled(input: BeginRunInput): boolean {

@@ -41,6 +41,12 @@ export interface StreamManagerStepRecords extends StepRecordParticipant {
    */
   handOver(writer: StreamWriter): Promise<ChunkHandover | undefined>;
   /**
+   * What `createWriter` does to the stream (create it active, or leave an existing one as it is) on `connection`,
+   * inside the caller's transaction: a stream created there exists once the caller commits, nothing after a rollback.
+   * `agentType` is the stream's own agent type (its root agent's).
+   */
+  openStreamOn(connection: StepRecordConnection, streamId: string, agentType: string): Promise<void>;
+  /**
    * `endStream` on `connection`, inside the caller's transaction on the manager's database, after the chunks handed
    * over (the caller hands them over first): the stream reads ended with `output` once the caller commits, and
    * readers are woken then; nothing remains after a rollback. No-op on a stream already ended or failed. Call the

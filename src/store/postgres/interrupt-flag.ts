@@ -58,7 +58,7 @@ export async function checkPostgresInterruptFlag({ database, tables }: PostgresC
 }
 
 /**
- * Clear the interrupt flag.
+ * Clear the interrupt flag. A flag already clear is not rewritten (no write transaction, no row version).
  *
  * @example
  * await clearPostgresInterruptFlag(context, 's1');
@@ -66,7 +66,11 @@ export async function checkPostgresInterruptFlag({ database, tables }: PostgresC
 export async function clearPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<void> {
   assertIdentifier(sessionId, 'sessionId');
   await database.run('clear the interrupt flag', (connection) =>
-    connection.query(`UPDATE ${tables.sessions} SET interrupt_requested = false, interrupt_reason = NULL WHERE session_id = $1`, [sessionId]),
+    connection.query(
+      `UPDATE ${tables.sessions} SET interrupt_requested = false, interrupt_reason = NULL
+       WHERE session_id = $1 AND (interrupt_requested OR interrupt_reason IS NOT NULL)`,
+      [sessionId],
+    ),
   );
 }
 

@@ -74,6 +74,14 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
       const agentType = writer.agentType;
       return writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
     },
+    openStreamOn: async (connection, streamId, agentType) => {
+      assertStreamId(streamId);
+      try {
+        await connection.query(parts.sql.open, [streamId, agentType]);
+      } catch (error) {
+        throw toPostgresStoreError(error, 'open a stream', parts.logger);
+      }
+    },
     endStreamOn: async (connection, streamId, output) => {
       assertStreamId(streamId);
       const finished = output === undefined ? null : JSON.stringify(output);

@@ -61,6 +61,7 @@ function streamManagerWith(broken: (real: StreamManagerStepRecords) => Partial<S
   const manager = subject.components.streamManager!;
   const real = manager.stepRecords!;
   const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer) => real.handOver(writer),
+    openStreamOn: (...args) => real.openStreamOn(...args),
     endStreamOn: (...args) => real.endStreamOn(...args),
     ...broken(real),
   };
@@ -189,6 +190,17 @@ describe('the step records contract rejects broken implementations', () => {
       'a run update that writes nothing',
       'saveStateOn and updateRunStatusOn',
       () => stateStoreWith(() => ({ updateRunStatusOn: async () => undefined })),
+    ],
+    [
+      'a stream opened on a connection of its own',
+      'openStreamOn',
+      () =>
+        streamManagerWith(() => ({
+          openStreamOn: async (_connection, streamId, agentType) => {
+            const writer = await subject.components.streamManager!.createWriter(streamId, streamId, agentType);
+            await writer.close();
+          },
+        })),
     ],
     [
       'a stream end that ends the stream on a connection of its own',

@@ -13,7 +13,14 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { SessionStatus } from '../../../src/types/session.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
-const llm = new MockLLMAdapter(() => ({ type: 'text', text: 'All done here.' }));
+/** While set, the model waits for it before answering (the run is then between its begin and its first record). */
+let modelGate: Promise<void> | undefined;
+let modelCalled: (() => void) | undefined;
+const llm = new MockLLMAdapter(async () => {
+  modelCalled?.();
+  await modelGate;
+  return { type: 'text', text: 'All done here.' };
+});
 const plain = defineAgent({ name: 'finish_plain', systemPrompt: 'Answer.', tools: [] });
 let runtime: TestRuntime;
 let pool: pg.Pool;
@@ -53,6 +60,27 @@ describe('the begin of a run', () => {
     if (activeJournal() === 'fused') expect(rows[0]?.xmin).toBe(record.rows[0]?.xmin);
     else expect(rows[0]?.xmin).not.toBe(record.rows[0]?.xmin);
     expect((await runtime.stateStore.getMessages('begin-one')).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('fused journal: a new session’s stream is created in BeginRunStep’s record (public: by the first chunk)', async () => {
+    let open: () => void = () => undefined;
+    modelGate = new Promise((resolve) => (open = resolve));
+    const called = new Promise<void>((resolve) => (modelCalled = resolve));
+    try {
+      const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-stream' });
+      await called;
+      const { rows } = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_streams WHERE stream_id = $1', ['begin-stream']);
+      const record = await pool.query<{ xmin: string }>("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'BeginRunStep'", [handle.workflowId]);
+      // Public journal: the first chunk's writer creates it (after the model answers).
+      if (activeJournal() === 'fused') expect(rows[0]?.xmin, 'the stream, while the model is called').toBe(record.rows[0]?.xmin);
+      else expect(rows, 'no stream yet').toEqual([]);
+      open();
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+    } finally {
+      open();
+      modelGate = undefined;
+      modelCalled = undefined;
+    }
   });
 
   it('with an onAgentStart hook the begin writes on its own: the hook sees the user message committed', async () => {

@@ -83,6 +83,25 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'streamManager',
+      name: 'streamManager.stepRecords.openStreamOn: nothing after ROLLBACK; at COMMIT an active stream; an existing one is left as it is',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        await inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.openStreamOn(connection, streamId, 'assistant'));
+        expect(await manager.getInfo(streamId), 'after ROLLBACK').toBeNull();
+        await inTransaction(subject, 'COMMIT', async (connection) => {
+          await stepRecords.openStreamOn(connection, streamId, 'assistant');
+          expect(await manager.getInfo(streamId), 'before COMMIT').toBeNull();
+        });
+        expect(await manager.getInfo(streamId), 'after COMMIT').toMatchObject({ status: 'active', lastSequence: 0, chunkCount: 0 });
+        await manager.endStream(streamId, 'kept');
+        await inTransaction(subject, 'COMMIT', (connection) => stepRecords.openStreamOn(connection, streamId, 'assistant'));
+        expect(await manager.getInfo(streamId), 'an ended stream opened again').toMatchObject({ status: 'ended', output: 'kept' });
+        await expect(stepRecords.openStreamOn(untouchableConnection(), '', 'assistant'), 'an empty stream id').rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      },
+    },
+    {
+      component: 'streamManager',
       name: 'streamManager.stepRecords.endStreamOn: after the handed-over chunks, inside BEGIN … ROLLBACK the stream stays active; at COMMIT it ends with its output',
       run: async (subject) => {
         const { manager, stepRecords } = streamManagerOf(subject);
