@@ -16,6 +16,7 @@ import { isPersistentState, PersistentSessions } from './persistent-sessions.js'
 import { abortSession, interruptSession } from './run-control.js';
 import { resumeSession } from './resume-session.js';
 import { RunLauncher } from './run-launcher.js';
+import { withStartWrites } from './start-writes.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
@@ -134,11 +135,18 @@ export class DBOSAgentExecutor {
         case 'start_turn': {
           if (existing === null) continue;
           const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
-          const swapped = await stateStore.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
-          if (!swapped.ok) continue; // another writer changed the session: decide again
-          await this.config.streamManager.reactivateStream(existing.streamId ?? sessionId);
           const withState = typeof input === 'object' && input.state !== undefined;
-          return this.launcher.startRun(any, sessionId, runId, { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) }, options);
+          const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) };
+          // The session taken, its stream reactivated and the run recorded: one transaction when the stores share a database.
+          const planned = await this.launcher.planRun(any, sessionId, runId, turn);
+          const recorded = await withStartWrites(this.config, async (writer) => {
+            const swapped = await writer.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
+            if (!swapped.ok) return undefined; // another writer changed the session: decide again
+            await writer.reactivateStream(existing.streamId ?? sessionId);
+            return this.launcher.recordRun(writer, planned);
+          });
+          if (recorded === undefined) continue;
+          return this.launcher.launchRun(any, recorded, options);
         }
         default:
           throw refusalError('execute', decision.action === 'refuse' ? decision.reason : 'not_continuable', sessionId, view);

@@ -23,6 +23,13 @@ export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
 export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
+import { withStartWrites, type StartWriter } from './start-writes.js';
+
+/** A run's start as planned before its writes: its workflow input and the session's previous run. */
+export interface PlannedRun {
+  input: AgentWorkflowInput;
+  previous: RunRecord | null;
+}
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
@@ -34,7 +41,7 @@ export class RunLauncher {
     private readonly callbacks: (agent: AnyAgentConfig, sessionId: string) => HandleCallbacks,
   ) {}
 
-  /** Record the run, register its hooks and start its workflow (deterministic id). */
+  /** Record the run (its writes in one transaction, see `withStartWrites`), then launch it. */
   async startRun(
     agent: AnyAgentConfig,
     sessionId: string,
@@ -42,11 +49,21 @@ export class RunLauncher {
     turn: TurnInput,
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
   ): Promise<AgentExecutionHandle<any>> {
+    const planned = await this.planRun(agent, sessionId, runId, turn);
+    await withStartWrites(this.config, (writer) => this.recordRun(writer, planned));
+    return this.launchRun(agent, planned.input, options);
+  }
+
+  /**
+   * What a run's start records, from reads taken before its writes (a start transaction must not wait for a pool
+   * connection while concurrent starts of the same session hold theirs): the workflow input and the previous run.
+   */
+  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput): Promise<PlannedRun> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
     const workflowId = standardWorkflowId(agent.name, sessionId, runId);
-    const workflowInput: AgentWorkflowInput = {
+    const input: AgentWorkflowInput = {
       sessionId,
       runId,
       agentType: agent.name,
@@ -58,22 +75,35 @@ export class RunLauncher {
       ...turn,
       journal: journalStamp(),
     };
-    const previous = await stateStore.getCurrentRun(sessionId);
+    return { input, previous: await stateStore.getCurrentRun(sessionId) };
+  }
+
+  /**
+   * Record a planned run through `writer` (a stale interrupt flag cleared, the run record holding its workflow input):
+   * inside a caller's `withStartWrites`, with the start's other writes. Launch it once that committed.
+   */
+  async recordRun(writer: StartWriter, { input, previous }: PlannedRun): Promise<AgentWorkflowInput> {
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
-    if (previous !== null) await stateStore.clearInterruptFlag(sessionId);
-    await stateStore.createRun(sessionId, {
-      runId,
+    if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
+    await writer.createRun(input.sessionId, {
+      runId: input.runId,
       status: 'running',
       stepCount: 0,
-      startSequence,
-      workflowId,
+      startSequence: input.startSequence,
+      workflowId: input.workflowId,
       startedAt: Date.now(),
       ...(previous === null ? {} : { previousRunId: previous.runId }),
-      metadata: { workflowInput },
+      metadata: { workflowInput: input },
     });
+    return input;
+  }
+
+  /** Register a recorded run's hooks and start its workflow (deterministic id). */
+  async launchRun(agent: AnyAgentConfig, input: AgentWorkflowInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>): Promise<AgentExecutionHandle<any>> {
+    const { sessionId, runId, workflowId, startSequence } = input;
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
-    const live = await this.startWorkflow(workflowInput);
+    const live = await this.startWorkflow(input);
     return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, live);
   }
 

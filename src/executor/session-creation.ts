@@ -3,6 +3,7 @@ import { SessionAlreadyExistsError } from '../errors/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { reclaimStream } from '../stream/index.js';
 import type { RunLauncher } from './run-launcher.js';
+import { withStartWrites } from './start-writes.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
 /**
@@ -26,18 +27,23 @@ export async function createAndStart(
   const initial = initializeAgentState(agent, input, { runId });
   try {
     if (branch === undefined) {
-      await stateStore.createSession(sessionId, {
-        agentType: agent.name,
-        customState: initial.customState,
-        status: 'active',
-        mode: options.mode ?? 'standard',
-        streamId: sessionId,
-        ...(options.userId === undefined ? {} : { userId: options.userId }),
-        ...(options.tags === undefined ? {} : { tags: options.tags }),
-        ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+      // The session and its first run: one transaction when the stores share a database (its reads taken before).
+      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message });
+      const recorded = await withStartWrites({ stateStore, streamManager }, async (writer) => {
+        await writer.createSession(sessionId, {
+          agentType: agent.name,
+          customState: initial.customState,
+          status: 'active',
+          mode: options.mode ?? 'standard',
+          streamId: sessionId,
+          ...(options.userId === undefined ? {} : { userId: options.userId }),
+          ...(options.tags === undefined ? {} : { tags: options.tags }),
+          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+        });
+        return launcher.recordRun(writer, planned);
       });
       await reclaimStream(streamManager, sessionId);
-      return launcher.startRun(agent, sessionId, runId, { userMessage: initial.message }, options);
+      return launcher.launchRun(agent, recorded, options);
     }
     await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
   } catch (error) {

@@ -74,6 +74,11 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
   saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
   appendMessagesOn: [undefined, ...STATE_STORE_ARGUMENTS.appendMessages],
+  transaction: [],
+  createSessionOn: [undefined, ...STATE_STORE_ARGUMENTS.createSession],
+  compareAndSetStatusOn: [undefined, sessionId],
+  clearInterruptFlagOn: [undefined, sessionId],
+  createRunOn: [undefined, ...STATE_STORE_ARGUMENTS.createRun],
   updateRunStatusOn: [undefined, ...STATE_STORE_ARGUMENTS.updateRunStatus],
 } as const satisfies Record<keyof StateStoreStepRecords, MethodArgumentRules>;
 

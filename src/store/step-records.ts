@@ -1,5 +1,17 @@
 import type { Message } from '../types/message.js';
-import type { CheckpointMeta, RunStatus, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../types/session.js';
+import type {
+  CheckpointMeta,
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  CreateRunInput,
+  CreateSessionOptions,
+  RunRecord,
+  RunStatus,
+  SaveAndPromoteOptions,
+  SessionState,
+  SessionStateWrite,
+  SessionStatus,
+} from '../types/session.js';
 import type { RunPatch } from './record-updates.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from '../types/step-records.js';
@@ -58,4 +70,24 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
   appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[]): Promise<number>;
   /** `updateRunStatus` on `connection`, inside the caller's transaction (as {@link saveStateOn}). */
   updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void>;
+  /**
+   * Run `body` in one transaction of its own on the store's database (the writes of a run's start: components on the
+   * same database write there through their `…On` methods). Committed when `body` resolves, rolled back when it
+   * throws; retried whole through transient failures, like the store's own transactions.
+   */
+  transaction<T>(body: (connection: StepRecordConnection) => Promise<T>): Promise<T>;
+  /** `createSession` inside the caller's transaction (as {@link saveStateOn}); SessionAlreadyExistsError as it. */
+  createSessionOn(connection: StepRecordConnection, sessionId: string, options: CreateSessionOptions): Promise<SessionState>;
+  /** `compareAndSetStatus` inside the caller's transaction (as {@link saveStateOn}). */
+  compareAndSetStatusOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    expectedStatuses: readonly SessionStatus[],
+    newStatus: SessionStatus,
+    options?: CompareAndSetOptions,
+  ): Promise<CompareAndSetResult>;
+  /** `clearInterruptFlag` inside the caller's transaction (as {@link saveStateOn}). */
+  clearInterruptFlagOn(connection: StepRecordConnection, sessionId: string): Promise<void>;
+  /** `createRun` inside the caller's transaction (as {@link saveStateOn}): idempotent by run id. */
+  createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput): Promise<RunRecord>;
 }

@@ -47,6 +47,12 @@ export interface StreamManagerStepRecords extends StepRecordParticipant {
    */
   openStreamOn(connection: StepRecordConnection, streamId: string, agentType: string): Promise<void>;
   /**
+   * `reactivateStream` on `connection`, inside the caller's transaction: the stream reads active once the caller
+   * commits (StreamError `STREAM_NOT_FOUND` when it does not exist). Call the returned `onCommitted` once the caller
+   * committed (this process's writers may write it again); never after a rollback.
+   */
+  reactivateStreamOn(connection: StepRecordConnection, streamId: string): Promise<{ onCommitted(): void }>;
+  /**
    * `endStream` on `connection`, inside the caller's transaction on the manager's database, after the chunks handed
    * over (the caller hands them over first): the stream reads ended with `output` once the caller commits, and
    * readers are woken then; nothing remains after a rollback. No-op on a stream already ended or failed. Call the

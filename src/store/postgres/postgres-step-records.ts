@@ -1,6 +1,18 @@
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import type { Message } from '../../types/message.js';
-import type { CheckpointMeta, RunStatus, SaveAndPromoteOptions, SessionState, SessionStateWrite } from '../../types/session.js';
+import type {
+  CheckpointMeta,
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  CreateRunInput,
+  CreateSessionOptions,
+  RunRecord,
+  RunStatus,
+  SaveAndPromoteOptions,
+  SessionState,
+  SessionStateWrite,
+  SessionStatus,
+} from '../../types/session.js';
 import type { RunPatch } from '../record-updates.js';
 import type { StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
@@ -9,8 +21,10 @@ import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
 import { connectionDatabase, type PostgresContext } from './database.js';
 import { appendPostgresMessages } from './messages.js';
-import { updatePostgresRunStatus } from './runs.js';
-import { savePostgresState } from './state.js';
+import { clearPostgresInterruptFlag } from './interrupt-flag.js';
+import { createPostgresRun, updatePostgresRunStatus } from './runs.js';
+import { createPostgresSession } from './sessions.js';
+import { compareAndSetPostgresStatus, savePostgresState } from './state.js';
 import { primeStepCommit } from './prime-step-commit.js';
 
 /**
@@ -72,6 +86,38 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   /** `updateRunStatus` inside the caller's transaction. */
   async updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void> {
     await updatePostgresRunStatus(this.#on(connection), sessionId, runId, status, patch);
+  }
+
+  /** One transaction on the store's pool (retried whole through transient failures). */
+  async transaction<T>(body: (connection: StepRecordConnection) => Promise<T>): Promise<T> {
+    return this.#context.database.transaction('start a run', (connection) => body(connection));
+  }
+
+  /** `createSession` inside the caller's transaction. */
+  async createSessionOn(connection: StepRecordConnection, sessionId: string, options: CreateSessionOptions): Promise<SessionState> {
+    return createPostgresSession(this.#on(connection), sessionId, options);
+  }
+
+  /** `compareAndSetStatus` inside the caller's transaction. */
+  async compareAndSetStatusOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    expectedStatuses: readonly SessionStatus[],
+    newStatus: SessionStatus,
+    options?: CompareAndSetOptions,
+  ): Promise<CompareAndSetResult> {
+    this.#commits.take(sessionId);
+    return compareAndSetPostgresStatus(this.#on(connection), sessionId, expectedStatuses, newStatus, options);
+  }
+
+  /** `clearInterruptFlag` inside the caller's transaction. */
+  async clearInterruptFlagOn(connection: StepRecordConnection, sessionId: string): Promise<void> {
+    await clearPostgresInterruptFlag(this.#on(connection), sessionId);
+  }
+
+  /** `createRun` inside the caller's transaction. */
+  async createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput): Promise<RunRecord> {
+    return createPostgresRun(this.#on(connection), sessionId, run);
   }
 
   #on(connection: StepRecordConnection): PostgresContext {

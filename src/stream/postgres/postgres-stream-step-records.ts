@@ -82,6 +82,17 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
         throw toPostgresStoreError(error, 'open a stream', parts.logger);
       }
     },
+    reactivateStreamOn: async (connection, streamId) => {
+      assertStreamId(streamId);
+      let reactivated: number | null;
+      try {
+        ({ rowCount: reactivated } = await connection.query(parts.sql.reactivate, [streamId, parts.sql.channel]));
+      } catch (error) {
+        throw toPostgresStoreError(error, 'reactivate a stream', parts.logger);
+      }
+      if (reactivated === 0) throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
+      return { onCommitted: () => parts.writers.setClosed(streamId, false) };
+    },
     endStreamOn: async (connection, streamId, output) => {
       assertStreamId(streamId);
       const finished = output === undefined ? null : JSON.stringify(output);

@@ -51,6 +51,11 @@ function stateStoreWith(broken: (real: StateStoreStepRecords) => Partial<StateSt
     commitStepOn: (...args) => real.commitStepOn(...args),
     saveStateOn: (...args) => real.saveStateOn(...args),
     appendMessagesOn: (...args) => real.appendMessagesOn(...args),
+    transaction: (body) => real.transaction(body),
+    createSessionOn: (...args) => real.createSessionOn(...args),
+    compareAndSetStatusOn: (...args) => real.compareAndSetStatusOn(...args),
+    clearInterruptFlagOn: (...args) => real.clearInterruptFlagOn(...args),
+    createRunOn: (...args) => real.createRunOn(...args),
     updateRunStatusOn: (...args) => real.updateRunStatusOn(...args),
     ...broken(real),
   };
@@ -62,6 +67,7 @@ function streamManagerWith(broken: (real: StreamManagerStepRecords) => Partial<S
   const real = manager.stepRecords!;
   const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer) => real.handOver(writer),
     openStreamOn: (...args) => real.openStreamOn(...args),
+    reactivateStreamOn: (...args) => real.reactivateStreamOn(...args),
     endStreamOn: (...args) => real.endStreamOn(...args),
     ...broken(real),
   };
@@ -185,6 +191,29 @@ describe('the step records contract rejects broken implementations', () => {
       'a message append that ignores the caller’s transaction (appends on its own)',
       'appendMessagesOn',
       () => stateStoreWith(() => ({ appendMessagesOn: (_connection, sessionId, messages) => subject.components.stateStore!.appendMessages(sessionId, messages) })),
+    ],
+    [
+      'a start transaction that commits what a throwing body wrote',
+      'a run’s start',
+      () =>
+        stateStoreWith((real) => ({
+          transaction: async (body) => {
+            const outcome = await real.transaction(async (connection) => body(connection).then((value) => ({ value }), (error: unknown) => ({ error })));
+            if ('error' in outcome) throw outcome.error;
+            return outcome.value;
+          },
+        })),
+    ],
+    [
+      'a reactivation that leaves this process’s writers refusing',
+      'reactivateStreamOn',
+      () =>
+        streamManagerWith((real) => ({
+          reactivateStreamOn: async (connection, streamId) => {
+            await real.reactivateStreamOn(connection, streamId);
+            return { onCommitted: () => undefined };
+          },
+        })),
     ],
     [
       'a run update that writes nothing',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { InternalError } from '../../../errors/index.js';
 import { MAX_STORED_ID_BYTES } from '../../../store/validation.js';
 import type { StepCommitOnConnection } from '../../../store/step-records.js';
 import type { Message } from '../../../types/message.js';
@@ -148,6 +149,43 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'stateStore',
+      name: 'stateStore.stepRecords.transaction: a run’s start (createSessionOn, compareAndSetStatusOn, clearInterruptFlagOn, createRunOn) commits when it resolves, nothing when it throws',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = `records-start-${randomUUID()}`;
+        const run = (runId: string) => ({ runId, status: 'running' as const, stepCount: 0, startSequence: 0, startedAt: 1 });
+        const failed = stepRecords.transaction(async (connection) => {
+          await stepRecords.createSessionOn(connection, sessionId, { agentType: 'contract-agent', status: 'active' });
+          await stepRecords.createRunOn(connection, sessionId, run('r1'));
+          throw new InternalError('the start fails');
+        });
+        await expect(failed).rejects.toThrow('the start fails');
+        expect(await store.loadState(sessionId), 'after a throw').toBeNull();
+        await stepRecords.transaction(async (connection) => {
+          await stepRecords.createSessionOn(connection, sessionId, { agentType: 'contract-agent', status: 'active' });
+          await stepRecords.createRunOn(connection, sessionId, run('r1'));
+          expect(await store.loadState(sessionId), 'before it resolves').toBeNull();
+        });
+        expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r1', turn: 1 });
+        await store.saveState(sessionId, { status: 'completed' });
+        await store.setInterruptFlag(sessionId, 'stop');
+        const version = (await store.loadState(sessionId))?.version;
+        const stale = await stepRecords.transaction((connection) => stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: 0 }));
+        expect(stale, 'a stale version').toMatchObject({ ok: false, currentStatus: 'completed' });
+        await stepRecords.transaction(async (connection) => {
+          expect(await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: version })).toMatchObject({ ok: true });
+          await stepRecords.clearInterruptFlagOn(connection, sessionId);
+          await stepRecords.createRunOn(connection, sessionId, { ...run('r2'), previousRunId: 'r1' });
+        });
+        expect(await store.loadState(sessionId)).toMatchObject({ status: 'active' });
+        expect(await store.isInterruptRequested(sessionId)).toBe(false);
+        expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r2', turn: 2, previousRunId: 'r1' });
+        const again = stepRecords.transaction((connection) => stepRecords.createSessionOn(connection, sessionId, { agentType: 'contract-agent' }));
+        await expect(again, 'a session that exists').rejects.toMatchObject({ code: 'SESSION_ALREADY_EXISTS' });
+      },
+    },
+    {
+      component: 'stateStore',
       name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
       run: async (subject) => {
         const { stepRecords } = stateStoreOf(subject);
@@ -166,6 +204,10 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [], { checkpointId: bad, runId: 'r1', stepCount: 1 }), 'commitStepOn (checkpoint id)');
           await refuse(stepRecords.commitStepOn(connection, good, { stepCount: 1 }, [{ id: bad, role: 'user', content: 'x' }], meta('r1', 1)), 'commitStepOn (message id)');
           await refuse(stepRecords.saveStateOn(connection, bad, { status: 'completed' }), 'saveStateOn');
+          await refuse(stepRecords.createSessionOn(connection, bad, { agentType: 'contract-agent' }), 'createSessionOn');
+          await refuse(stepRecords.compareAndSetStatusOn(connection, bad, ['completed'], 'active'), 'compareAndSetStatusOn');
+          await refuse(stepRecords.clearInterruptFlagOn(connection, bad), 'clearInterruptFlagOn');
+          await refuse(stepRecords.createRunOn(connection, good, { runId: bad, status: 'running', stepCount: 0, startSequence: 0, startedAt: 1 }), 'createRunOn (run id)');
           await refuse(stepRecords.appendMessagesOn(connection, good, [{ id: bad, role: 'user', content: 'x' }]), 'appendMessagesOn (message id)');
           await refuse(stepRecords.updateRunStatusOn(connection, good, bad, 'completed'), 'updateRunStatusOn (run id)');
         }

@@ -102,6 +102,34 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'streamManager',
+      name: 'streamManager.stepRecords.reactivateStreamOn: nothing after ROLLBACK; active at COMMIT, writable again; STREAM_NOT_FOUND for no stream',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          await writer.write(textChunk(1, 'h'));
+          await manager.endStream(streamId, 'first');
+          await inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.reactivateStreamOn(connection, streamId));
+          expect(await manager.getInfo(streamId), 'after ROLLBACK').toMatchObject({ status: 'ended' });
+          const reactivated = await inTransaction(subject, 'COMMIT', async (connection) => {
+            const done = await stepRecords.reactivateStreamOn(connection, streamId);
+            expect(await manager.getInfo(streamId), 'before COMMIT').toMatchObject({ status: 'ended' });
+            return done;
+          });
+          reactivated.onCommitted();
+          expect(await manager.getInfo(streamId), 'after COMMIT').toMatchObject({ status: 'active', lastSequence: 1 });
+          await writer.write(textChunk(2, 'i'));
+          expect(await readEnded(subject, streamId)).toEqual(['h', 'i']);
+          const missing = inTransaction(subject, 'ROLLBACK', (connection) => stepRecords.reactivateStreamOn(connection, newStreamId()));
+          await expect(missing, 'no such stream').rejects.toMatchObject({ code: 'STREAM_NOT_FOUND' });
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
       name: 'streamManager.stepRecords.endStreamOn: after the handed-over chunks, inside BEGIN … ROLLBACK the stream stays active; at COMMIT it ends with its output',
       run: async (subject) => {
         const { manager, stepRecords } = streamManagerOf(subject);

@@ -1,0 +1,101 @@
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StateStoreStepRecords } from '../store/step-records.js';
+import type { StreamManagerStepRecords } from '../stream/step-records.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import type { StepRecordConnection } from '../types/step-records.js';
+import type { CompareAndSetOptions, CompareAndSetResult, CreateRunInput, CreateSessionOptions, RunRecord, SessionStatus } from '../types/session.js';
+
+/**
+ * The writes of a run's start (before its workflow starts): the session created or taken, the stream reactivated, a
+ * stale interrupt flag cleared, the run recorded.
+ *
+ * @example
+ * await writer.createRun(sessionId, { runId, status: 'running', stepCount: 0, startSequence, startedAt: Date.now() });
+ */
+export interface StartWriter {
+  createSession(sessionId: string, options: CreateSessionOptions): Promise<void>;
+  compareAndSetStatus(sessionId: string, expectedStatuses: readonly SessionStatus[], newStatus: SessionStatus, options?: CompareAndSetOptions): Promise<CompareAndSetResult>;
+  reactivateStream(streamId: string): Promise<void>;
+  clearInterruptFlag(sessionId: string): Promise<void>;
+  createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+}
+
+interface Stores {
+  stateStore: SessionStateStore;
+  streamManager: StreamManager;
+}
+
+interface Joined {
+  state: StateStoreStepRecords;
+  stream: StreamManagerStepRecords;
+}
+
+const verdicts = new WeakMap<StateStoreStepRecords, { stream: StreamManagerStepRecords; shared: Promise<boolean> }>();
+
+/**
+ * Run `body`, the writes of a run's start, in one transaction when the state store and the stream manager declare
+ * step records on one database (`stepRecords.transaction` and their `…On` methods); otherwise each write on its own,
+ * in the same order. The transaction commits when `body` resolves (what a reactivation tells this process's writers
+ * takes effect then) and rolls everything back when it throws; it may run `body` again after a transient failure, so
+ * `body` only writes through `writer` and reads. Start the run's workflow after this resolves.
+ *
+ * @example
+ * const run = await withStartWrites(config, (writer) => launcher.recordRun(writer, agent, sessionId, runId, turn));
+ */
+export async function withStartWrites<T>(stores: Stores, body: (writer: StartWriter) => Promise<T>): Promise<T> {
+  const joined = await joinedRecords(stores);
+  if (joined === undefined) return body(separateWriter(stores));
+  let committed: Array<() => void> = [];
+  const value = await joined.state.transaction((connection) => {
+    committed = [];
+    return body(joinedWriter(joined, connection, committed));
+  });
+  for (const done of committed) done();
+  return value;
+}
+
+async function joinedRecords({ stateStore, streamManager }: Stores): Promise<Joined | undefined> {
+  const state = stateStore.stepRecords;
+  const stream = streamManager.stepRecords;
+  if (state === undefined || stream === undefined) return undefined;
+  let verdict = verdicts.get(state);
+  if (verdict === undefined || verdict.stream !== stream) {
+    const shared = Promise.all([state.databaseFingerprint(), stream.databaseFingerprint()]).then(
+      ([own, other]) => own === other,
+      () => {
+        verdicts.delete(state); // a failed question is asked again next time, not answered for the process
+        return false;
+      },
+    );
+    verdict = { stream, shared };
+    verdicts.set(state, verdict);
+  }
+  return (await verdict.shared) ? { state, stream } : undefined;
+}
+
+function separateWriter({ stateStore, streamManager }: Stores): StartWriter {
+  return {
+    createSession: async (sessionId, options) => {
+      await stateStore.createSession(sessionId, options);
+    },
+    compareAndSetStatus: (sessionId, expected, status, options) => stateStore.compareAndSetStatus(sessionId, expected, status, options),
+    reactivateStream: (streamId) => streamManager.reactivateStream(streamId),
+    clearInterruptFlag: (sessionId) => stateStore.clearInterruptFlag(sessionId),
+    createRun: (sessionId, run) => stateStore.createRun(sessionId, run),
+  };
+}
+
+function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, committed: Array<() => void>): StartWriter {
+  return {
+    createSession: async (sessionId, options) => {
+      await state.createSessionOn(connection, sessionId, options);
+    },
+    compareAndSetStatus: (sessionId, expected, status, options) => state.compareAndSetStatusOn(connection, sessionId, expected, status, options),
+    reactivateStream: async (streamId) => {
+      const reactivated = await stream.reactivateStreamOn(connection, streamId);
+      committed.push(() => reactivated.onCommitted());
+    },
+    clearInterruptFlag: (sessionId) => state.clearInterruptFlagOn(connection, sessionId),
+    createRun: (sessionId, run) => state.createRunOn(connection, sessionId, run),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The writes of a run's start (`withStartWrites`): one transaction when the state store and stream manager share a
+ * database (a throw leaves nothing; a reactivation reaches this process's writers only at commit), each on its own
+ * when they do not (another database, or in-memory components).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InternalError } from '../../../src/errors/index.js';
+import { withStartWrites } from '../../../src/executor/start-writes.js';
+import { InMemoryStateStore } from '../../../src/store/memory/in-memory-state-store.js';
+import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
+import { InMemoryStreamManager } from '../../../src/stream/memory/in-memory-stream-manager.js';
+import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
+import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+
+let here: TestDatabase;
+let elsewhere: TestDatabase;
+let stateStore: PostgresStateStore;
+let streamManager: PostgresStreamManager;
+let otherStreams: PostgresStreamManager;
+
+const run = (runId: string) => ({ runId, status: 'running' as const, stepCount: 0, startSequence: 0, startedAt: 1 });
+const failure = (): never => {
+  throw new InternalError('the start fails after its writes');
+};
+
+beforeAll(async () => {
+  [here, elsewhere] = await Promise.all([createTestDatabase('start_writes'), createTestDatabase('start_writes_other')]);
+  stateStore = new PostgresStateStore({ connectionString: here.url });
+  await stateStore.migrate();
+  const otherStore = new PostgresStateStore({ connectionString: elsewhere.url });
+  await otherStore.migrate();
+  await otherStore.close();
+  streamManager = new PostgresStreamManager({ connectionString: here.url });
+  otherStreams = new PostgresStreamManager({ connectionString: elsewhere.url });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.allSettled([stateStore.close(), streamManager.close(), otherStreams.close()]);
+  await Promise.allSettled([here.drop(), elsewhere.drop()]);
+});
+
+describe('withStartWrites', () => {
+  it('one database: the session, the stream reactivation and the run commit together; a throw leaves none of them', async () => {
+    const writer = await streamManager.createWriter('start-one', 'start-one', 'assistant');
+    await writer.close();
+    await streamManager.endStream('start-one');
+    const start = withStartWrites({ stateStore, streamManager }, async (writes) => {
+      await writes.createSession('start-one', { agentType: 'assistant', status: 'active', streamId: 'start-one' });
+      await writes.reactivateStream('start-one');
+      await writes.createRun('start-one', run('r1'));
+      failure();
+    });
+    await expect(start).rejects.toThrow('the start fails');
+    expect(await stateStore.loadState('start-one')).toBeNull();
+    expect(await streamManager.getInfo('start-one')).toMatchObject({ status: 'ended' });
+
+    await withStartWrites({ stateStore, streamManager }, async (writes) => {
+      await writes.createSession('start-one', { agentType: 'assistant', status: 'active', streamId: 'start-one' });
+      await writes.reactivateStream('start-one');
+      await writes.createRun('start-one', run('r1'));
+    });
+    expect(await stateStore.getCurrentRun('start-one')).toMatchObject({ runId: 'r1', status: 'running' });
+    expect(await streamManager.getInfo('start-one')).toMatchObject({ status: 'active' });
+    const again = await streamManager.createWriter('start-one', 'start-one', 'assistant');
+    await again.write({ type: 'text_delta', delta: 'after the start', agentId: 'start-one', agentType: 'assistant', step: 1, timestamp: 1 });
+    await again.close();
+    expect(await streamManager.getInfo('start-one')).toMatchObject({ chunkCount: 1 });
+  });
+
+  it('two databases: each write on its own (what committed before a throw stays)', async () => {
+    const start = withStartWrites({ stateStore, streamManager: otherStreams }, async (writes) => {
+      await writes.createSession('start-two', { agentType: 'assistant', status: 'active' });
+      failure();
+    });
+    await expect(start).rejects.toThrow('the start fails');
+    expect(await stateStore.loadState('start-two')).toMatchObject({ status: 'active' });
+  });
+
+  it('in-memory components: each write on its own', async () => {
+    const memory = { stateStore: new InMemoryStateStore(), streamManager: new InMemoryStreamManager() };
+    const start = withStartWrites(memory, async (writes) => {
+      await writes.createSession('start-memory', { agentType: 'assistant', status: 'active' });
+      await writes.createRun('start-memory', run('r1'));
+      failure();
+    });
+    await expect(start).rejects.toThrow('the start fails');
+    expect(await memory.stateStore.getCurrentRun('start-memory')).toMatchObject({ runId: 'r1' });
+  });
+});
