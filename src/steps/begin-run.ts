@@ -9,6 +9,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
+import { atRunBoundary } from './run-boundary-probe.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 
 /** Input of `RunLifecycleStep.begin` (and of a persistent turn's `openTurn`, which begins its run itself). */
@@ -131,12 +132,14 @@ export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | 
         if (writesRun) await joined.updateRunStatusOn(connection, input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
       },
     });
+    await atRunBoundary('begin_deferred', input.sessionId);
     return { stepCount: 0 };
   }
   await appendBeginMessages(stateStore, input.sessionId, appends);
   await stateStore.saveState(input.sessionId, beginSessionWrite(input));
   if (writesRun) await stateStore.updateRunStatus(input.sessionId, input.runId, 'running', { workflowId: input.workflowId });
   await fireBeginHooks(input, stateStore, hooks);
+  await atRunBoundary('begin_deferred', input.sessionId);
   return { stepCount: 0 };
 }
 

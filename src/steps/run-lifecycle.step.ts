@@ -18,6 +18,7 @@ import { forgetWorkflow } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
 import { deferFinish, finishJoinsRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
+import { atRunBoundary } from './run-boundary-probe.js';
 
 export type { BeginRunInput } from './begin-run.js';
 
@@ -67,6 +68,7 @@ export class RunLifecycleStep {
       const joined = superseded ? undefined : await finishJoinsRecord(record, environment, input);
       if (joined === undefined) await finishSeparately(environment, input, writes, superseded);
       else await deferFinish(record, environment, joined, writes);
+      await atRunBoundary('finish_deferred', input.sessionId);
       if (input.status === 'completed') {
         await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
       } else if (input.status === 'failed') {

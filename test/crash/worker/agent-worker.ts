@@ -29,6 +29,7 @@ import { registerDBOSAgentWorkflows } from '../../../src/workflows/agent.workflo
 import { createCrashAgent, type CrashAgent } from './crash-agent.js';
 import { createHitlAgent, type HitlAgent } from './hitl-agent.js';
 import { setTransactionalToolProbeForTesting } from '../../../src/steps/transactional-tool.step.js';
+import { setRunBoundaryProbeForTesting } from '../../../src/steps/run-boundary-probe.js';
 import { createTransactionalAgent, type TransactionalAgent } from './transactional-agent.js';
 import {
   CRASH_APPLICATION_NAME,
@@ -80,6 +81,7 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const hitlAgent = createHitlAgent(pool);
   const pause = pauseIfDrilled(config);
   setTransactionalToolProbeForTesting(pause);
+  setRunBoundaryProbeForTesting(pause);
   const transactionalAgent = createTransactionalAgent(pool, pause);
   // The transactional drills' app database is the drill database itself (also the DBOS system database).
   const appDatabase = config.agent === 'transactional' ? { appDatabase: { connectionString } } : {};

@@ -45,14 +45,15 @@ export const TOOL_RUNS_TABLE = 'crash_tool_runs';
 export const APP_FACTS_TABLE = 'crash_app_facts';
 
 /**
- * Where a transactional drill worker stops (prints a `paused` event, then never continues) for the parent to
- * SIGKILL it: after tool_start before the transaction, inside it after the tool's insert, or after its COMMIT
- * before DBOS records the operation.
+ * Where a drill worker stops (prints a `paused` event, then never continues) for the parent to SIGKILL it: a
+ * transactional tool call after tool_start before the transaction, inside it after the tool's insert, or after its
+ * COMMIT before DBOS records the operation; a run's begin or finish with its writes done and its record not
+ * (`begin_deferred`, `finish_deferred`; `pauseAt.toolCallId` then names the session).
  *
  * @example
  * const pauseAt: PausePoint = 'inside_transaction';
  */
-export type PausePoint = 'before_transaction' | 'inside_transaction' | 'after_commit';
+export type PausePoint = 'before_transaction' | 'inside_transaction' | 'after_commit' | 'begin_deferred' | 'finish_deferred';
 
 /**
  * What a worker does:

@@ -1,0 +1,27 @@
+/**
+ * @internal Points of a run's begin and finish where crash drills stop a worker: the step's writes are done (on the
+ * fused journal handed to its record, not committed yet; otherwise committed on their own) and its DBOS record is not.
+ */
+export type RunBoundaryProbePoint = 'begin_deferred' | 'finish_deferred';
+
+let probe: ((point: RunBoundaryProbePoint, sessionId: string) => Promise<void>) | undefined;
+
+/**
+ * @internal Install (or with `undefined` remove) the crash-drill probe. Never set in production.
+ *
+ * @example
+ * setRunBoundaryProbeForTesting(async (point) => { if (point === 'finish_deferred') await new Promise(() => {}); });
+ */
+export function setRunBoundaryProbeForTesting(next: typeof probe): void {
+  probe = next;
+}
+
+/**
+ * @internal Stop at `point` when a crash drill asks to (a no-op otherwise).
+ *
+ * @example
+ * await atRunBoundary('begin_deferred', input.sessionId);
+ */
+export async function atRunBoundary(point: RunBoundaryProbePoint, sessionId: string): Promise<void> {
+  await probe?.(point, sessionId);
+}

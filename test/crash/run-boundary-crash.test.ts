@@ -1,0 +1,60 @@
+/**
+ * SIGKILL drills at a run's begin and finish (real processes, DBOS and Postgres): the worker stops with the step's
+ * writes done and its DBOS record not (fused journal: handed to the record, uncommitted; public: committed on their
+ * own). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
+ * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
+ * before the kill).
+ */
+import { describe, expect, it } from 'vitest';
+import { activeJournal } from '../../src/journal/journal.js';
+import { useDrill } from './support/drill.js';
+import { scenarioByStep } from './support/drill-scenarios.js';
+import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
+import { chunkRowCount } from './support/durable-probes.js';
+import { describeConversation, storedMessages } from './support/session-snapshot.js';
+import type { PausePoint } from './worker/worker-config.js';
+
+const env = useDrill('crash_boundary');
+const ANSWER = 'Nothing to look up: all done.';
+const oneStep = scenarioByStep([{ type: 'text', text: ANSWER }]);
+
+async function startPaused(sessionId: string, point: PausePoint): Promise<DoomedRun> {
+  env.llm.register(sessionId, oneStep, { crash: true });
+  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { pauseAt: { point, toolCallId: sessionId } });
+  await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === point);
+  return doomed;
+}
+
+/** Recover the doomed run and check the turn is whole and nothing was repeated. */
+async function recoverAndCheck(doomed: DoomedRun): Promise<void> {
+  const { result } = await killAndRecover(env, doomed);
+  expect(result).toMatchObject({ status: 'completed', output: ANSWER, stepCount: 1 });
+  const messages = await storedMessages(env, doomed.sessionId);
+  expect(describeConversation(messages)).toEqual(['user', 'assistant']);
+  expect(env.llm.countOf(doomed.sessionId)).toBe(1);
+  expect(await chunkRowCount(env.pool, doomed.sessionId, 'output')).toBe(1);
+  expect(await env.stateStore.loadState(doomed.sessionId)).toMatchObject({ status: 'completed', output: ANSWER });
+  expect((await env.stateStore.listRuns(doomed.sessionId)).runs.map((run) => run.status)).toEqual(['completed']);
+  expect(await env.streamManager.getInfo(doomed.sessionId)).toMatchObject({ status: 'ended', output: ANSWER });
+}
+
+describe('crash drill: SIGKILL at a run’s begin and finish', () => {
+  it('begin: killed with the begin’s writes done and its record not; the recovered run begins once and answers once', async () => {
+    const doomed = await startPaused('boundary-begin', 'begin_deferred');
+    expect(env.llm.countOf('boundary-begin')).toBe(0);
+    // Fused: the user message waits for the record's commit; public: it committed on its own.
+    const fused = activeJournal() === 'fused';
+    expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual(fused ? [] : ['user']);
+    await recoverAndCheck(doomed);
+  }, 120_000);
+
+  it('finish: killed with the finish’s writes done and its record not; the recovered run finishes once, the model is not asked again', async () => {
+    const doomed = await startPaused('boundary-finish', 'finish_deferred');
+    expect(env.llm.countOf('boundary-finish')).toBe(1);
+    // Fused: the outcome waits for the record's commit; public: it committed on its own.
+    const fused = activeJournal() === 'fused';
+    expect((await env.stateStore.loadState('boundary-finish'))?.status, 'at the kill').toBe(fused ? 'active' : 'completed');
+    expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(fused ? 0 : 1);
+    await recoverAndCheck(doomed);
+  }, 120_000);
+});
