@@ -138,7 +138,7 @@ export class DBOSAgentExecutor {
           const withState = typeof input === 'object' && input.state !== undefined;
           const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) };
           // The session taken, its stream reactivated and the run recorded: one transaction when the stores share a database.
-          const planned = await this.launcher.planRun(any, sessionId, runId, turn);
+          const planned = await this.launcher.planRun(any, sessionId, runId, turn, { previous: run });
           const recorded = await withStartWrites(this.config, async (writer) => {
             const swapped = await writer.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
             if (!swapped.ok) return undefined; // another writer changed the session: decide again

@@ -56,9 +56,10 @@ export class RunLauncher {
 
   /**
    * What a run's start records, from reads taken before its writes (a start transaction must not wait for a pool
-   * connection while concurrent starts of the same session hold theirs): the workflow input and the previous run.
+   * connection while concurrent starts of the same session hold theirs): the workflow input and the previous run
+   * (`known.previous` when the caller read it already).
    */
-  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput): Promise<PlannedRun> {
+  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput, known?: { previous: RunRecord | null }): Promise<PlannedRun> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
@@ -75,7 +76,7 @@ export class RunLauncher {
       ...turn,
       journal: journalStamp(),
     };
-    return { input, previous: await stateStore.getCurrentRun(sessionId) };
+    return { input, previous: known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous };
   }
 
   /**
