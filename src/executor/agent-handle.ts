@@ -16,6 +16,9 @@ import type { UsageStore } from '../usage/usage-store.js';
 const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 /** Poll interval for results of workflows running elsewhere, and for "is the run waiting for a human?". */
 const RESULT_POLL_MS = 100;
+/** How long a handle whose workflow was cancelled waits for the run's abort record (abort() writes it after the cancel). */
+const ABORT_RECORD_WAIT_MS = 5_000;
+const ABORT_RECORD_POLL_MS = 20;
 /**
  * A run this process started: the store is read when a step of this process signals the run (or its root session)
  * changed, and otherwise only this often, for what another process may record (an abort while a tool ignores it).
@@ -208,11 +211,20 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     };
   }
 
-  /** The result of a run cancelled by abort(). */
+  /**
+   * The result of a run cancelled by abort(). abort() cancels the workflow first and records the run (with its
+   * reason) right after, so a cancelled workflow whose run does not read `aborted` yet is waited for, briefly.
+   */
   private async abortedResult(): Promise<AgentResult<TOutput> | undefined> {
     const status = await DBOS.getWorkflowStatus(this.workflowId);
     if (status?.status !== 'CANCELLED') return undefined;
-    return this.abortedOutcome(await this.context.stateStore.getRun(this.sessionId, this.runId));
+    const deadline = Date.now() + ABORT_RECORD_WAIT_MS;
+    let run = await this.context.stateStore.getRun(this.sessionId, this.runId);
+    while (run !== null && run.status !== 'aborted' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, ABORT_RECORD_POLL_MS));
+      run = await this.context.stateStore.getRun(this.sessionId, this.runId);
+    }
+    return this.abortedOutcome(run);
   }
 
   private abortedOutcome(run: RunRecord | null): AgentResult<TOutput> {
