@@ -28,7 +28,6 @@ import { resumeParkedCompanions } from './companion-resume.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions, ResumeOptions, RetryOptions } from './types.js';
 import { journalFromEnvironment, useJournal } from '../journal/journal.js';
-import { useLocalRecords } from '../journal/local-record.js';
 
 type Agent<TState, TOutput> = AgentConfig<z.ZodType<TState>, z.ZodType<TOutput>>;
 
@@ -55,7 +54,6 @@ export class DBOSAgentExecutor {
     const hookManager = config.hookManager ?? new HookManager({ logger: this.logger });
     registerDBOSAgentWorkflows();
     useJournal(config.journal ?? journalFromEnvironment());
-    useLocalRecords(config.stateStore.stepRecords);
     reopenWarmWaits(); // after a close(): this executor's runs wait warm again
     bindExecutorDependencies(config, hookManager, this.logger);
     this.launcher = new RunLauncher(config, hookManager, (agent, sessionId) => ({

@@ -1,7 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StepJournal } from './journal-types.js';
-import { withLocalRecord } from './local-record.js';
 import { outsideWorkflows } from './outside-workflows.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
 
@@ -29,9 +28,8 @@ export function journalExecution<T>(body: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The public journal: every step is a `DBOS.runStep` (DBOS's own record, four round trips); a step's writes on the
- * state store's database commit in one transaction of their own before DBOS records the step (`withLocalRecord`),
- * others write on their own. It needs nothing beyond DBOS's public API, so it runs on every DBOS
+ * The public journal: every step is a `DBOS.runStep` (DBOS's own record, four round trips) and the stores write
+ * through their declared interfaces on their own. It needs nothing beyond DBOS's public API, so it runs on every DBOS
  * release; CI runs the integration and crash suites on it too (`HELIX_JOURNAL=public`).
  *
  * @example
@@ -39,7 +37,7 @@ export function journalExecution<T>(body: () => Promise<T>): Promise<T> {
  */
 export const publicJournal: StepJournal = {
   kind: 'public',
-  runStep: (name, body) => DBOS.runStep(() => withLocalRecord(liveRecord(), body), { name }),
+  runStep: (name, body) => DBOS.runStep(() => body(liveRecord()), { name }),
   // Inside a workflow body DBOS records a status read as an operation; read it from outside the workflow's context.
   workflowCancelled: (workflowID) => outsideWorkflows(async () => (await DBOS.getWorkflowStatus(workflowID))?.status === 'CANCELLED'),
 };

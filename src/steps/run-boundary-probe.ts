@@ -1,6 +1,6 @@
 /**
- * @internal Points of a run's begin and finish where crash drills stop a worker: the step's writes are done (handed to
- * its record and not committed yet when the stores join it; otherwise committed on their own) and its DBOS row is not.
+ * @internal Points of a run's begin and finish where crash drills stop a worker: the step's writes are done (on the
+ * fused journal handed to its record, not committed yet; otherwise committed on their own) and its DBOS record is not.
  */
 export type RunBoundaryProbePoint = 'begin_deferred' | 'finish_deferred';
 

@@ -42,16 +42,3 @@ export interface StepRecordOutcome {
   /** The committed transaction's id as Postgres's 32-bit `xid` (text), when known. */
   transactionId?: string;
 }
-
-/**
- * A participant that also opens transactions of its own on its database (the state store's `stepRecords`): the public
- * journal runs a step's deferred writes of every participant on that database in one such transaction.
- *
- * @example
- * const local: StepRecordTransactions = stateStore.stepRecords;
- * await local.transaction(async (connection) => connection.query('SELECT 1'));
- */
-export interface StepRecordTransactions extends StepRecordParticipant {
-  /** Run `body` in one transaction on the participant's database: committed when it resolves, rolled back when it throws. */
-  transaction<T>(body: (connection: StepRecordConnection) => Promise<T>): Promise<T>;
-}

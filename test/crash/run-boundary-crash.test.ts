@@ -1,11 +1,12 @@
 /**
  * SIGKILL drills at a run's begin and finish (real processes, DBOS and Postgres): the worker stops with the step's
- * writes handed to its record, uncommitted, and its DBOS row not written (fused journal: one transaction with the
- * row; public: the store's transaction before it). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
+ * writes done and its DBOS record not (fused journal: handed to the record, uncommitted; public: committed on their
+ * own). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
  * before the kill).
  */
 import { describe, expect, it } from 'vitest';
+import { activeJournal } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { scenarioByStep } from './support/drill-scenarios.js';
 import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
@@ -41,17 +42,19 @@ describe('crash drill: SIGKILL at a run’s begin and finish', () => {
   it('begin: killed with the begin’s writes done and its record not; the recovered run begins once and answers once', async () => {
     const doomed = await startPaused('boundary-begin', 'begin_deferred');
     expect(env.llm.countOf('boundary-begin')).toBe(0);
-    // The user message waits for the record's commit (fused: DBOS's row's transaction; public: the store's, before it).
-    expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual([]);
+    // Fused: the user message waits for the record's commit; public: it committed on its own.
+    const fused = activeJournal() === 'fused';
+    expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual(fused ? [] : ['user']);
     await recoverAndCheck(doomed);
   }, 120_000);
 
   it('finish: killed with the finish’s writes done and its record not; the recovered run finishes once, the model is not asked again', async () => {
     const doomed = await startPaused('boundary-finish', 'finish_deferred');
     expect(env.llm.countOf('boundary-finish')).toBe(1);
-    // The outcome waits for the record's commit.
-    expect((await env.stateStore.loadState('boundary-finish'))?.status, 'at the kill').toBe('active');
-    expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(0);
+    // Fused: the outcome waits for the record's commit; public: it committed on its own.
+    const fused = activeJournal() === 'fused';
+    expect((await env.stateStore.loadState('boundary-finish'))?.status, 'at the kill').toBe(fused ? 'active' : 'completed');
+    expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(fused ? 0 : 1);
     await recoverAndCheck(doomed);
   }, 120_000);
 });
