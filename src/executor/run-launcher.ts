@@ -25,7 +25,12 @@ import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { withStartWrites, type StartWriter } from './start-writes.js';
 
-/** A run's start as planned before its writes: its workflow input and the session's previous run. */
+/**
+ * A run's start as planned before its writes: its workflow input and the session's previous run.
+ *
+ * @example
+ * const planned: PlannedRun = await launcher.planRun(agent, sessionId, runId, { userMessage });
+ */
 export interface PlannedRun {
   input: AgentWorkflowInput;
   previous: RunRecord | null;

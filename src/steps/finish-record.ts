@@ -9,7 +9,12 @@ import { signalRunChanged } from './run-signals.js';
 import type { RunScope, StepEnvironment } from './step-scope.js';
 import { releaseStreamWriter } from './stream-writers.js';
 
-/** What a root run's finish writes, decided by `FinishRunStep` (the same on either path). */
+/**
+ * What a root run's finish writes, decided by `FinishRunStep` (the same on either path).
+ *
+ * @example
+ * const writes: FinishWrites = finishWritesOf(input, { current, superseded: false, error: 'Run failed', now: Date.now() });
+ */
 export interface FinishWrites {
   scope: RunScope & { stepCount: number };
   /** The last step's commit when no later step did it. */
