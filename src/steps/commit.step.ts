@@ -77,10 +77,7 @@ export async function commitStepWith(environment: StepEnvironment, input: Commit
   const emitter = environment.emitter.forStep(input.step);
   const { stateStore } = dependencies;
   const checkpointId = checkpointIdFor(input.runId, input.step);
-  for (const rejected of input.rejectedCalls) {
-    await emitter.emit({ type: 'tool_start', toolCallId: rejected.toolCallId, toolName: rejected.toolName, arguments: {} });
-    await emitter.emit({ type: 'tool_end', toolCallId: rejected.toolCallId, toolName: rejected.toolName, error: rejected.error });
-  }
+  await emitRejectedCalls(emitter, input.rejectedCalls);
   if (input.rejectedCalls.length > 0) await emitter.flush();
   const meta = { checkpointId, runId: input.runId, stepCount: input.step };
   let newVersion: number;
@@ -104,6 +101,20 @@ export async function commitStepWith(environment: StepEnvironment, input: Commit
   if (!input.returnState) return { version: newVersion, ...reported };
   const customState = report?.state.customState ?? (await stateStore.loadState(input.sessionId))?.customState ?? {};
   return { version: newVersion, customState, ...reported };
+}
+
+/**
+ * The chunks of a step's calls answered without running: `tool_start`, then a failed `tool_end`, each (buffered in
+ * `emitter`, stamped with the step being committed).
+ *
+ * @example
+ * await emitRejectedCalls(environment.emitter.forStep(commit.step), commit.rejectedCalls);
+ */
+export async function emitRejectedCalls(emitter: StepEnvironment['emitter'], rejectedCalls: readonly RejectedToolCall[]): Promise<void> {
+  for (const rejected of rejectedCalls) {
+    await emitter.emit({ type: 'tool_start', toolCallId: rejected.toolCallId, toolName: rejected.toolName, arguments: {} });
+    await emitter.emit({ type: 'tool_end', toolCallId: rejected.toolCallId, toolName: rejected.toolName, error: rejected.error });
+  }
 }
 
 /** The commit, removing the settled pending entries in the same transaction (retried on a lost version race). */

@@ -4,7 +4,7 @@ import type { StateStoreStepRecords, StepCommitOnConnection } from '../store/ste
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { RunPatch } from '../store/record-updates.js';
 import type { CompletionReason, RunStatus, SessionStateWrite } from '../types/session.js';
-import type { PendingStepCommit } from './commit.step.js';
+import { emitRejectedCalls, type PendingStepCommit } from './commit.step.js';
 import { signalRunChanged } from './run-signals.js';
 import type { RunScope, StepEnvironment } from './step-scope.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -126,11 +126,7 @@ export async function finishJoinsRecord(
 export async function deferFinish(record: StepRecord, { emitter }: Pick<StepEnvironment, 'emitter'>, joined: Joined, writes: FinishWrites): Promise<void> {
   const { scope, commit } = writes;
   if (commit !== undefined) {
-    const commitEmitter = emitter.forStep(commit.step);
-    for (const rejected of commit.rejectedCalls) {
-      await commitEmitter.emit({ type: 'tool_start', toolCallId: rejected.toolCallId, toolName: rejected.toolName, arguments: {} });
-      await commitEmitter.emit({ type: 'tool_end', toolCallId: rejected.toolCallId, toolName: rejected.toolName, error: rejected.error });
-    }
+    await emitRejectedCalls(emitter.forStep(commit.step), commit.rejectedCalls);
     const meta = { checkpointId: checkpointIdFor(scope.runId, commit.step), runId: scope.runId, stepCount: commit.step };
     let onCommitted: StepCommitOnConnection['onCommitted'];
     record.defer({
