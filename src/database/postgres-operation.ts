@@ -52,9 +52,20 @@ export async function runPostgresOperation<T>(
   body: (attempt: RetryAttempt) => Promise<T>,
   options: { retry: TransientRetryPolicy; logger?: Logger | undefined },
 ): Promise<T> {
+  return withStoreErrors(operation, () => retryTransient(operation, body, { policy: options.retry, classify: transientPostgresCondition, logger: options.logger }), options.logger);
+}
+
+/**
+ * Run `body` once (no retry: inside a caller's transaction, the caller retries the whole); a failure leaves as a
+ * HelixError (see {@link toPostgresStoreError}).
+ *
+ * @example
+ * await withStoreErrors('end a stream', () => connection.query(sql.finish, values));
+ */
+export async function withStoreErrors<T>(operation: string, body: () => Promise<T>, logger?: Logger): Promise<T> {
   try {
-    return await retryTransient(operation, body, { policy: options.retry, classify: transientPostgresCondition, logger: options.logger });
+    return await body();
   } catch (error) {
-    throw toPostgresStoreError(error, operation, options.logger);
+    throw toPostgresStoreError(error, operation, logger);
   }
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { QueryResult, QueryResultRow } from 'pg';
-import { postgresSqlState, toPostgresStoreError } from '../../database/postgres-operation.js';
+import { postgresSqlState, toPostgresStoreError, withStoreErrors } from '../../database/postgres-operation.js';
 import { isCertainlyNotApplied, transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { DEFAULT_TRANSIENT_RETRY, retryTransient, type TransientRetryPolicy } from '../../database/transient-retry.js';
 import { storeClosedError } from '../../database/store-closed.js';
@@ -67,13 +67,8 @@ const FIRST_ATTEMPT: StoreAttempt = { number: 1, ambiguous: false };
  * await savePostgresState({ database: connectionDatabase(client), tables }, 's1', { status: 'completed' });
  */
 export function connectionDatabase(connection: SqlConnection, logger?: Logger): StoreDatabase {
-  const once = async <T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> => {
-    try {
-      return await body(connection, FIRST_ATTEMPT);
-    } catch (error) {
-      throw toPostgresStoreError(error, operation, logger);
-    }
-  };
+  const once = <T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> =>
+    withStoreErrors(operation, () => body(connection, FIRST_ATTEMPT), logger);
   return { run: once, transaction: once };
 }
 

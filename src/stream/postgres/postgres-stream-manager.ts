@@ -3,7 +3,7 @@ import { runPostgresOperation } from '../../database/postgres-operation.js';
 import { storeClosedError } from '../../database/store-closed.js';
 import { transientPostgresCondition } from '../../database/transient-postgres-error.js';
 import { resolveTransientRetry, retryTransient, type TransientRetryOptions, type TransientRetryPolicy } from '../../database/transient-retry.js';
-import { InvalidArgumentError, StreamError } from '../../errors/index.js';
+import { InvalidArgumentError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/index.js';
@@ -19,7 +19,7 @@ import type { StreamManagerStepRecords } from '../step-records.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
-import { appendChunks, postgresStreamStepRecords } from './postgres-stream-step-records.js';
+import { appendChunks, postgresStreamStepRecords, streamNotFoundError } from './postgres-stream-step-records.js';
 import { chunksFromStored } from './stored-chunk.js';
 
 /**
@@ -188,9 +188,7 @@ export class PostgresStreamManager implements StreamManager {
    */
   async reactivateStream(streamId: string): Promise<void> {
     const result = await this.#query('reactivate a stream', this.#sql.reactivate, [streamId, this.#sql.channel]);
-    if (result.rowCount === 0) {
-      throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
-    }
+    if (result.rowCount === 0) throw streamNotFoundError(streamId);
     this.#writers.setClosed(streamId, false);
   }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
-import { runPostgresOperation, toPostgresStoreError } from '../../database/postgres-operation.js';
+import { runPostgresOperation, withStoreErrors } from '../../database/postgres-operation.js';
 import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
 import type { TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
@@ -76,33 +76,30 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
     },
     openStreamOn: async (connection, streamId, agentType) => {
       assertStreamId(streamId);
-      try {
-        await connection.query(parts.sql.open, [streamId, agentType]);
-      } catch (error) {
-        throw toPostgresStoreError(error, 'open a stream', parts.logger);
-      }
+      await withStoreErrors('open a stream', () => connection.query(parts.sql.open, [streamId, agentType]), parts.logger);
     },
     reactivateStreamOn: async (connection, streamId) => {
       assertStreamId(streamId);
-      let reactivated: number | null;
-      try {
-        ({ rowCount: reactivated } = await connection.query(parts.sql.reactivate, [streamId, parts.sql.channel]));
-      } catch (error) {
-        throw toPostgresStoreError(error, 'reactivate a stream', parts.logger);
-      }
-      if (reactivated === 0) throw new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
+      const reactivated = await withStoreErrors('reactivate a stream', () => connection.query(parts.sql.reactivate, [streamId, parts.sql.channel]), parts.logger);
+      if (reactivated.rowCount === 0) throw streamNotFoundError(streamId);
       return { onCommitted: () => parts.writers.setClosed(streamId, false) };
     },
     endStreamOn: async (connection, streamId, output) => {
       assertStreamId(streamId);
       const finished = output === undefined ? null : JSON.stringify(output);
-      try {
-        // Idempotent: it only changes an active stream (the caller's transaction retries it whole).
-        await connection.query(parts.sql.finish, [streamId, 'ended', finished, null, parts.sql.channel]);
-      } catch (error) {
-        throw toPostgresStoreError(error, 'end a stream', parts.logger);
-      }
+      // Idempotent: it only changes an active stream (the caller's transaction retries it whole).
+      await withStoreErrors('end a stream', () => connection.query(parts.sql.finish, [streamId, 'ended', finished, null, parts.sql.channel]), parts.logger);
       return { onCommitted: () => parts.writers.setClosed(streamId, true) };
     },
   };
+}
+
+/**
+ * The refusal of a reactivation of a stream that does not exist.
+ *
+ * @example
+ * if (result.rowCount === 0) throw streamNotFoundError(streamId);
+ */
+export function streamNotFoundError(streamId: string): StreamError {
+  return new StreamError('STREAM_NOT_FOUND', streamId, 'No stream with this id exists; create it with createWriter() first.');
 }
