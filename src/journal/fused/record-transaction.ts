@@ -50,19 +50,16 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     answer.catch(() => undefined); // awaited below, in order; never unhandled meanwhile
     return answer;
   };
-  let guarded = (): boolean => false;
+  let connection: ReturnType<typeof holdingConnection> | undefined;
   try {
     const begin = client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     if (leavePipeline === undefined) await begin;
     else void send(begin);
     const prepared = preparedStatements(client);
     // The last write batch (a step commit's) rides in the record's statement: one round trip fewer.
-    const connection = holdingConnection(prepared, leavePipeline === undefined ? undefined : send);
-    guarded = () => connection.ranGuarded();
+    connection = holdingConnection(prepared, leavePipeline === undefined ? undefined : send);
     for (const write of writes) await write.within(connection);
     const held = connection.take();
-    const heldGuards = (held?.guards?.length ?? 0) > 0;
-    guarded = () => heldGuards || connection.ranGuarded();
     if (leavePipeline === undefined) {
       const transactionId = await recordStepRow(prepared, database, step, held);
       await client.query('COMMIT');
@@ -76,7 +73,7 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
   } catch (error) {
     await Promise.allSettled(outstanding);
     await client.query('ROLLBACK').catch(() => undefined);
-    if (guarded() && transientPostgresCondition(error) === undefined) throw new GuardedAttemptFailed(error);
+    if (connection?.guarded() === true && transientPostgresCondition(error) === undefined) throw new GuardedAttemptFailed(error);
     if (error instanceof StepRecordRefused) throw await explainRefusal(client, database, step);
     throw retriedAsLostConnection(error);
   } finally {
@@ -94,14 +91,14 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
 function holdingConnection(
   inner: SqlConnection,
   send?: (answer: Promise<unknown>) => unknown,
-): DeferringConnection & Partial<SendAheadConnection> & { take(): HeldWrites | undefined; ranGuarded(): boolean } {
+): DeferringConnection & Partial<SendAheadConnection> & { take(): HeldWrites | undefined; guarded(): boolean } {
   let held: HeldWrites | undefined;
-  let guardedRan = false;
+  let guarded = false;
   const runHeld = async (): Promise<void> => {
     if (held === undefined) return;
     const { statements, values, guards = [] } = held;
     held = undefined;
-    guardedRan ||= guards.length > 0;
+    guarded ||= guards.length > 0;
     await inner.query(`WITH ${heldAsCtes(statements, values, 'held').ctes.join(', ')} SELECT ${guardsHold(guards, 'held')}`, values);
   };
   const connection = {
@@ -116,10 +113,11 @@ function holdingConnection(
     take: () => {
       const taken = held;
       held = undefined;
+      guarded ||= (taken?.guards?.length ?? 0) > 0;
       return taken;
     },
-    // A guarded batch that ran before the record's statement (a later write followed it) guards the attempt too.
-    ranGuarded: () => guardedRan,
+    // Whether a guarded batch ran or was taken for the record's statement: either way it guards the attempt.
+    guarded: () => guarded,
   };
   if (send === undefined) return connection;
   return {
