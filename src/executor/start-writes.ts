@@ -2,6 +2,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StateStoreStepRecords } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
+import { sharesDatabase } from '../journal/step-record.js';
 import type { StepRecordConnection } from '../types/step-records.js';
 import type { CompareAndSetOptions, CompareAndSetResult, CreateRunInput, CreateSessionOptions, RunRecord, SessionStatus } from '../types/session.js';
 
@@ -30,8 +31,6 @@ interface Joined {
   stream: StreamManagerStepRecords;
 }
 
-const verdicts = new WeakMap<StateStoreStepRecords, { stream: StreamManagerStepRecords; shared: Promise<boolean> }>();
-
 /**
  * Run `body`, the writes of a run's start, in one transaction when the state store and the stream manager declare
  * step records on one database (`stepRecords.transaction` and their `…On` methods); otherwise each write on its own,
@@ -40,7 +39,7 @@ const verdicts = new WeakMap<StateStoreStepRecords, { stream: StreamManagerStepR
  * `body` only writes through `writer` and reads. Start the run's workflow after this resolves.
  *
  * @example
- * const run = await withStartWrites(config, (writer) => launcher.recordRun(writer, agent, sessionId, runId, turn));
+ * const input = await withStartWrites(config, (writer) => launcher.recordRun(writer, planned));
  */
 export async function withStartWrites<T>(stores: Stores, body: (writer: StartWriter) => Promise<T>): Promise<T> {
   const joined = await joinedRecords(stores);
@@ -58,19 +57,7 @@ async function joinedRecords({ stateStore, streamManager }: Stores): Promise<Joi
   const state = stateStore.stepRecords;
   const stream = streamManager.stepRecords;
   if (state === undefined || stream === undefined) return undefined;
-  let verdict = verdicts.get(state);
-  if (verdict === undefined || verdict.stream !== stream) {
-    const shared = Promise.all([state.databaseFingerprint(), stream.databaseFingerprint()]).then(
-      ([own, other]) => own === other,
-      () => {
-        verdicts.delete(state); // a failed question is asked again next time, not answered for the process
-        return false;
-      },
-    );
-    verdict = { stream, shared };
-    verdicts.set(state, verdict);
-  }
-  return (await verdict.shared) ? { state, stream } : undefined;
+  return (await sharesDatabase(stream, state)) ? { state, stream } : undefined;
 }
 
 function separateWriter({ stateStore, streamManager }: Stores): StartWriter {

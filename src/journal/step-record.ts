@@ -66,7 +66,10 @@ export const SEPARATE_RECORD: StepRecord = {
   },
 };
 
-const verdicts = new WeakMap<StepRecordParticipant, Promise<boolean>>();
+/** Per participant: whether it shares the database of each other participant it was compared with (or DBOS's). */
+const verdicts = new WeakMap<StepRecordParticipant, WeakMap<object, Promise<boolean>>>();
+/** The key of the verdicts about DBOS's system database. */
+const SYSTEM_DATABASE = {};
 
 /**
  * Whether `participant` (a component's declared `stepRecords`) writes to the database behind `systemFingerprint`
@@ -77,18 +80,39 @@ const verdicts = new WeakMap<StepRecordParticipant, Promise<boolean>>();
  * const joins = await sharesSystemDatabase(stateStore.stepRecords, () => databaseFingerprint(systemPool));
  */
 export function sharesSystemDatabase(participant: StepRecordParticipant | undefined, systemFingerprint: () => Promise<string>): Promise<boolean> {
+  return sameDatabase(participant, SYSTEM_DATABASE, systemFingerprint);
+}
+
+/**
+ * Whether two components' declared `stepRecords` write to the same database (answered once per pair and process, as
+ * {@link sharesSystemDatabase}).
+ *
+ * @example
+ * const together = await sharesDatabase(streamManager.stepRecords, stateStore.stepRecords);
+ */
+export function sharesDatabase(participant: StepRecordParticipant | undefined, other: StepRecordParticipant): Promise<boolean> {
+  return sameDatabase(participant, other, () => other.databaseFingerprint());
+}
+
+function sameDatabase(participant: StepRecordParticipant | undefined, key: object, otherFingerprint: () => Promise<string>): Promise<boolean> {
   if (participant === undefined) return Promise.resolve(false);
-  let verdict = verdicts.get(participant);
+  let known = verdicts.get(participant);
+  if (known === undefined) {
+    known = new WeakMap();
+    verdicts.set(participant, known);
+  }
+  let verdict = known.get(key);
   if (verdict === undefined) {
-    verdict = Promise.all([participant.databaseFingerprint(), systemFingerprint()]).then(
-      ([own, system]) => own === system,
+    const asked = known;
+    verdict = Promise.all([participant.databaseFingerprint(), otherFingerprint()]).then(
+      ([own, other]) => own === other,
       () => {
         // A failed question (a database restarting) is asked again by the next step, not answered for the process.
-        verdicts.delete(participant);
+        asked.delete(key);
         return false;
       },
     );
-    verdicts.set(participant, verdict);
+    known.set(key, verdict);
   }
   return verdict;
 }
