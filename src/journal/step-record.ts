@@ -66,6 +66,16 @@ export const SEPARATE_RECORD: StepRecord = {
   },
 };
 
+/**
+ * `participant` when it joins `record` (it declares step records on the record's database), else `undefined`.
+ *
+ * @example
+ * const streams = await joining(record, streamManager.stepRecords);
+ */
+export async function joining<P extends StepRecordParticipant>(record: StepRecord, participant: P | undefined): Promise<P | undefined> {
+  return participant !== undefined && (await record.joins(participant)) ? participant : undefined;
+}
+
 /** Per participant: whether it shares the database of each other participant it was compared with (or DBOS's). */
 const verdicts = new WeakMap<StepRecordParticipant, WeakMap<object, Promise<boolean>>>();
 /** The key of the verdicts about DBOS's system database. */

@@ -2,9 +2,7 @@ import { healUnpairedCalls, markCallsCompleted } from '../orchestration/hitl-dec
 import type { HookManager } from '../hooks/index.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StateStoreStepRecords } from '../store/step-records.js';
-import type { StreamManager } from '../stream/stream-manager.js';
-import type { StreamManagerStepRecords } from '../stream/step-records.js';
-import { SEPARATE_RECORD, type StepRecord } from '../journal/step-record.js';
+import { joining, SEPARATE_RECORD, type StepRecord } from '../journal/step-record.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
@@ -123,7 +121,7 @@ export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | 
   if (joined !== undefined) {
     // No hook to fire and nothing healed: the begin's writes commit with the step's record (one transaction), and a
     // root run's stream is created there too when the stream manager joins (not by the first chunk's writer).
-    const streams = await streamJoiningRecord(record, dependencies.streamManager, input);
+    const streams = input.streamId === input.sessionId ? await joining(record, dependencies.streamManager.stepRecords) : undefined;
     record.defer({
       within: async (connection) => {
         await streams?.openStreamOn(connection, input.streamId, input.agentType);
@@ -155,15 +153,7 @@ async function beginJoinsRecord(
   appends: BeginAppends,
 ): Promise<StateStoreStepRecords | undefined> {
   if (appends.healed.length > 0 || hooks.hasHooks('onAgentStart') || hooks.hasHooks('onAgentResumed')) return undefined;
-  const stepRecords = stateStore.stepRecords;
-  return stepRecords !== undefined && (await record.joins(stepRecords)) ? stepRecords : undefined;
-}
-
-/** The stream manager's step records when it joins the record and the run is its stream's root agent. */
-async function streamJoiningRecord(record: StepRecord, streamManager: StreamManager, input: BeginRunInput): Promise<StreamManagerStepRecords | undefined> {
-  const stepRecords = streamManager.stepRecords;
-  if (stepRecords === undefined || input.streamId !== input.sessionId) return undefined;
-  return (await record.joins(stepRecords)) ? stepRecords : undefined;
+  return joining(record, stateStore.stepRecords);
 }
 
 function continuesUnsettled(input: BeginRunInput): boolean {

@@ -1,4 +1,4 @@
-import type { StepRecord } from '../journal/step-record.js';
+import { joining, type StepRecord } from '../journal/step-record.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import type { StateStoreStepRecords, StepCommitOnConnection } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
@@ -107,10 +107,9 @@ export async function finishJoinsRecord(
   if (input.parent !== undefined || hooks.hasHooks('onAgentComplete') || hooks.hasHooks('onAgentFail')) return undefined;
   if (input.commit !== undefined && (input.status === 'failed' || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool'))) return undefined;
   const { stateStore, streamManager } = dependencies;
-  const state = stateStore.stepRecords;
-  const stream = streamManager.stepRecords;
+  const state = await joining(record, stateStore.stepRecords);
+  const stream = state === undefined ? undefined : await joining(record, streamManager.stepRecords);
   if (state === undefined || stream === undefined) return undefined;
-  if (!(await record.joins(state)) || !(await record.joins(stream))) return undefined;
   return (await streamManager.getInfo(input.streamId))?.status === 'active' ? { state, stream } : undefined;
 }
 
