@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { activeJournal } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { scenarioByStep } from './support/drill-scenarios.js';
-import { DRILL_TIMEOUTS, killAndRecover, startDoomedRun, type DoomedRun } from './support/drill-flow.js';
+import { killAndRecover, startPausedRun, type DoomedRun } from './support/drill-flow.js';
 import { chunkRowCount } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import type { PausePoint } from './worker/worker-config.js';
@@ -20,9 +20,7 @@ const oneStep = scenarioByStep([{ type: 'text', text: ANSWER }]);
 
 async function startPaused(sessionId: string, point: PausePoint): Promise<DoomedRun> {
   env.llm.register(sessionId, oneStep, { crash: true });
-  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { pauseAt: { point, toolCallId: sessionId } });
-  await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === point);
-  return doomed;
+  return startPausedRun(env, sessionId, { point, toolCallId: sessionId });
 }
 
 /** Recover the doomed run and check the turn is whole and nothing was repeated. */

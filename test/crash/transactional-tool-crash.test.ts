@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../src/types/message.js';
 import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS } from './support/drill-scenarios.js';
-import { DRILL_TIMEOUTS, killAndRecover, replayInPlace, startDoomedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
+import { killAndRecover, replayInPlace, startDoomedRun, startPausedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
 import { chunkRowCount, stepRecordsOf, toolRunCounts } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import { APP_FACTS_TABLE, type PausePoint } from './worker/worker-config.js';
@@ -52,9 +52,7 @@ async function startPaused(sessionId: string, point: PausePoint): Promise<Doomed
   env.llm.register(sessionId, DRILL_SCENARIOS.transactionalRecord, { crash: true });
   // Chunks stay buffered until a step flushes them: the killed worker dies with its tool_start unwritten.
   const buffered = { streamFlushIntervalMs: 600_000 };
-  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { agent: 'transactional', pauseAt: { point, toolCallId: CALL }, ...buffered });
-  await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === point);
-  return doomed;
+  return startPausedRun(env, sessionId, { point, toolCallId: CALL }, { agent: 'transactional', ...buffered });
 }
 
 /** Recover the doomed run and check what every drill must hold: one fact, the model saw the committed execution. */

@@ -143,6 +143,24 @@ export async function startDoomedRun(
 }
 
 /**
+ * A doomed run whose worker stops at `pauseAt` (announced on stdout, then never continues), resolved once it stopped
+ * there: the parent kills it at that point.
+ *
+ * @example
+ * const doomed = await startPausedRun(env, 's1', { point: 'finish_deferred', toolCallId: 's1' });
+ */
+export async function startPausedRun(
+  env: DrillEnvironment,
+  sessionId: string,
+  pauseAt: NonNullable<WorkerOptions['pauseAt']>,
+  options: Pick<WorkerOptions, 'agent' | 'streamFlushIntervalMs'> = {},
+): Promise<DoomedRun> {
+  const doomed = await startDoomedRun(env, sessionId, sessionId, [], { ...options, pauseAt });
+  await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === pauseAt.point);
+  return doomed;
+}
+
+/**
  * SIGKILL the doomed worker, then start a recovery-only worker (same DBOS executor id, never calls
  * execute) and resolve the result it prints for the session.
  *
