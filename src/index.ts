@@ -34,6 +34,7 @@ export { DEFAULT_TOOL_RETRY_POLICY, type ToolRetryPolicy } from './steps/tool-re
 export type { PruneOptions, PruneResult } from './executor/retention.js';
 export { isParkedRunStatus } from './orchestration/session-transitions.js';
 export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchestration/tool-argument-limits.js';
+export type { QueueOptions, QueuePlacement } from './orchestration/queue-placement.js';
 
 // Agent model
 export {

@@ -83,6 +83,12 @@ export interface AgentDefinition<
   preloadSkills?: readonly string[];
   /** Accepted for portability; the DBOS executor rejects workspaces at run start. */
   workspace?: unknown;
+  /**
+   * The DBOS queue its runs are enqueued on (`^[A-Za-z0-9_.:-]{1,64}$`): any process that registered the queue
+   * (`DBOS.registerQueue`) and this agent runs them, under the queue's limits. Applies to `execute()`, `resume()`,
+   * `retry()` and to this agent's runs as a sub-agent; not to persistent sessions. Overrides the executor's `queue`.
+   */
+  queue?: string;
 }
 
 /**
@@ -113,6 +119,8 @@ export interface AgentConfig<
   readonly skills?: SkillProvider;
   readonly preloadSkills?: readonly string[];
   readonly workspace?: unknown;
+  /** The DBOS queue its runs are enqueued on (see `AgentDefinition.queue`). */
+  readonly queue?: string;
 }
 
 /**

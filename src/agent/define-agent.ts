@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import { ConfigurationError } from '../errors/index.js';
 import { toCacheStrategies } from '../orchestration/prompt-cache.js';
+import { QUEUE_NAME_PATTERN } from '../orchestration/queue-placement.js';
 import { toSkillProvider, validatePreloadSkills } from '../skills/agent-skills.js';
 import type { AgentConfig, AgentDefinition, AgentToolInput } from './agent-types.js';
 import { collectEffectiveTools } from './effective-tools.js';
@@ -20,7 +21,7 @@ const DEFAULT_MAX_STEPS = 10;
  * Options: `maxSteps` defaults to 10, `llmConfig` to `{}`, `tools` and `persistentAgents` to `[]`.
  *
  * @throws ConfigurationError `INVALID_AGENT_CONFIG` for an invalid name, system prompt, schema, maxSteps,
- *   stopWhen, hooks or persistentAgents entry, a tool not built by defineTool/createSubAgentTool, two
+ *   stopWhen, hooks, queue or persistentAgents entry (a companion naming a queue), a tool not built by defineTool/createSubAgentTool, two
  *   tools with the same name, an unknown `llmConfig.cache` strategy, invalid `skills` or `preloadSkills`.
  * @example
  * const assistant = defineAgent({
@@ -61,6 +62,9 @@ export function defineAgent<
   const maxSteps = definition.maxSteps ?? DEFAULT_MAX_STEPS;
   if (typeof maxSteps !== 'number' || !Number.isInteger(maxSteps) || maxSteps <= 0) {
     throw fail('maxSteps must be a positive integer.');
+  }
+  if (definition.queue !== undefined && (typeof definition.queue !== 'string' || !QUEUE_NAME_PATTERN.test(definition.queue))) {
+    throw fail('queue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.');
   }
   if (definition.stopWhen !== undefined && typeof definition.stopWhen !== 'function') {
     throw fail('stopWhen must be a function ({ stepCount, stepResult, customState }) => boolean.');

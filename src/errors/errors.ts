@@ -66,11 +66,21 @@ export class StaleStateError extends HelixError {
   }
 }
 
-const CONFIGURATION_ERROR_CODES = ['INVALID_AGENT_CONFIG', 'INVALID_TOOL_CONFIG', 'APP_DATABASE_NOT_CONFIGURED', 'APP_DATABASE_AFTER_LAUNCH'] as const;
+const CONFIGURATION_ERROR_CODES = [
+  'INVALID_AGENT_CONFIG',
+  'INVALID_TOOL_CONFIG',
+  'APP_DATABASE_NOT_CONFIGURED',
+  'APP_DATABASE_AFTER_LAUNCH',
+  'QUEUE_NOT_REGISTERED',
+  'QUEUE_NOT_SUPPORTED',
+  'NO_LLM_ADAPTER',
+] as const;
 
 /**
  * The codes of a {@link ConfigurationError}: an invalid agent or tool definition, a transactional tool without an
- * app database (`APP_DATABASE_NOT_CONFIGURED`), or an app database registered after `DBOS.launch()`.
+ * app database (`APP_DATABASE_NOT_CONFIGURED`), an app database registered after `DBOS.launch()`, a run's queue that
+ * no process registered (`QUEUE_NOT_REGISTERED`), what a queued run cannot honour (`QUEUE_NOT_SUPPORTED`: per-call
+ * hooks or usage store, a persistent session), or a run to start in a process without a model (`NO_LLM_ADAPTER`).
  *
  * @example
  * const code: ConfigurationErrorCode = 'APP_DATABASE_NOT_CONFIGURED';

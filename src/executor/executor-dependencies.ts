@@ -7,6 +7,7 @@ import { resolveToolRetryPolicy } from '../steps/tool-retry-policy.js';
 import type { DBOSAgentExecutorConfig } from './types.js';
 import { DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS, DEFAULT_PERSISTENT_WARM_WINDOW_MS } from './persistent-sessions.js';
 import { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
+import { QUEUE_NAME_PATTERN } from '../orchestration/queue-placement.js';
 
 /**
  * The executor's tool-argument limits: the defaults with the given fields over them.
@@ -29,16 +30,20 @@ export function resolveToolArgumentLimits(given: Partial<ToolArgumentLimits> | u
  * tool retry policy and argument limits) and register the app database of transactional tools with DBOS.
  *
  * @throws ConfigurationError `APP_DATABASE_AFTER_LAUNCH` / `APP_DATABASE_NOT_CONFIGURED` for an unusable `appDatabase`.
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a malformed `queue` name.
  *
  * @example
  * bindExecutorDependencies(config, hookManager, logger);
  */
 export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookManager: HookManager, logger: Logger): void {
+  if (config.queue !== undefined && (typeof config.queue !== 'string' || !QUEUE_NAME_PATTERN.test(config.queue))) {
+    throw new InvalidArgumentError('queue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'queue' });
+  }
   if (config.appDatabase !== undefined) bindAppDatabase(config.appDatabase);
   bindRuntimeDependencies({
     stateStore: config.stateStore,
     streamManager: config.streamManager,
-    llmAdapter: config.llmAdapter,
+    ...(config.llmAdapter === undefined ? {} : { llmAdapter: config.llmAdapter }),
     ...(config.usageStore === undefined ? {} : { usageStore: config.usageStore }),
     hookManager,
     logger,

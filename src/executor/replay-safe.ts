@@ -8,7 +8,8 @@ import type { RunRecord } from '../types/session.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import type { DBOSAgentHandle } from './agent-handle.js';
-import type { RunLauncher } from './run-launcher.js';
+import { localHandle, type RunLauncher } from './run-launcher.js';
+import type { PlacementOptions } from './run-placement.js';
 import type { AgentExecutionHandle } from './types.js';
 
 /** What a recorded entry-point step returns: the run to observe and the workflow start it deferred. */
@@ -34,22 +35,25 @@ export function dbosCallContext(): 'outside' | 'workflow' | 'step' {
  * replay-safe: outside DBOS it just runs; in a workflow body, every store read and write and every id is
  * decided once inside a recorded step (`helix.<operation>`) whose workflow start is deferred, and the body
  * then starts the run as a child workflow (deterministic id, so a recovered caller never starts a second).
- * Inside a step it refuses with `DBOSStepContextError`.
+ * Inside a step it refuses with `DBOSStepContextError`. Where its runs start (in place or on a queue) is decided
+ * from `options` first, before anything is written (`RunLauncher.placing`).
  *
  * @throws DBOSStepContextError `DBOS_STEP_CONTEXT` when called inside a DBOS step.
  * @throws ConfigurationError `APP_DATABASE_NOT_CONFIGURED` for an agent with a transactional tool and no `appDatabase`.
  * @example
- * return startingRun(launcher, agent, 'execute', () => this.executeNow(agent, input, options));
+ * return startingRun(launcher, agent, 'execute', options, () => this.executeNow(agent, input, options));
  */
 export async function startingRun(
   launcher: RunLauncher,
   agent: AnyAgentConfig,
   operation: string,
-  call: () => Promise<AgentExecutionHandle<any>>,
+  options: PlacementOptions,
+  start: () => Promise<AgentExecutionHandle<any>>,
 ): Promise<AgentExecutionHandle<any>> {
   assertAgentConfig(agent, operation);
   const transactional = isAppDatabaseBound() ? undefined : firstTransactionalToolName(agent);
   if (transactional !== undefined) throw appDatabaseRequired(transactional);
+  const call = () => launcher.placing(agent, options, start);
   const context = dbosCallContext();
   if (context === 'outside') return call();
   if (context === 'step') throw new DBOSStepContextError(operation);
@@ -90,6 +94,6 @@ export async function observingRun(
 
 async function handleOfRecorded(launcher: RunLauncher, agent: AnyAgentConfig, recorded: RecordedRun): Promise<AgentExecutionHandle<any>> {
   if (recorded.run === null) throw new InternalError('A started or attached run has no run record (the launcher always writes one); report this.');
-  const live = recorded.launch === null ? undefined : await launcher.launch(recorded.launch);
+  const live = recorded.launch === null ? undefined : localHandle(recorded.launch, await launcher.launch(recorded.launch));
   return launcher.handleFor(agent, recorded.sessionId, recorded.run, live);
 }

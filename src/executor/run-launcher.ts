@@ -24,6 +24,8 @@ export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { withStartWrites, type StartWriter } from './start-writes.js';
+import { enqueueParams, type QueuePlacement } from '../orchestration/queue-placement.js';
+import { placeRun, type PlacementOptions } from './run-placement.js';
 
 /**
  * A run's start as planned before its writes: its workflow input and the session's previous run.
@@ -39,6 +41,7 @@ export interface PlannedRun {
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
   private readonly deferred = new AsyncLocalStorage<AgentWorkflowInput[]>();
+  private readonly placement = new AsyncLocalStorage<QueuePlacement | undefined>();
 
   constructor(
     private readonly config: DBOSAgentExecutorConfig,
@@ -69,6 +72,7 @@ export class RunLauncher {
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
     const workflowId = standardWorkflowId(agent.name, sessionId, runId);
+    const queue = this.placement.getStore();
     const input: AgentWorkflowInput = {
       sessionId,
       runId,
@@ -80,6 +84,7 @@ export class RunLauncher {
       warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
       ...turn,
       journal: journalStamp(),
+      ...(queue === undefined ? {} : { queue }),
     };
     return { input, previous: known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous };
   }
@@ -110,7 +115,7 @@ export class RunLauncher {
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
     const live = await this.startWorkflow(input);
-    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, live);
+    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, localHandle(input, live));
   }
 
   /**
@@ -134,7 +139,7 @@ export class RunLauncher {
         if (message !== undefined && input?.userMessage?.content !== message) throw new AgentAlreadyRunningError(sessionId, run.status);
         if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
-        if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, await this.startWorkflow(input));
+        if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, localHandle(input, await this.startWorkflow(input)));
       }
       if (Date.now() > deadline) throw new AgentAlreadyRunningError(sessionId, 'active');
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -162,6 +167,17 @@ export class RunLauncher {
   }
 
   /**
+   * Run `call` (a run start of `agent`) with its runs placed where `options` and the agent's (else the executor's)
+   * queue say: decided and checked before `call` writes anything, then recorded in each planned run's input.
+   *
+   * @throws ConfigurationError / InvalidArgumentError as `placeRun` does.
+   */
+  async placing<T>(agent: AnyAgentConfig, options: PlacementOptions, call: () => Promise<T>): Promise<T> {
+    const placement = await placeRun(this.config, agent, options);
+    return this.placement.run(placement, call);
+  }
+
+  /**
    * Run `call` with workflow starts deferred: they are collected instead of started (the caller, a step of a
    * user's workflow, records them; the workflow body then starts them as child workflows with `launch`).
    */
@@ -176,7 +192,7 @@ export class RunLauncher {
     markWorkflowStartedHere(input.workflowId);
     // DBOS needs the registered (decorated) static method itself, not a wrapper.
     // eslint-disable-next-line @typescript-eslint/unbound-method
-    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
   }
 
   private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown> | undefined> {
@@ -188,6 +204,17 @@ export class RunLauncher {
     markWorkflowStartedHere(input.workflowId);
     // DBOS needs the registered (decorated) static method itself, not a wrapper.
     // eslint-disable-next-line @typescript-eslint/unbound-method
-    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
   }
+}
+
+/**
+ * The DBOS handle of a run started in this process, to await in place; none for a queued run (any worker may run it:
+ * its handle polls DBOS and the run record instead of waiting on this process's signals).
+ *
+ * @example
+ * const live = localHandle(input, await DBOS.startWorkflow(AgentWorkflows.runAgent, params)(input));
+ */
+export function localHandle(input: Pick<AgentWorkflowInput, 'queue'>, live: WorkflowHandle<unknown> | undefined): WorkflowHandle<unknown> | undefined {
+  return input.queue === undefined ? live : undefined;
 }

@@ -1,4 +1,5 @@
 import type { JournalKind } from '../types/journal.js';
+import type { QueueOptions } from '../orchestration/queue-placement.js';
 import type { AppDatabaseConfig } from '../database/app-database.js';
 import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { HookManager } from '../hooks/index.js';
@@ -13,7 +14,8 @@ import type { StreamChunk } from '../types/stream.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
 /**
- * Configuration of `DBOSAgentExecutor`. `stateStore`, `streamManager` and `llmAdapter` are required.
+ * Configuration of `DBOSAgentExecutor`. `stateStore` and `streamManager` are required; `llmAdapter` is required in
+ * every process that runs agents (a process that only enqueues runs on queues leaves it out).
  *
  * @example
  * const config: DBOSAgentExecutorConfig = { stateStore, streamManager, llmAdapter: new VercelAIAdapter({ model }) };
@@ -23,8 +25,17 @@ export interface DBOSAgentExecutorConfig {
   stateStore: SessionStateStore;
   /** Real-time chunks. `PostgresStreamManager` (embedded) or `RedisStreamManager`. */
   streamManager: StreamManager;
-  /** The LLM adapter (e.g. `VercelAIAdapter`). */
-  llmAdapter: LLMAdapter;
+  /**
+   * The LLM adapter (e.g. `VercelAIAdapter`). Without it this executor only enqueues: it starts runs of agents that
+   * have a queue (the agent's `queue` or this config's) and refuses the others with `NO_LLM_ADAPTER`.
+   */
+  llmAdapter?: LLMAdapter;
+  /**
+   * The DBOS queue runs started by `execute()`, `resume()` and `retry()` are enqueued on when their agent names none
+   * (`^[A-Za-z0-9_.:-]{1,64}$`; registered with `DBOS.registerQueue` by the processes that run them). Persistent
+   * sessions and sub-agent children are not affected (a child runs on its own agent's `queue`, else in place).
+   */
+  queue?: string;
   /** Token and tool-duration metering. */
   usageStore?: UsageStore;
   /** Hooks fired for every run (before agent and per-call hooks). */
@@ -80,7 +91,7 @@ export interface DBOSAgentExecutorConfig {
  * @example
  * await executor.execute(agent, 'Hello', { sessionId: 'chat-1', hooks: { afterTool: log } });
  */
-export interface ExecuteOptions {
+export interface ExecuteOptions extends QueueOptions {
   /** Required: the session (conversation) to run in. */
   sessionId: string;
   /**
@@ -113,7 +124,7 @@ export interface ExecuteOptions {
  * @example
  * await executor.resume(agent, 's1', { mode: 'with_message', message: 'Use metric units.' });
  */
-export interface ResumeOptions {
+export interface ResumeOptions extends QueueOptions {
   mode?: 'continue' | 'with_message' | 'with_confirmation' | 'from_checkpoint';
   message?: string;
   checkpointId?: string;
@@ -127,7 +138,7 @@ export interface ResumeOptions {
  * @example
  * await executor.retry(agent, 's1', { hooks: { onAgentResumed: log } });
  */
-export interface RetryOptions {
+export interface RetryOptions extends QueueOptions {
   hooks?: AgentHooks;
   hookManager?: HookManager;
 }

@@ -1,6 +1,7 @@
 import type { SuspensionRecord } from './hitl-types.js';
 import type { JournalStamp } from '../types/journal.js';
 import type { UserMessage } from '../types/message.js';
+import type { QueuePlacement } from './queue-placement.js';
 
 /**
  * Identity every durable step of an agent run receives (JSON, small).
@@ -67,4 +68,6 @@ export interface AgentWorkflowInput extends RunScope {
   parent?: ParentLink;
   /** The step-journal format the run is recorded in (absent: a release before format 1; refused). */
   journal?: JournalStamp;
+  /** The queue the run is enqueued on (absent: it starts in the process that started it). */
+  queue?: QueuePlacement;
 }

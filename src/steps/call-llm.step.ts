@@ -1,7 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
 import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
-import { LLMCallError } from '../errors/index.js';
+import { ConfigurationError, LLMCallError } from '../errors/index.js';
+import type { LLMAdapter } from '../llm/adapter.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
 import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
@@ -100,7 +101,7 @@ export class CallLLMStep {
       // An interrupt (from any process) stops the call in flight: the flag is read while the model generates.
       const watch = watchInterruptFlag(stateStore, input.sessionId, abortSignal);
       try {
-        const result = await dependencies.llmAdapter
+        const result = await modelOf(dependencies)
           .generateStep(
             {
               messages,
@@ -160,6 +161,15 @@ export class CallLLMStep {
       }
     }
   }
+}
+
+/** The process's model; a process that only enqueues runs has none (its executor got no `llmAdapter`). */
+function modelOf(dependencies: { llmAdapter?: LLMAdapter }): LLMAdapter {
+  if (dependencies.llmAdapter !== undefined) return dependencies.llmAdapter;
+  throw new ConfigurationError(
+    'NO_LLM_ADAPTER',
+    "This process's executor has no llmAdapter, so it cannot run an agent's model step: leave its queues out of this process's DBOS listenQueues.",
+  );
 }
 
 /** The cached history extended by the commit's appended messages, when it lines up with the commit's count. */

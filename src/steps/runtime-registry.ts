@@ -17,7 +17,8 @@ import type { ToolRetryPolicy } from './tool-retry-policy.js';
 export interface RuntimeDependencies {
   stateStore: SessionStateStore;
   streamManager: StreamManager;
-  llmAdapter: LLMAdapter;
+  /** Absent in a process that only enqueues runs (its CallLLMStep refuses with `NO_LLM_ADAPTER`). */
+  llmAdapter?: LLMAdapter;
   usageStore?: UsageStore;
   hookManager: HookManager;
   logger: Logger;

@@ -13,6 +13,8 @@ import { registerAgent } from './runtime-registry.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 import { journalStamp } from '../journal/format.js';
+import type { QueuePlacement } from '../orchestration/queue-placement.js';
+import { childQueuePlacement } from './queue-check.js';
 
 /**
  * Input of the sub-agent steps: the parent's scope, its step and the call.
@@ -25,6 +27,8 @@ export interface SubAgentStepInput extends RunScope {
   call: PlannedSubAgentCall;
   rootSessionId: string;
   warmWindowMs: number;
+  /** The parent run's queue placement (a queued child inherits its priority and partition key). */
+  queue?: QueuePlacement;
 }
 
 /**
@@ -85,7 +89,8 @@ export class SubAgentStep {
         const parked = state.status === 'active' && isParkedRunStatus(run?.status) && state.suspendedStepId !== undefined;
         if (!(await takeForResume(stateStore, childId, state, parked))) continue;
         const turn = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, { mode: 'continue' });
-        const child = await recordChildRun(environment, input, runId, turn);
+        const queue = await childQueuePlacement(childAgentOf(environment.agent, input.call).queue, input.queue);
+        const child = await recordChildRun(environment, input, runId, turn, queue);
         await stateStore.clearInterruptFlag(childId);
         await stateStore.updateSubSessionRef(input.sessionId, childId, { status: 'running' });
         return { kind: 'start', child };
@@ -109,6 +114,7 @@ async function createChild(environment: StepEnvironment, input: SubAgentStepInpu
   const { stateStore } = environment.dependencies;
   const { call } = input;
   const agent = childAgentOf(environment.agent, call);
+  const queue = await childQueuePlacement(agent.queue, input.queue);
   const runId = childRunId(input.runId, call.toolCallId);
   const initial = initializeAgentState(agent, { message: call.childMessage, state: call.input }, { runId });
   const existing = await stateStore.loadState(call.childSessionId);
@@ -132,7 +138,7 @@ async function createChild(environment: StepEnvironment, input: SubAgentStepInpu
   await stateStore.addSubSessionRefs(input.sessionId, [
     { subSessionId: call.childSessionId, agentType: agent.name, parentToolCallId: call.toolCallId, mode: 'ephemeral', status: 'running', startedAt: Date.now() },
   ]);
-  const child = await recordChildRun(environment, input, runId, { userMessage: initial.message });
+  const child = await recordChildRun(environment, input, runId, { userMessage: initial.message }, queue);
   await environment.emitter.emit(
     { type: 'subagent_start', subAgentType: agent.name, subSessionId: call.childSessionId, callId: call.toolCallId },
     { key: chunkKey(input, 'subagent_start', call.toolCallId) },
@@ -147,6 +153,7 @@ async function recordChildRun(
   input: SubAgentStepInput,
   runId: string,
   turn: Pick<AgentWorkflowInput, 'userMessage' | 'resume'>,
+  queue: QueuePlacement | undefined,
 ): Promise<AgentWorkflowInput> {
   const { stateStore, streamManager } = environment.dependencies;
   const { call } = input;
@@ -165,6 +172,7 @@ async function recordChildRun(
     ...turn,
     parent: { sessionId: input.sessionId, agentType: input.agentType, workflowId: input.workflowId, callId: call.toolCallId, step: input.step },
     journal: journalStamp(),
+    ...(queue === undefined ? {} : { queue }),
   };
   const recorded = await stateStore.createRun(call.childSessionId, {
     runId,

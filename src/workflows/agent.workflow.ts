@@ -11,6 +11,7 @@ import { runRecordedTurn } from './turn-runner.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { refuseUnknownJournal } from '../journal/format.js';
+import { enqueueParams } from '../orchestration/queue-placement.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
 
@@ -58,7 +59,7 @@ async function notifyParent(input: AgentWorkflowInput): Promise<void> {
 bindChildStarter((input) => {
   markWorkflowStartedHere(input.workflowId);
   // eslint-disable-next-line @typescript-eslint/unbound-method
-  return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId })(input);
+  return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
 });
 
 /**

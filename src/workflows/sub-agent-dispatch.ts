@@ -41,7 +41,7 @@ export async function runChildren(context: TurnContext, step: number, calls: Pla
   const { scope, input } = context;
   const prepared = await Promise.all(
     calls.map((call) => {
-      const stepInput = { ...scope, step, call, rootSessionId: input.rootSessionId, warmWindowMs: input.warmWindowMs };
+      const stepInput = { ...scope, step, call, rootSessionId: input.rootSessionId, warmWindowMs: input.warmWindowMs, ...(input.queue === undefined ? {} : { queue: input.queue }) };
       return mode === 'dispatch' ? SubAgentStep.dispatch(stepInput) : SubAgentStep.prepareContinue(stepInput);
     }),
   );

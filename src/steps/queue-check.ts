@@ -1,0 +1,62 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { ConfigurationError, InvalidArgumentError } from '../errors/index.js';
+import type { QueuePlacement } from '../orchestration/queue-placement.js';
+
+/**
+ * Check a placement against its queue as DBOS has it registered (the `queues` table every process of the fleet
+ * shares): the queue exists, and a partition key is given exactly when the queue is partitioned. DBOS itself would
+ * leave a run on an unknown queue ENQUEUED forever.
+ *
+ * @throws ConfigurationError `QUEUE_NOT_REGISTERED` when no process registered the queue (`DBOS.registerQueue`).
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a partitioned queue without `partitionKey`, or a key on a queue
+ *   that is not partitioned.
+ * @example
+ * await checkQueuePlacement({ name: 'agents', partitionKey: 'tenant-a' });
+ */
+export async function checkQueuePlacement(placement: QueuePlacement): Promise<void> {
+  const partitioned = await registeredQueuePartitioned(placement.name);
+  if (partitioned && placement.partitionKey === undefined) {
+    throw new InvalidArgumentError(`partitionKey is required: queue "${placement.name}" is partitioned.`, { field: 'partitionKey', queue: placement.name });
+  }
+  if (!partitioned && placement.partitionKey !== undefined) {
+    throw new InvalidArgumentError(`partitionKey is given but queue "${placement.name}" is not partitioned.`, { field: 'partitionKey', queue: placement.name });
+  }
+}
+
+/**
+ * A sub-agent child's placement: its own agent's queue (none: it starts in place, as a child workflow of its parent),
+ * with its parent run's priority and, on a partitioned queue, its partition key (the tenant's runs stay its own).
+ * Children do not take their parent's queue: a parent holding a slot of a limited queue while it waits for a child
+ * queued behind it would wait forever.
+ *
+ * @throws ConfigurationError `QUEUE_NOT_REGISTERED`; InvalidArgumentError `INVALID_ARGUMENT` for a partitioned queue
+ *   when the parent run has no partition key.
+ * @example
+ * const queue = await childQueuePlacement(childAgent.queue, parentInput.queue);
+ */
+export async function childQueuePlacement(queueName: string | undefined, parent: QueuePlacement | undefined): Promise<QueuePlacement | undefined> {
+  if (queueName === undefined) return undefined;
+  const partitioned = await registeredQueuePartitioned(queueName);
+  const partitionKey = partitioned ? parent?.partitionKey : undefined;
+  if (partitioned && partitionKey === undefined) {
+    throw new InvalidArgumentError(`The sub-agent's queue "${queueName}" is partitioned and its parent run has no partitionKey to give it.`, { field: 'partitionKey', queue: queueName });
+  }
+  return {
+    name: queueName,
+    ...(parent?.priority === undefined ? {} : { priority: parent.priority }),
+    ...(partitionKey === undefined ? {} : { partitionKey }),
+  };
+}
+
+/** Whether the registered queue `name` is partitioned (any per-partition limit). */
+async function registeredQueuePartitioned(name: string): Promise<boolean> {
+  const queue = await DBOS.retrieveQueue(name);
+  if (queue === null) {
+    throw new ConfigurationError(
+      'QUEUE_NOT_REGISTERED',
+      `Queue "${name}" is not registered: register it with DBOS.registerQueue() (in the worker processes) before runs are enqueued on it.`,
+      { queue: name },
+    );
+  }
+  return queue.partitionConcurrency !== undefined || queue.partitionWorkerConcurrency !== undefined || queue.partitionRateLimit !== undefined;
+}

@@ -1,0 +1,133 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createSubAgentTool, defineAgent } from '../../../src/agent/index.js';
+import { ConfigurationError, InvalidArgumentError } from '../../../src/errors/index.js';
+import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { collectChunks, scriptedLLM, textOf } from './executor-test-kit.js';
+
+const llm = scriptedLLM();
+const queued = defineAgent({ name: 'queued_chat', systemPrompt: 'Chat.', queue: 'agents' });
+const inPlace = defineAgent({ name: 'in_place_chat', systemPrompt: 'Chat.' });
+const tenants = defineAgent({ name: 'tenant_chat', systemPrompt: 'Chat.', queue: 'tenants' });
+const lost = defineAgent({ name: 'lost_chat', systemPrompt: 'Chat.', queue: 'nobody_registered_this' });
+const researcher = defineAgent({ name: 'queued_researcher', systemPrompt: 'Research.', queue: 'children', outputSchema: z.object({ found: z.string() }) });
+const planner = defineAgent({
+  name: 'queued_planner',
+  systemPrompt: 'Plan.',
+  queue: 'agents',
+  tools: [createSubAgentTool(researcher, z.object({ topic: z.string() }), { description: 'Research a topic.' })],
+});
+
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime('queued_runs', llm.adapter);
+  await DBOS.registerQueue('agents', { minPollingIntervalMs: 20 });
+  await DBOS.registerQueue('children', { minPollingIntervalMs: 20 });
+  await DBOS.registerQueue('tenants', { minPollingIntervalMs: 20, partitionConcurrency: 1 });
+});
+afterAll(async () => {
+  await runtime?.shutdown();
+});
+
+const answer = (text: string) => () => ({ type: 'text' as const, text });
+const refusedWith = (code: string) => (error: unknown) => (ConfigurationError.isInstance(error) || InvalidArgumentError.isInstance(error)) && error.code === code;
+
+describe('queued runs', () => {
+  it("enqueues an agent's run on its queue with the call's priority; the caller streams and awaits it as a local run", async () => {
+    llm.use(answer('From the queue.'));
+    const handle = await runtime.executor.execute(queued, 'Hi.', { sessionId: 'queued-1', priority: 3 });
+    const [chunks, result] = await Promise.all([collectChunks(handle), handle.result()]);
+    expect(result.status).toBe('completed');
+    expect(textOf(chunks)).toBe('From the queue.');
+    const status = await DBOS.getWorkflowStatus(handle.workflowId);
+    expect(status?.queueName).toBe('agents');
+    expect(status?.priority).toBe(3);
+  });
+
+  it('runs a second turn and a retry on the queue too', async () => {
+    llm.use(answer('Again.'));
+    const second = await runtime.executor.execute(queued, 'Once more.', { sessionId: 'queued-1' });
+    expect((await second.result()).status).toBe('completed');
+    expect((await DBOS.getWorkflowStatus(second.workflowId))?.queueName).toBe('agents');
+    llm.use(() => undefined); // no answer: the run fails
+    const failing = await runtime.executor.execute(queued, 'Fail.', { sessionId: 'queued-2' });
+    expect((await failing.result()).status).toBe('failed');
+    llm.use(answer('Recovered.'));
+    const retried = await runtime.executor.retry(queued, 'queued-2');
+    expect((await retried.result()).status).toBe('completed');
+    expect((await DBOS.getWorkflowStatus(retried.workflowId))?.queueName).toBe('agents');
+  });
+
+  it("puts a run on its partition of a partitioned queue and refuses a missing or stray partition key, writing nothing", async () => {
+    llm.use(answer('Tenant answer.'));
+    const handle = await runtime.executor.execute(tenants, 'Hi.', { sessionId: 'tenant-1', partitionKey: 'tenant-a' });
+    expect((await handle.result()).status).toBe('completed');
+    expect((await DBOS.getWorkflowStatus(handle.workflowId))?.queuePartitionKey).toBe('tenant-a');
+    await expect(runtime.executor.execute(tenants, 'Hi.', { sessionId: 'tenant-2' })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
+    await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'tenant-3', partitionKey: 'tenant-a' })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
+    expect(await runtime.stateStore.loadState('tenant-2')).toBeNull();
+    expect(await runtime.stateStore.loadState('tenant-3')).toBeNull();
+  });
+
+  it('refuses what a queued run cannot honour before writing anything', async () => {
+    await expect(runtime.executor.execute(lost, 'Hi.', { sessionId: 'refused-1' })).rejects.toSatisfy(refusedWith('QUEUE_NOT_REGISTERED'));
+    await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-2', hooks: { onAgentStart: () => undefined } })).rejects.toSatisfy(
+      refusedWith('QUEUE_NOT_SUPPORTED'),
+    );
+    await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-3', mode: 'persistent' })).rejects.toSatisfy(refusedWith('QUEUE_NOT_SUPPORTED'));
+    await expect(runtime.executor.execute(inPlace, 'Hi.', { sessionId: 'refused-4', priority: 1 })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
+    await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-5', priority: -1 })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
+    for (const sessionId of ['refused-1', 'refused-2', 'refused-3', 'refused-4', 'refused-5']) expect(await runtime.stateStore.loadState(sessionId)).toBeNull();
+  });
+
+  it("enqueues a sub-agent child on its own agent's queue with its parent's priority", async () => {
+    llm.use((input) => {
+      const system = input.messages[0]?.role === 'system' ? String(input.messages[0].content) : '';
+      const toolResults = input.messages.filter((message) => message.role === 'tool').length;
+      if (system.startsWith('Research.')) return { type: 'tool_calls', toolCalls: [{ id: 'fin', name: '__finish__', arguments: { found: 'queues' } }] };
+      if (toolResults === 0) return { type: 'tool_calls', toolCalls: [{ id: 'research-1', name: 'subagent__queued_researcher', arguments: { topic: 'fleets' } }] };
+      return { type: 'text', text: 'Planned.' };
+    });
+    const handle = await runtime.executor.execute(planner, 'Plan it.', { sessionId: 'planner-1', priority: 2 });
+    expect((await handle.result()).status).toBe('completed');
+    const children = await DBOS.listWorkflows({ workflowName: 'helix.runAgent' });
+    const child = children.find((workflow) => workflow.workflowID.startsWith('queued_researcher__planner-1-sub-research-1__'));
+    expect(child?.queueName).toBe('children');
+    expect(child?.priority).toBe(2);
+    expect(child?.status).toBe('SUCCESS');
+  });
+
+  it("enqueues on the executor's default queue an agent that names none", async () => {
+    llm.use(answer('Default queue.'));
+    const executor = new DBOSAgentExecutor({ stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter, queue: 'agents' });
+    const handle = await executor.execute(inPlace, 'Hi.', { sessionId: 'default-queue-1' });
+    expect((await handle.result()).status).toBe('completed');
+    expect((await DBOS.getWorkflowStatus(handle.workflowId))?.queueName).toBe('agents');
+  });
+
+  it('an executor without llmAdapter enqueues queued agents and refuses to run the others in place', async () => {
+    llm.use(answer('Ran elsewhere.'));
+    const enqueueOnly = new DBOSAgentExecutor({ stateStore: runtime.stateStore, streamManager: runtime.streamManager });
+    await expect(enqueueOnly.execute(inPlace, 'Hi.', { sessionId: 'enqueue-only-1' })).rejects.toSatisfy(refusedWith('NO_LLM_ADAPTER'));
+    expect(await runtime.stateStore.loadState('enqueue-only-1')).toBeNull();
+    const handle = await enqueueOnly.execute(queued, 'Hi.', { sessionId: 'enqueue-only-2' });
+    expect((await DBOS.getWorkflowStatus(handle.workflowId))?.queueName).toBe('agents');
+    // Constructing it unbound this process's model: the run it enqueued fails loudly when it reaches its model step here.
+    const result = await handle.result();
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('llmAdapter');
+    // Give the process its model back for the tests after this one.
+    new DBOSAgentExecutor({ stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter });
+  });
+
+  it('refuses malformed queue names when the agent or the executor is defined', () => {
+    expect(() => defineAgent({ name: 'bad_queue', systemPrompt: 'x', queue: 'has space' })).toThrow(/queue must be a DBOS queue name/);
+    expect(() => new DBOSAgentExecutor({ stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter, queue: '' })).toThrow(
+      /queue must be a DBOS queue name/,
+    );
+    const companion = defineAgent({ name: 'queued_companion', systemPrompt: 'x', queue: 'agents', outputSchema: z.object({ ok: z.boolean() }) });
+    expect(() => defineAgent({ name: 'with_companion', systemPrompt: 'x', persistentAgents: [{ agent: companion, mode: 'blocking' }] })).toThrow(/cannot name a queue/);
+  });
+});
