@@ -35,6 +35,7 @@ export type { PruneOptions, PruneResult } from './executor/retention.js';
 export { isParkedRunStatus } from './orchestration/session-transitions.js';
 export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchestration/tool-argument-limits.js';
 export type { QueueOptions, QueuePlacement } from './orchestration/queue-placement.js';
+export { FleetMember, type FleetMemberOptions } from './fleet/fleet-member.js';
 
 // Agent model
 export {
@@ -162,6 +163,7 @@ export {
   DBOSStepContextError,
   DBOSForkRefusedError,
   JournalFormatUnsupportedError,
+  ExecutorIdInUseError,
   InternalError,
   ToolContractError,
   RemoteAgentTransportError,

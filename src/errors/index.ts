@@ -25,7 +25,7 @@ export {
   DBOSForkRefusedError,
   JournalFormatUnsupportedError,
 } from './dbos-errors.js';
-export { InternalError, ToolContractError } from './runtime-errors.js';
+export { ExecutorIdInUseError, InternalError, ToolContractError } from './runtime-errors.js';
 export { RemoteAgentTransportError, RemoteSubAgentClientToolUnsupportedError } from './remote-errors.js';
 export { safeErrorOf, safeErrorText, boundedMessage, MAX_SAFE_ERROR_MESSAGE, type ErrorOrigin, type SafeError } from './safe-error.js';
 export { renderThrown, MAX_THROWN_ERROR_TEXT, MAX_THROWN_VALUE_TEXT } from './thrown-value.js';

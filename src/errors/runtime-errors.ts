@@ -36,3 +36,19 @@ export class ToolContractError extends HelixError {
     return hasCode(error, 'TOOL_ERROR');
   }
 }
+
+/**
+ * Thrown by `FleetMember.join` when a live process kept the executor id's lease past `leaseWaitMs`.
+ *
+ * @example
+ * try { await FleetMember.join(options); } catch (error) { if (ExecutorIdInUseError.isInstance(error)) process.exit(1); }
+ */
+export class ExecutorIdInUseError extends HelixError {
+  constructor(executorId: string) {
+    super('EXECUTOR_ID_IN_USE', `Executor id "${executorId}" is held by a live process; give this process another id or stop that one.`, { data: { executorId } });
+    this.name = 'ExecutorIdInUseError';
+  }
+  static override isInstance(error: unknown): error is ExecutorIdInUseError {
+    return hasCode(error, 'EXECUTOR_ID_IN_USE');
+  }
+}

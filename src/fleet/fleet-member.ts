@@ -1,0 +1,205 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { ExecutorIdInUseError, InvalidArgumentError } from '../errors/index.js';
+import { noopLogger } from '../hooks/logger.js';
+import type { Logger } from '../hooks/types.js';
+import { isDeadMember, type LivenessMemory } from '../orchestration/fleet-liveness.js';
+import { QUEUE_NAME_PATTERN } from '../orchestration/queue-placement.js';
+import { FleetLease } from './fleet-lease.js';
+
+/** An executor id the fleet accepts (it is logged, so it is bounded). */
+const EXECUTOR_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+const DEFAULT_DEAD_AFTER_MS = 5_000;
+const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+const DEFAULT_LEASE_WAIT_MS = 120_000;
+const LEASE_RETRY_MS = 250;
+const RECONNECT_MS = 500;
+
+/** The options with their defaults applied. */
+type ResolvedOptions = FleetMemberOptions & Required<Pick<FleetMemberOptions, 'deadAfterMs' | 'sweepIntervalMs' | 'schemaName'>>;
+
+/**
+ * Options of {@link FleetMember.join}.
+ *
+ * @example
+ * const options: FleetMemberOptions = { systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents' };
+ */
+export interface FleetMemberOptions {
+  /** DBOS's system database (the one in `DBOS.setConfig`). */
+  systemDatabaseUrl: string;
+  /** This process's DBOS `executorID` (`^[A-Za-z0-9_.:-]{1,64}$`), unique among live processes. */
+  executorId: string;
+  /** This process's DBOS `applicationVersion` (recorded with the member). */
+  applicationVersion?: string;
+  /** Where a dead member's runs that were on no queue are re-enqueued (default: DBOS's internal queue). */
+  recoveryQueue?: string;
+  /** A member whose lease stayed free this long is dead (default 5000 ms). */
+  deadAfterMs?: number;
+  /** How often the members' leases are checked (default 1000 ms). */
+  sweepIntervalMs?: number;
+  /** How long `join` waits for a live process holding the same executor id to exit (default 120 000 ms). */
+  leaseWaitMs?: number;
+  /** Schema of the members table in the system database (default `helix_fleet`). */
+  schemaName?: string;
+  logger?: Logger;
+}
+
+/**
+ * This process as a member of a fleet of workers sharing one DBOS system database. `join` (before `DBOS.launch()`)
+ * takes the executor id's lease — a Postgres session advisory lock held as long as the process and its connection
+ * live, so a new process started with the id of a live one (a rolling deploy) waits for that one to exit instead of
+ * running its workflows beside it. `startRecovery` (after launch) watches the other members' leases: a member whose
+ * lease stayed free for `deadAfterMs` is dead, and its PENDING workflows are re-enqueued (`DBOS.resumeWorkflows`) on
+ * their own queue (else `recoveryQueue`) for the live workers. DBOS's step records are owned (`owner_xid`), so a member
+ * taken for dead while alive cannot record a step of a run that moved on.
+ *
+ * @example
+ * const member = await FleetMember.join({ systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents' });
+ * DBOS.setConfig({ name: 'app', systemDatabaseUrl, executorID: member.executorId, applicationVersion: 'v1' });
+ * await DBOS.launch();
+ * member.startRecovery();
+ * // on SIGTERM: await executor.close(); await DBOS.shutdown(); await member.leave();
+ */
+export class FleetMember {
+  readonly executorId: string;
+  readonly #options: ResolvedOptions;
+  readonly #logger: Logger;
+  readonly #memory: LivenessMemory = new Map();
+  #lease: FleetLease;
+  #connectedSince: number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+  #left = false;
+
+  private constructor(options: ResolvedOptions, lease: FleetLease) {
+    this.executorId = options.executorId;
+    this.#options = options;
+    this.#logger = options.logger ?? noopLogger;
+    this.#lease = lease;
+    this.#connectedSince = Date.now();
+  }
+
+  /**
+   * Take `executorId`'s lease (waiting for a live holder to exit) and record the member.
+   *
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for a malformed executor id, queue name or interval.
+   * @throws ExecutorIdInUseError `EXECUTOR_ID_IN_USE` when a live process holds the id past `leaseWaitMs`.
+   */
+  static async join(options: FleetMemberOptions): Promise<FleetMember> {
+    const resolved = validated(options);
+    const lease = await FleetLease.connect(resolved.systemDatabaseUrl, resolved.schemaName);
+    try {
+      await takeOwnLease(lease, resolved.executorId, resolved.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS);
+      await lease.register(resolved.executorId, resolved.applicationVersion);
+    } catch (error) {
+      await lease.close();
+      throw error;
+    }
+    return new FleetMember(resolved, lease);
+  }
+
+  /** Start watching the other members (call after `DBOS.launch()`: a takeover re-enqueues through DBOS). */
+  startRecovery(): void {
+    if (this.#timer !== undefined || this.#left) return;
+    const tick = (): void => {
+      this.#sweeping = this.sweepOnce()
+        .then(() => undefined)
+        .catch((error: unknown) => this.#logger.warn('fleet.sweep_failed', { error: error instanceof Error ? error.name : 'unknown' }))
+        .finally(() => {
+          if (!this.#left) this.#timer = setTimeout(tick, this.#options.sweepIntervalMs).unref();
+        });
+    };
+    this.#timer = setTimeout(tick, this.#options.sweepIntervalMs).unref();
+  }
+
+  /**
+   * One sweep: every other member's lease is probed; a member dead for `deadAfterMs` has its PENDING workflows
+   * re-enqueued and, once it has none, is forgotten. Returns the number of workflows re-enqueued.
+   */
+  async sweepOnce(): Promise<number> {
+    if (this.#lease.lost) await this.reconnect();
+    let moved = 0;
+    for (const executorId of await this.#lease.others(this.executorId)) {
+      const free = await this.#lease.tryLock(executorId);
+      try {
+        const standing = { connectedSince: this.#connectedSince };
+        if (isDeadMember(this.#memory, { executorId, free, at: Date.now() }, standing, this.#options.deadAfterMs)) {
+          moved += await this.takeOver(executorId);
+        }
+      } finally {
+        if (free) await this.#lease.unlock(executorId);
+      }
+    }
+    return moved;
+  }
+
+  /** Stop watching and release the lease (after `DBOS.shutdown()`); the fleet takes over what this process left. */
+  async leave(): Promise<void> {
+    this.#left = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#sweeping;
+    await this.#lease.close();
+  }
+
+  /** Re-enqueue a dead member's PENDING workflows (its lease held by this sweep), and forget it once it has none. */
+  private async takeOver(executorId: string): Promise<number> {
+    const pending = await DBOS.listWorkflows({ status: 'PENDING', executorId, loadInput: false, loadOutput: false });
+    const byQueue = new Map<string | undefined, string[]>();
+    for (const workflow of pending) {
+      const queue = workflow.queueName ?? this.#options.recoveryQueue;
+      byQueue.set(queue, [...(byQueue.get(queue) ?? []), workflow.workflowID]);
+    }
+    for (const [queueName, workflowIds] of byQueue) await DBOS.resumeWorkflows(workflowIds, queueName === undefined ? {} : { queueName });
+    if (pending.length === 0) {
+      await this.#lease.forget(executorId);
+      this.#memory.delete(executorId);
+    } else {
+      this.#logger.info('fleet.member_taken_over', { executorId, workflows: pending.length });
+    }
+    return pending.length;
+  }
+
+  /** A lost lease connection: connect again and take this process's own lease back (its watch starts over). */
+  private async reconnect(): Promise<void> {
+    for (;;) {
+      try {
+        const lease = await FleetLease.connect(this.#options.systemDatabaseUrl, this.#options.schemaName);
+        await takeOwnLease(lease, this.executorId, this.#options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS);
+        this.#lease = lease;
+        this.#connectedSince = Date.now();
+        this.#memory.clear();
+        return;
+      } catch (error) {
+        if (this.#left || ExecutorIdInUseError.isInstance(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+      }
+    }
+  }
+}
+
+async function takeOwnLease(lease: FleetLease, executorId: string, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  while (!(await lease.tryLock(executorId))) {
+    if (Date.now() >= deadline) throw new ExecutorIdInUseError(executorId);
+    await new Promise((resolve) => setTimeout(resolve, LEASE_RETRY_MS));
+  }
+}
+
+function validated(options: FleetMemberOptions): ResolvedOptions {
+  if (typeof options?.systemDatabaseUrl !== 'string' || options.systemDatabaseUrl === '') throw new InvalidArgumentError('systemDatabaseUrl is required.', { field: 'systemDatabaseUrl' });
+  if (typeof options.executorId !== 'string' || !EXECUTOR_ID_PATTERN.test(options.executorId)) {
+    throw new InvalidArgumentError('executorId must match ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'executorId' });
+  }
+  if (options.recoveryQueue !== undefined && !QUEUE_NAME_PATTERN.test(options.recoveryQueue)) {
+    throw new InvalidArgumentError('recoveryQueue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'recoveryQueue' });
+  }
+  for (const field of ['deadAfterMs', 'sweepIntervalMs', 'leaseWaitMs'] as const) {
+    const value = options[field];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new InvalidArgumentError(`${field} must be a positive integer (ms).`, { field });
+  }
+  return {
+    ...options,
+    deadAfterMs: options.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS,
+    sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    schemaName: options.schemaName ?? 'helix_fleet',
+  };
+}
