@@ -130,13 +130,28 @@ export class InvalidArgumentError extends HelixError {
  */
 export class LLMCallError extends HelixError {
   readonly retryable: boolean;
-  constructor(message: string, options: { retryable: boolean; cause?: unknown; statusCode?: number }) {
+  /** The provider's HTTP status, when known. */
+  readonly statusCode?: number;
+  /** How long the provider asked to wait before the next request (its `retry-after`), when it said. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options: { retryable: boolean; cause?: unknown; statusCode?: number; retryAfterMs?: number }) {
     super('LLM_CALL_FAILED', message, {
       cause: options.cause,
-      data: { retryable: options.retryable, ...(options.statusCode === undefined ? {} : { statusCode: options.statusCode }) },
+      data: {
+        retryable: options.retryable,
+        ...(options.statusCode === undefined ? {} : { statusCode: options.statusCode }),
+        ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+      },
     });
     this.name = 'LLMCallError';
     this.retryable = options.retryable;
+    if (options.statusCode !== undefined) this.statusCode = options.statusCode;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** True for the provider's "too many requests" (HTTP 429): the step waits it out instead of failing. */
+  get rateLimited(): boolean {
+    return this.statusCode === 429;
   }
   static override isInstance(error: unknown): error is LLMCallError {
     return hasCode(error, 'LLM_CALL_FAILED');

@@ -20,6 +20,7 @@ import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
 import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
+import { waitOutRateLimit } from './rate-limit-wait.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { llmFailure } from './failure-text.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
@@ -88,6 +89,7 @@ export class CallLLMStep {
     // Fires when abort() cancels the run's workflow: the adapter stops the provider call.
     const abortSignal = DBOS.stepStatus?.cancelSignal;
     let resetNeeded = needsStreamReset(turnKeyOf(input));
+    const rateLimitWaits = { count: 0, waitedMs: 0 };
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
         // Only the root cleans up physically, and only its own chunks: its stream also holds its sub-agents' chunks
@@ -146,21 +148,31 @@ export class CallLLMStep {
         return { kind: 'result', result: stepDecisionResult(result, agent) };
       } catch (error) {
         await emitter.flush().catch(() => undefined);
-        if (watch.interrupted()) {
-          const interrupted = await stateStore.readInterruptFlag(input.sessionId);
-          return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
+        if (watch.interrupted()) return interruptedOutcome(stateStore, input.sessionId);
+        const rateLimit = await waitOutRateLimit(environment, input, error, rateLimitWaits);
+        if (rateLimit !== 'not_rate_limited') {
+          if (rateLimit === 'interrupted') return interruptedOutcome(stateStore, input.sessionId);
+          // A rate limit waited out is not a failed attempt.
+          attempt -= 1;
+          resetNeeded = true;
+          continue;
         }
         const retryable = LLMCallError.isInstance(error) && error.retryable;
         if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
         if (await pauseUnlessInterrupted(stateStore, input.sessionId, LLM_RETRY_BASE_MS * 2 ** (attempt - 1))) {
-          const interrupted = await stateStore.readInterruptFlag(input.sessionId);
-          return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
+          return interruptedOutcome(stateStore, input.sessionId);
         }
         resetNeeded = true;
       }
     }
   }
+}
+
+/** The step's outcome once an interrupt stopped it (with the interrupt's reason). */
+async function interruptedOutcome(stateStore: { readInterruptFlag(sessionId: string): Promise<{ reason?: string }> }, sessionId: string): Promise<CallLLMStepOutput> {
+  const interrupted = await stateStore.readInterruptFlag(sessionId);
+  return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
 }
 
 /** The process's model; a process that only enqueues runs has none (its executor got no `llmAdapter`). */

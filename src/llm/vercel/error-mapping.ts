@@ -40,10 +40,12 @@ export function toLLMCallError(error: unknown): LLMCallError {
   if (APICallError.isInstance(error)) {
     const statusCode = error.statusCode;
     const retryable = isRetryableStatus(statusCode) ?? error.isRetryable;
+    const retryAfterMs = retryAfterOf(error.responseHeaders);
     return new LLMCallError(describeStatus(statusCode, retryable), {
       retryable,
       cause: sanitizedCause(errorName, statusCode),
       ...(statusCode === undefined ? {} : { statusCode }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
   }
   if (isTimeout(error) || isNetworkError(error)) {
@@ -71,6 +73,29 @@ export function toLLMCallError(error: unknown): LLMCallError {
     retryable: false,
     cause: sanitizedCause(errorName),
   });
+}
+
+/** The longest wait a provider's `retry-after` is taken at (a larger one is capped). */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
+ * The provider's requested wait in ms: `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date;
+ * undefined when absent or unreadable.
+ *
+ * @example
+ * retryAfterOf({ 'retry-after': '2' }); // 2000
+ */
+export function retryAfterOf(headers: Record<string, string> | undefined, now: number = Date.now()): number | undefined {
+  if (headers === undefined) return undefined;
+  const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const milliseconds = Number(lower.get('retry-after-ms'));
+  if (lower.has('retry-after-ms') && Number.isFinite(milliseconds) && milliseconds >= 0) return Math.min(Math.ceil(milliseconds), MAX_RETRY_AFTER_MS);
+  const value = lower.get('retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(Math.ceil(seconds * 1000), MAX_RETRY_AFTER_MS);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
 }
 
 /** True/false for statuses that decide retryability on their own; undefined to defer to the SDK's verdict. */

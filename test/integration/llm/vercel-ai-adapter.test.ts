@@ -102,12 +102,14 @@ describe.each(APIS)('VercelAIAdapter over the $api API', ({ api, model }) => {
 
   it('maps HTTP 429 to a retryable LLMCallError without retrying inside the SDK, then succeeds on the next call', async () => {
     const { adapter, fake: server } = await setup([
-      { type: 'http_error', status: 429, retryAfterSeconds: 0 },
+      { type: 'http_error', status: 429, retryAfterSeconds: 2 },
       { type: 'text', text: 'Recovered now' },
     ]);
     const error = await rejection(adapter.generateStep(input(USER_TURN)));
     expect(error.retryable).toBe(true);
-    expect(error.data).toEqual({ retryable: true, statusCode: 429 });
+    // The provider's retry-after travels with the error (the LLM step waits it out).
+    expect(error.data).toEqual({ retryable: true, statusCode: 429, retryAfterMs: 2_000 });
+    expect([error.rateLimited, error.retryAfterMs]).toEqual([true, 2_000]);
     expect(JSON.stringify({ message: error.message, data: error.data, cause: (error.cause as Error).message })).not.toContain('SECRET');
     expect(server.requestCount).toBe(1);
 
