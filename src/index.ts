@@ -36,6 +36,8 @@ export { isParkedRunStatus } from './orchestration/session-transitions.js';
 export { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from './orchestration/tool-argument-limits.js';
 export type { QueueOptions, QueuePlacement } from './orchestration/queue-placement.js';
 export { FleetMember, type FleetMemberOptions } from './fleet/fleet-member.js';
+export { PostgresModelLimiter, type PostgresModelLimiterOptions } from './limits/postgres-model-limiter.js';
+export type { ModelLimit, ModelLimiter, ModelPermit, PeriodBudget, PermitAnswer } from './limits/model-limits.js';
 
 // Agent model
 export {

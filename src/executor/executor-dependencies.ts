@@ -45,6 +45,7 @@ export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookMa
     streamManager: config.streamManager,
     ...(config.llmAdapter === undefined ? {} : { llmAdapter: config.llmAdapter }),
     ...(config.usageStore === undefined ? {} : { usageStore: config.usageStore }),
+    ...(config.modelLimiter === undefined ? {} : { modelLimiter: config.modelLimiter }),
     hookManager,
     logger,
     toolRetryPolicy: resolveToolRetryPolicy(config.toolRetryPolicy),

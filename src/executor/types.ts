@@ -12,6 +12,7 @@ import type { AgentResult } from '../types/result.js';
 import type { DBOSAgentMode, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import type { ModelLimiter } from '../limits/model-limits.js';
 
 /**
  * Configuration of `DBOSAgentExecutor`. `stateStore` and `streamManager` are required; `llmAdapter` is required in
@@ -38,6 +39,11 @@ export interface DBOSAgentExecutorConfig {
   queue?: string;
   /** Token and tool-duration metering. */
   usageStore?: UsageStore;
+  /**
+   * Fleet-wide limits of LLM calls per model key (`PostgresModelLimiter`): every LLM step takes a permit first and
+   * waits inside the step (announced as a `rate_limited` chunk, interruptible) while the fleet is at the limit.
+   */
+  modelLimiter?: ModelLimiter;
   /** Hooks fired for every run (before agent and per-call hooks). */
   hookManager?: HookManager;
   /** Defaults to a no-op logger. */

@@ -1,4 +1,4 @@
-import type { LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/llm.js';
+import type { LLMConfig, LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/llm.js';
 
 /**
  * Calls a language model for one agent step. The loop executes tools itself: adapters only return the tool
@@ -11,4 +11,9 @@ import type { LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/
  */
 export interface LLMAdapter {
   generateStep(input: LLMGenerateInput, callbacks?: LLMStreamCallbacks): Promise<StepResult>;
+  /**
+   * The key a call with `config` is limited under by the executor's `modelLimiter` (`provider:modelId`, e.g.
+   * `openai:gpt-4o`). An adapter without it is limited under `'*'` only.
+   */
+  modelKey?(config: LLMConfig): string;
 }

@@ -28,6 +28,8 @@ export interface MockLLMAdapterOptions {
    * then `calls` stays empty while `callCount` still counts every call.
    */
   recordInputs?: boolean;
+  /** The key its calls are limited under by a `modelLimiter` (default `mock:mock-model`). */
+  modelKey?: string;
 }
 
 /**
@@ -54,16 +56,23 @@ export class MockLLMAdapter implements LLMAdapter {
   readonly calls: MockLLMCall[] = [];
   private readonly script: MockLLMScript;
   private readonly recordInputs: boolean;
+  private readonly key: string;
   private calledTimes = 0;
 
   constructor(responses: readonly MockLLMResponse[] | MockLLMScript, options: MockLLMAdapterOptions = {}) {
     this.recordInputs = options.recordInputs ?? true;
+    this.key = options.modelKey ?? 'mock:mock-model';
     if (typeof responses === 'function') {
       this.script = responses;
     } else {
       const list = [...responses];
       this.script = (_input, callIndex) => list[callIndex];
     }
+  }
+
+  /** The key its calls are limited under (`options.modelKey`). */
+  modelKey(): string {
+    return this.key;
   }
 
   /** How many times `generateStep` was called (including calls that threw). */

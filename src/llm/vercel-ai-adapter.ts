@@ -3,7 +3,7 @@ import type { LanguageModel, SystemModelMessage } from 'ai';
 import { InvalidArgumentError, LLMCallError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
 import { planCacheBreakpoints, toCacheStrategies } from '../orchestration/prompt-cache.js';
-import type { LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/llm.js';
+import type { LLMConfig, LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../types/llm.js';
 import type { LLMAdapter } from './adapter.js';
 import { toLLMCallError } from './vercel/error-mapping.js';
 import { toModelMessages, type ConvertedPrompt } from './vercel/message-conversion.js';
@@ -131,6 +131,18 @@ export class VercelAIAdapter implements LLMAdapter {
       outputTokens: stepResult.usage.outputTokens,
     });
     return stepResult;
+  }
+
+  /**
+   * `provider:modelId` of the call's model (the provider's family: `openai.responses` and `openai.chat` are both
+   * `openai`), the key its fleet-wide limits are kept under. A model given by name is its own key.
+   *
+   * @example
+   * adapter.modelKey({}); // 'openai:gpt-4o'
+   */
+  modelKey(config: LLMConfig): string {
+    const model = isLanguageModel(config.model) ? config.model : this.model;
+    return typeof model === 'string' ? model : `${model.provider.split('.')[0]}:${model.modelId}`;
   }
 
   /** The call's model: `config.model` when set, else the constructor's. */

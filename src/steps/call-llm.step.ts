@@ -21,6 +21,7 @@ import { takeToolStepReport } from './tool-step-commit.js';
 import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { waitOutRateLimit } from './rate-limit-wait.js';
+import { acquireModelPermit, releaseModelPermit } from './model-permit.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { llmFailure } from './failure-text.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
@@ -99,9 +100,12 @@ export class CallLLMStep {
         }
         await emitter.emit({ type: 'step_reset', attempt });
       }
+      const permit = await acquireModelPermit(environment, input, messages, attempt);
+      if (permit.kind === 'interrupted') return interruptedOutcome(stateStore, input.sessionId);
       const startedAt = Date.now();
       // An interrupt (from any process) stops the call in flight: the flag is read while the model generates.
       const watch = watchInterruptFlag(stateStore, input.sessionId, abortSignal);
+      let usedTokens: number | undefined;
       try {
         const result = await modelOf(dependencies)
           .generateStep(
@@ -120,9 +124,14 @@ export class CallLLMStep {
               onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
             },
           )
+          .then((generated) => {
+            usedTokens = generated.usage.totalTokens;
+            return generated;
+          })
           // A provider's own error text (it may echo the prompt or the key) never leaves this step.
           .catch((error: unknown) => Promise.reject(llmFailure(error, { sessionId: input.sessionId, runId: input.runId, step: input.step })))
           .finally(() => watch.stop())
+          .finally(() => releaseModelPermit(environment, permit, usedTokens))
           // Arguments past the limits never reach the checkpoint, the history or the next prompt.
           .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));
         await emitter.flushWith(record);

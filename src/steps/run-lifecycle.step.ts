@@ -14,7 +14,7 @@ import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from '
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
-import { forgetWorkflow } from './stream-reset-tracker.js';
+import { forgetWorkflow, markWorkflowStartedHere } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
 import { deferFinish, finishJoinsRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
@@ -42,7 +42,12 @@ export interface FinishRunInput extends RunScope {
  */
 export class RunLifecycleStep {
   static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    return runJournaledStep('BeginRunStep', (record) => beginRun(input, undefined, record));
+    return runJournaledStep('BeginRunStep', (record) => {
+      // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
+      // can follow, wherever the workflow started (a queued run is started by one process and run by another).
+      markWorkflowStartedHere(turnKeyOf(input));
+      return beginRun(input, undefined, record);
+    });
   }
 
   /** Durable {@link abandonRun}. */

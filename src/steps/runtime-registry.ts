@@ -6,6 +6,7 @@ import type { Logger } from '../hooks/types.js';
 import type { LLMAdapter } from '../llm/adapter.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
+import type { ModelLimiter } from '../limits/model-limits.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import type { ToolRetryPolicy } from './tool-retry-policy.js';
@@ -20,6 +21,8 @@ export interface RuntimeDependencies {
   /** Absent in a process that only enqueues runs (its CallLLMStep refuses with `NO_LLM_ADAPTER`). */
   llmAdapter?: LLMAdapter;
   usageStore?: UsageStore;
+  /** Fleet-wide limits of LLM calls (the executor's `modelLimiter`). */
+  modelLimiter?: ModelLimiter;
   hookManager: HookManager;
   logger: Logger;
   toolRetryPolicy: Required<ToolRetryPolicy>;
