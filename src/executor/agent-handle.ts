@@ -9,6 +9,7 @@ import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
+import { awaitRemoteResult } from './remote-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
@@ -169,7 +170,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
         }
         await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
       }
-      return (await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS }));
+      const { streamManager, streamId, startSequence } = this.context;
+      return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId, { streamManager, streamId, startSequence, agentId: this.sessionId });
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;
