@@ -166,7 +166,7 @@ export class DBOSAgentExecutor {
    * Parked companions below the session whose calls are all answered are resumed on their own sessions too.
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
-    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', options, () => this.resumeNow(agent, sessionId, options));
+    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', { ...options, sessionId }, () => this.resumeNow(agent, sessionId, options));
     if (dbosCallContext() === 'outside') await resumeParkedCompanions(this.config.stateStore, this.logger, sessionId, (any, id) => this.resume(any, id));
     return handle;
   }
@@ -184,7 +184,7 @@ export class DBOSAgentExecutor {
    * if ((await handle.result()).status === 'failed') await executor.retry(agent, handle.sessionId);
    */
   async retry<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
-    return startingRun(this.launcher, agent as AnyAgentConfig, 'retry', options, () => this.retryNow(agent, sessionId, options));
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'retry', { ...options, sessionId }, () => this.retryNow(agent, sessionId, options));
   }
 
   private async retryNow<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: RetryOptions): Promise<AgentExecutionHandle<TOutput>> {

@@ -3,6 +3,8 @@ import { ConfigurationError, InvalidArgumentError } from '../errors/index.js';
 import { decideQueuePlacement, type PlacementRefusal, type QueueOptions, type QueuePlacement } from '../orchestration/queue-placement.js';
 import { checkQueuePlacement } from '../steps/queue-check.js';
 import type { DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import type { AgentWorkflowInput } from '../orchestration/workflow-input.js';
 
 /**
  * What a run start passes to its placement: the queue options and what a queued run cannot honour.
@@ -10,11 +12,18 @@ import type { DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
  * @example
  * const options: PlacementOptions = { priority: 1, persistent: false };
  */
-export type PlacementOptions = QueueOptions & Partial<Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>> & { persistent?: boolean };
+export type PlacementOptions = QueueOptions &
+  Partial<Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore' | 'userId'>> & {
+    persistent?: boolean;
+    /** The session a resume or retry continues (its earlier runs' partition key is the default). */
+    sessionId?: string;
+  };
 
 /**
  * Where a run of `agent` starts: `undefined` in this process, else the queue it is enqueued on (the agent's `queue`,
- * else the executor's for a standard run), checked against DBOS's registered queues. Nothing is written.
+ * else the executor's for a standard run), checked against DBOS's registered queues. On a partitioned queue a run
+ * without `partitionKey` is the tenant's: `userId` (the `AgentServer` passes the authenticated principal), else the
+ * partition of the session's latest run, else the session's user. Nothing is written.
  *
  * @throws ConfigurationError `NO_LLM_ADAPTER` for a run to start in place by an executor without `llmAdapter`;
  *   `QUEUE_NOT_SUPPORTED` for per-call `hooks`, `hookManager` or `usageStore` on a queued run, or a persistent session
@@ -25,7 +34,7 @@ export type PlacementOptions = QueueOptions & Partial<Pick<ExecuteOptions, 'hook
  * const placement = await placeRun(config, agent, { priority: 0 });
  */
 export async function placeRun(
-  config: Pick<DBOSAgentExecutorConfig, 'queue' | 'llmAdapter'>,
+  config: Pick<DBOSAgentExecutorConfig, 'queue' | 'llmAdapter' | 'stateStore'>,
   agent: AnyAgentConfig,
   options: PlacementOptions,
 ): Promise<QueuePlacement | undefined> {
@@ -47,11 +56,17 @@ export async function placeRun(
       }
       return undefined;
     case 'queued':
-      await checkQueuePlacement(decision.placement);
-      return decision.placement;
+      return checkQueuePlacement(decision.placement, async () => options.userId ?? (options.sessionId === undefined ? undefined : await earlierPartitionKey(config.stateStore, options.sessionId)));
     case 'refused':
       throw placementRefusal(decision.reason, decision.field, agent.name);
   }
+}
+
+/** The partition of a session's latest run (its recorded workflow input), else the session's user. */
+async function earlierPartitionKey(stateStore: SessionStateStore, sessionId: string): Promise<string | undefined> {
+  const run = await stateStore.getCurrentRun(sessionId);
+  const recorded = (run?.metadata as { workflowInput?: Pick<AgentWorkflowInput, 'queue'> } | undefined)?.workflowInput?.queue?.partitionKey;
+  return recorded ?? (await stateStore.loadState(sessionId))?.userId;
 }
 
 function placementRefusal(reason: PlacementRefusal, field: string, agentName: string): Error {

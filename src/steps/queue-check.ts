@@ -4,23 +4,27 @@ import type { QueuePlacement } from '../orchestration/queue-placement.js';
 
 /**
  * Check a placement against its queue as DBOS has it registered (the `queues` table every process of the fleet
- * shares): the queue exists, and a partition key is given exactly when the queue is partitioned. DBOS itself would
- * leave a run on an unknown queue ENQUEUED forever.
+ * shares): the queue exists, and a partition key is given exactly when the queue is partitioned — on a partitioned
+ * queue a run without one takes `fallbackPartitionKey()` (the caller's user, or the session's earlier runs). DBOS
+ * itself would leave a run on an unknown queue ENQUEUED forever. Returns the placement to record.
  *
  * @throws ConfigurationError `QUEUE_NOT_REGISTERED` when no process registered the queue (`DBOS.registerQueue`).
- * @throws InvalidArgumentError `INVALID_ARGUMENT` for a partitioned queue without `partitionKey`, or a key on a queue
- *   that is not partitioned.
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a partitioned queue without any partition key, or a key on a
+ *   queue that is not partitioned.
  * @example
- * await checkQueuePlacement({ name: 'agents', partitionKey: 'tenant-a' });
+ * const placement = await checkQueuePlacement({ name: 'agents' }, async () => userId);
  */
-export async function checkQueuePlacement(placement: QueuePlacement): Promise<void> {
+export async function checkQueuePlacement(placement: QueuePlacement, fallbackPartitionKey: () => Promise<string | undefined> = async () => undefined): Promise<QueuePlacement> {
   const partitioned = await registeredQueuePartitioned(placement.name);
-  if (partitioned && placement.partitionKey === undefined) {
-    throw new InvalidArgumentError(`partitionKey is required: queue "${placement.name}" is partitioned.`, { field: 'partitionKey', queue: placement.name });
-  }
   if (!partitioned && placement.partitionKey !== undefined) {
     throw new InvalidArgumentError(`partitionKey is given but queue "${placement.name}" is not partitioned.`, { field: 'partitionKey', queue: placement.name });
   }
+  if (!partitioned || placement.partitionKey !== undefined) return placement;
+  const partitionKey = await fallbackPartitionKey();
+  if (partitionKey === undefined) {
+    throw new InvalidArgumentError(`partitionKey is required: queue "${placement.name}" is partitioned.`, { field: 'partitionKey', queue: placement.name });
+  }
+  return { ...placement, partitionKey };
 }
 
 /**

@@ -71,6 +71,19 @@ describe('queued runs', () => {
     expect(await runtime.stateStore.loadState('tenant-3')).toBeNull();
   });
 
+  it("makes the caller's user the partition of a partitioned queue, and a later turn or retry keep the session's", async () => {
+    llm.use(answer('Tenant answer.'));
+    const first = await runtime.executor.execute(tenants, 'Hi.', { sessionId: 'tenant-4', userId: 'tenant-b' });
+    expect((await first.result()).status).toBe('completed');
+    llm.use(() => undefined); // no answer: the second turn fails
+    const second = await runtime.executor.execute(tenants, 'Again.', { sessionId: 'tenant-4' });
+    expect((await second.result()).status).toBe('failed');
+    llm.use(answer('Tenant answer.'));
+    const retried = await runtime.executor.retry(tenants, 'tenant-4');
+    expect((await retried.result()).status).toBe('completed');
+    for (const handle of [first, second, retried]) expect((await DBOS.getWorkflowStatus(handle.workflowId))?.queuePartitionKey).toBe('tenant-b');
+  });
+
   it('refuses what a queued run cannot honour before writing anything', async () => {
     await expect(runtime.executor.execute(lost, 'Hi.', { sessionId: 'refused-1' })).rejects.toSatisfy(refusedWith('QUEUE_NOT_REGISTERED'));
     await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-2', hooks: { onAgentStart: () => undefined } })).rejects.toSatisfy(
