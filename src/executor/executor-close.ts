@@ -4,7 +4,7 @@ import { wakeForClose } from '../channels/close-wake.js';
 import { requestShutdown } from '../channels/persistent-inbox.js';
 import type { Logger } from '../hooks/types.js';
 import { localPersistentWorkflows } from '../steps/local-persistent-sessions.js';
-import { beginClosingWarmWaits, isHeldWorkflow, workflowsInWakeableWait } from '../workflows/warm-waits.js';
+import { beginClosingWarmWaits, beginDraining, isHeldWorkflow, workflowsInWakeableWait } from '../workflows/warm-waits.js';
 import { releaseRuntimeResources } from './runtime-resources.js';
 
 /**
@@ -20,6 +20,12 @@ export interface CloseOptions {
    * Default 30 s.
    */
   timeoutMs?: number;
+  /**
+   * Drain: standard runs in progress finish their current step, then hold (their workflow stays `PENDING`, nothing
+   * more runs here), so a fleet member can hand them over (`FleetMember.handOver()`) before `DBOS.shutdown()`.
+   * Without it those runs go on until the process exits. Default false.
+   */
+  drain?: boolean;
 }
 
 /**
@@ -42,7 +48,8 @@ const CLOSE_POLL_MS = 20;
  *    then holds its workflow (nothing in memory polls or sleeps; the workflow stays `PENDING`);
  * 3. every warm wait in progress — a run waiting for a human (client tool, approval), a parent waiting for a child
  *    or a companion — is woken (a `CloseWakeMessage`) and held;
- * 4. close() waits until each of these workflows ended or is held (up to `timeoutMs`).
+ * 4. with `drain`, every standard run holds at its next step boundary (after the step in progress is recorded);
+ * 5. close() waits until each of these workflows ended or is held (up to `timeoutMs`).
  * Nothing is marked failed or parked: DBOS recovery in the next process continues the held workflows in their wait,
  * where a submission continues them in place. Then the process-local resources are released. So after
  * `await DBOS.shutdown()` and closing the stores, no DBOS poll timer keeps the process alive.
@@ -59,9 +66,10 @@ export async function closeExecutor(logger: Logger, options: CloseOptions = {}):
     await sendAll(logger, persistent, requestShutdown);
     // After the shutdown requests: an idle session that reaches its inbox while closing still finds its request.
     const waits = beginClosingWarmWaits().filter((wait) => wait.wakeable);
+    const draining = options.drain === true ? beginDraining() : [];
     const wakes = waits.map((wait) => sendAll(logger, [wait.workflowId], (workflowId, key) => wakeForClose(workflowId, wait.topic, key)));
     await Promise.all(wakes);
-    await untilLetGo(logger, [...new Set([...localPersistentWorkflows, ...waits.map((wait) => wait.workflowId)])], deadline);
+    await untilLetGo(logger, [...new Set([...localPersistentWorkflows, ...waits.map((wait) => wait.workflowId), ...draining])], deadline);
   }
   await releaseRuntimeResources();
 }

@@ -1,4 +1,4 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { ExecutorIdInUseError, InvalidArgumentError } from '../errors/index.js';
 import { noopLogger } from '../hooks/logger.js';
 import type { Logger } from '../hooks/types.js';
@@ -30,6 +30,8 @@ export interface FleetMemberOptions {
   executorId: string;
   /** This process's DBOS `applicationVersion` (recorded with the member). */
   applicationVersion?: string;
+  /** DBOS's application `name` (set it when several applications share the system database). */
+  applicationName?: string;
   /** Where a dead member's runs that were on no queue are re-enqueued (default: DBOS's internal queue). */
   recoveryQueue?: string;
   /** A member whose lease stayed free this long is dead (default 5000 ms). */
@@ -57,22 +59,24 @@ export interface FleetMemberOptions {
  * DBOS.setConfig({ name: 'app', systemDatabaseUrl, executorID: member.executorId, applicationVersion: 'v1' });
  * await DBOS.launch();
  * member.startRecovery();
- * // on SIGTERM: await executor.close(); await DBOS.shutdown(); await member.leave();
+ * // on SIGTERM: await executor.close({ drain: true }); await DBOS.shutdown(); await member.handOver(); await member.leave();
  */
 export class FleetMember {
   readonly executorId: string;
   readonly #options: ResolvedOptions;
   readonly #logger: Logger;
   readonly #memory: LivenessMemory = new Map();
+  readonly #client: DBOSClient;
   #lease: FleetLease;
   #connectedSince: number;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
   #left = false;
 
-  private constructor(options: ResolvedOptions, lease: FleetLease) {
+  private constructor(options: ResolvedOptions, lease: FleetLease, client: DBOSClient) {
     this.executorId = options.executorId;
     this.#options = options;
+    this.#client = client;
     this.#logger = options.logger ?? noopLogger;
     this.#lease = lease;
     this.#connectedSince = Date.now();
@@ -90,14 +94,19 @@ export class FleetMember {
     try {
       await takeOwnLease(lease, resolved.executorId, resolved.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS);
       await lease.register(resolved.executorId, resolved.applicationVersion);
+      const client = await DBOSClient.create({
+        systemDatabaseUrl: resolved.systemDatabaseUrl,
+        systemDatabasePoolSize: 2,
+        ...(resolved.applicationName === undefined ? {} : { applicationName: resolved.applicationName }),
+      });
+      return new FleetMember(resolved, lease, client);
     } catch (error) {
       await lease.close();
       throw error;
     }
-    return new FleetMember(resolved, lease);
   }
 
-  /** Start watching the other members (call after `DBOS.launch()`: a takeover re-enqueues through DBOS). */
+  /** Start watching the other members (a takeover re-enqueues through a `DBOSClient` of this member). */
   startRecovery(): void {
     if (this.#timer !== undefined || this.#left) return;
     const tick = (): void => {
@@ -132,29 +141,48 @@ export class FleetMember {
     return moved;
   }
 
+  /**
+   * Hand this process's PENDING workflows to the fleet now (re-enqueued on their queues, else `recoveryQueue`) instead
+   * of after `deadAfterMs`: call it after `executor.close({ drain: true })` (every run held at a step boundary or
+   * ended) and `DBOS.shutdown()` (this process dequeues nothing more). Returns how many were handed over.
+   *
+   * @example
+   * await executor.close({ drain: true }); await DBOS.shutdown(); await member.handOver(); await member.leave();
+   */
+  async handOver(): Promise<number> {
+    return this.reenqueue(this.executorId);
+  }
+
   /** Stop watching and release the lease (after `DBOS.shutdown()`); the fleet takes over what this process left. */
   async leave(): Promise<void> {
     this.#left = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     await this.#sweeping;
     await this.#lease.close();
+    await this.#client.destroy();
   }
 
   /** Re-enqueue a dead member's PENDING workflows (its lease held by this sweep), and forget it once it has none. */
   private async takeOver(executorId: string): Promise<number> {
-    const pending = await DBOS.listWorkflows({ status: 'PENDING', executorId, loadInput: false, loadOutput: false });
+    const moved = await this.reenqueue(executorId);
+    if (moved === 0) {
+      await this.#lease.forget(executorId);
+      this.#memory.delete(executorId);
+    } else {
+      this.#logger.info('fleet.member_taken_over', { executorId, workflows: moved });
+    }
+    return moved;
+  }
+
+  /** Re-enqueue an executor's PENDING workflows on their own queues (else `recoveryQueue`, else DBOS's internal one). */
+  private async reenqueue(executorId: string): Promise<number> {
+    const pending = await this.#client.listWorkflows({ status: 'PENDING', executorId, loadInput: false, loadOutput: false });
     const byQueue = new Map<string | undefined, string[]>();
     for (const workflow of pending) {
       const queue = workflow.queueName ?? this.#options.recoveryQueue;
       byQueue.set(queue, [...(byQueue.get(queue) ?? []), workflow.workflowID]);
     }
-    for (const [queueName, workflowIds] of byQueue) await DBOS.resumeWorkflows(workflowIds, queueName === undefined ? {} : { queueName });
-    if (pending.length === 0) {
-      await this.#lease.forget(executorId);
-      this.#memory.delete(executorId);
-    } else {
-      this.#logger.info('fleet.member_taken_over', { executorId, workflows: pending.length });
-    }
+    for (const [queueName, workflowIds] of byQueue) await this.#client.resumeWorkflows(workflowIds, queueName === undefined ? {} : { queueName });
     return pending.length;
   }
 

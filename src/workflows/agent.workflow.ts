@@ -12,6 +12,7 @@ import { refuseForeignWorkflowId } from './fork-guard.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { refuseUnknownJournal } from '../journal/format.js';
 import { enqueueParams } from '../orchestration/queue-placement.js';
+import { runningHere } from './warm-waits.js';
 
 export type { AgentWorkflowInput } from './turn-types.js';
 
@@ -41,7 +42,7 @@ export class AgentWorkflows {
       await notifyParent(input);
       return result;
     }
-    const result = await runRecordedTurn(agent, scope, input);
+    const result = await runningHere(input.workflowId, () => runRecordedTurn(agent, scope, input));
     await notifyParent(input);
     return result;
   }

@@ -1,3 +1,4 @@
+import { holdIfDraining } from './warm-waits.js';
 import { planStepProcessing, type StepProcessingPlan } from '../orchestration/index.js';
 import type { SuspensionRecord } from '../orchestration/hitl-types.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
@@ -32,6 +33,8 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     if (settled !== undefined) return settled;
   }
   for (;;) {
+    // A draining process stops here: the last step is recorded, the next runs wherever the run is continued.
+    await holdIfDraining();
     const step = (progress.step += 1);
     const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence, ...(progress.commit === undefined ? {} : { commit: progress.commit }) });
     delete progress.commit;

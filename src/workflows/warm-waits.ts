@@ -11,7 +11,10 @@ interface WarmWait {
 
 const inProgress = new Set<WarmWait>();
 const held = new Set<string>();
+/** Standard-run workflow bodies running in this process (see {@link runningHere}). */
+const running = new Set<string>();
 let closing = false;
+let draining = false;
 
 /** Shortest recv timeout (DBOS takes seconds; sub-50 ms waits only spin). */
 const MIN_RECV_SECONDS = 0.05;
@@ -101,4 +104,43 @@ export function isHeldWorkflow(workflowId: string): boolean {
  */
 export function reopenWarmWaits(): void {
   closing = false;
+  draining = false;
+}
+
+/**
+ * Workflow-body only: run a standard run's body known to `executor.close({ drain: true })`.
+ *
+ * @example
+ * return runningHere(input.workflowId, () => runRecordedTurn(agent, scope, input));
+ */
+export async function runningHere<T>(workflowId: string, body: () => Promise<T>): Promise<T> {
+  running.add(workflowId);
+  try {
+    return await body();
+  } finally {
+    running.delete(workflowId);
+  }
+}
+
+/**
+ * Workflow-body only, at a step boundary: while this process drains, hold the body here (its steps so far are
+ * recorded; the workflow stays `PENDING` for another process to continue), else go on at once.
+ *
+ * @example
+ * await holdIfDraining();
+ */
+export async function holdIfDraining(): Promise<void> {
+  if (draining) await hold(DBOS.workflowID ?? '');
+}
+
+/**
+ * `executor.close({ drain: true })`: from now on standard runs hold at their next step boundary. Returns the bodies
+ * running now, for close() to wait for (each ends or is held).
+ *
+ * @example
+ * const bodies = beginDraining();
+ */
+export function beginDraining(): string[] {
+  draining = true;
+  return [...running];
 }
