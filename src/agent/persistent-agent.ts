@@ -68,9 +68,6 @@ export function resolvePersistentAgents(
       if (entry.agent.outputSchema === undefined) {
         throw agentError(`${where}: a persistent agent must declare an outputSchema (it completes through __finish__).`, parentName);
       }
-      if (entry.agent.queue !== undefined) {
-        throw agentError(`${where}: a persistent agent runs in its parent's process and cannot name a queue (queued companions are not supported yet).`, parentName);
-      }
       const name = entry.name ?? entry.agent.name;
       if (!isValidToolName(name)) {
         throw agentError(`${where}: name must match ^[a-zA-Z0-9_-]{1,64}$.`, parentName);

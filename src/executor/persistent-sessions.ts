@@ -29,6 +29,8 @@ import { workflowHookManagers } from '../steps/runtime-registry.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import { startPersistentWorkflow } from '../workflows/persistent.workflow.js';
+import { currentPlacement } from './run-placement.js';
+import type { QueuePlacement } from '../orchestration/queue-placement.js';
 import type { HandleCallbacks } from './agent-handle.js';
 import { PersistentTurnHandle } from './persistent-handle.js';
 import { settleIdleTimeout } from './persistent-idle.js';
@@ -225,6 +227,7 @@ export class PersistentSessions {
       idleTimeoutMs: idleTimeoutMs ?? this.config.defaultPersistentIdleTimeoutMs ?? DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS,
       initialMessages,
       journal: journalStamp(),
+      ...withQueue(currentPlacement()),
     };
   }
 
@@ -268,4 +271,8 @@ function validIdleTimeout(value: number | undefined): number | undefined {
  */
 export function isPersistentState(state: SessionState | null): boolean {
   return state?.mode === 'persistent';
+}
+
+function withQueue(queue: QueuePlacement | undefined): { queue?: QueuePlacement } {
+  return queue === undefined ? {} : { queue };
 }

@@ -24,8 +24,8 @@ export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { withStartWrites, type StartWriter } from './start-writes.js';
-import { enqueueParams, type QueuePlacement } from '../orchestration/queue-placement.js';
-import { placeRun, type PlacementOptions } from './run-placement.js';
+import { enqueueParams } from '../orchestration/queue-placement.js';
+import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
 
 /**
  * A run's start as planned before its writes: its workflow input and the session's previous run.
@@ -41,7 +41,6 @@ export interface PlannedRun {
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
 export class RunLauncher {
   private readonly deferred = new AsyncLocalStorage<AgentWorkflowInput[]>();
-  private readonly placement = new AsyncLocalStorage<QueuePlacement | undefined>();
 
   constructor(
     private readonly config: DBOSAgentExecutorConfig,
@@ -72,7 +71,7 @@ export class RunLauncher {
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
     const workflowId = standardWorkflowId(agent.name, sessionId, runId);
-    const queue = this.placement.getStore();
+    const queue = currentPlacement();
     const input: AgentWorkflowInput = {
       sessionId,
       runId,
@@ -173,8 +172,7 @@ export class RunLauncher {
    * @throws ConfigurationError / InvalidArgumentError as `placeRun` does.
    */
   async placing<T>(agent: AnyAgentConfig, options: PlacementOptions, call: () => Promise<T>): Promise<T> {
-    const placement = await placeRun(this.config, agent, options);
-    return this.placement.run(placement, call);
+    return withPlacement(await placeRun(this.config, agent, options), call);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AnyAgentConfig } from '../agent/index.js';
 import { ConfigurationError, InvalidArgumentError } from '../errors/index.js';
 import { decideQueuePlacement, type PlacementRefusal, type QueueOptions, type QueuePlacement } from '../orchestration/queue-placement.js';
@@ -5,6 +6,29 @@ import { checkQueuePlacement } from '../steps/queue-check.js';
 import type { DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { AgentWorkflowInput } from '../orchestration/workflow-input.js';
+
+/** The placement of the run start in progress (set by `RunLauncher.placing` around the start). */
+const placementScope = new AsyncLocalStorage<QueuePlacement | undefined>();
+
+/**
+ * Run `start` with its runs placed at `placement` (read back by {@link currentPlacement} where inputs are built).
+ *
+ * @example
+ * await withPlacement(await placeRun(config, agent, options), () => start());
+ */
+export function withPlacement<T>(placement: QueuePlacement | undefined, start: () => Promise<T>): Promise<T> {
+  return placementScope.run(placement, start);
+}
+
+/**
+ * The placement of the run start in progress, if it is queued.
+ *
+ * @example
+ * const queue = currentPlacement();
+ */
+export function currentPlacement(): QueuePlacement | undefined {
+  return placementScope.getStore();
+}
 
 /**
  * What a run start passes to its placement: the queue options and what a queued run cannot honour.
@@ -21,13 +45,13 @@ export type PlacementOptions = QueueOptions &
 
 /**
  * Where a run of `agent` starts: `undefined` in this process, else the queue it is enqueued on (the agent's `queue`,
- * else the executor's for a standard run), checked against DBOS's registered queues. On a partitioned queue a run
+ * else the executor's for a standard run; a persistent session's generations on the agent's own only), checked against DBOS's registered queues. On a partitioned queue a run
  * without `partitionKey` is the tenant's: `userId` (the `AgentServer` passes the authenticated principal), else the
  * partition of the session's latest run, else the session's user. Nothing is written.
  *
  * @throws ConfigurationError `NO_LLM_ADAPTER` for a run to start in place by an executor without `llmAdapter`;
- *   `QUEUE_NOT_SUPPORTED` for per-call `hooks`, `hookManager` or `usageStore` on a queued run, or a persistent session
- *   of an agent with a queue; `QUEUE_NOT_REGISTERED` for a queue no process registered.
+ *   `QUEUE_NOT_SUPPORTED` for per-call `hooks`, `hookManager` or `usageStore` on a queued run; `QUEUE_NOT_REGISTERED`
+ *   for a queue no process registered.
  * @throws InvalidArgumentError `INVALID_ARGUMENT` for `priority`/`partitionKey` without a queue, out of range, or a
  *   partition key that does not match the queue's partitioning.
  * @example
@@ -43,7 +67,6 @@ export async function placeRun(
     queueName: agent.queue ?? (persistent ? undefined : config.queue),
     options: { ...(options.priority === undefined ? {} : { priority: options.priority }), ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }) },
     perCallRegistrations: options.hooks !== undefined || options.hookManager !== undefined || options.usageStore !== undefined,
-    persistent,
   });
   switch (decision.kind) {
     case 'local':
@@ -83,7 +106,5 @@ function placementRefusal(reason: PlacementRefusal, field: string, agentName: st
         `Agent "${agentName}" runs on a queue, where per-call hooks, hookManager and usageStore cannot follow the run to its worker: put them on the agent or the worker's executor.`,
         { agentName, field: 'hooks' },
       );
-    case 'persistent_session':
-      return new ConfigurationError('QUEUE_NOT_SUPPORTED', `Agent "${agentName}" names a queue; persistent sessions do not run on queues yet: start it without mode 'persistent', or define it without queue.`, { agentName, field });
   }
 }

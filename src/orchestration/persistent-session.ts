@@ -1,3 +1,4 @@
+import type { QueuePlacement } from './queue-placement.js';
 import type { JournalStamp } from '../types/journal.js';
 import type { UserMessage } from '../types/message.js';
 import type { AgentWorkflowInput } from './workflow-input.js';
@@ -71,6 +72,8 @@ export interface PersistentWorkflowInput {
   journal?: JournalStamp;
   /** Set for a companion (persistent sub-agent): each turn reports to this parent's ref and wakes its waiting run. */
   parent?: CompanionParentLink;
+  /** The queue every generation is enqueued on (absent: it starts where it is started). */
+  queue?: QueuePlacement;
 }
 
 /**

@@ -38,15 +38,13 @@ export const MAX_PARTITION_KEY_LENGTH = 200;
  * what the call carries that a queued run cannot honour.
  *
  * @example
- * const request: PlacementRequest = { queueName: 'agents', options: { priority: 1 }, perCallRegistrations: false, persistent: false };
+ * const request: PlacementRequest = { queueName: 'agents', options: { priority: 1 }, perCallRegistrations: false };
  */
 export interface PlacementRequest {
   queueName: string | undefined;
   options: QueueOptions;
   /** Per-call `hooks`, `hookManager` or `usageStore`: registered in the caller's process only. */
   perCallRegistrations: boolean;
-  /** A persistent session's message (persistent sessions run where they start). */
-  persistent: boolean;
 }
 
 /**
@@ -61,19 +59,19 @@ export type PlacementDecision =
   | { kind: 'refused'; reason: PlacementRefusal; field: string };
 
 /**
- * Why a placement is refused: an option without a queue to apply it, a malformed priority or partition key, per-call
- * registrations or a persistent session on a queue.
+ * Why a placement is refused: an option without a queue to apply it, a malformed priority or partition key, or
+ * per-call registrations on a queue.
  *
  * @example
  * const reason: PlacementRefusal = 'option_without_queue';
  */
-export type PlacementRefusal = 'option_without_queue' | 'invalid_priority' | 'invalid_partition_key' | 'per_call_registrations' | 'persistent_session';
+export type PlacementRefusal = 'option_without_queue' | 'invalid_priority' | 'invalid_partition_key' | 'per_call_registrations';
 
 /**
  * Decide where a run starts (pure; whether the queue is registered and partitioned is the caller's check).
  *
  * @example
- * decideQueuePlacement({ queueName: undefined, options: {}, perCallRegistrations: true, persistent: false }); // { kind: 'local' }
+ * decideQueuePlacement({ queueName: undefined, options: {}, perCallRegistrations: true }); // { kind: 'local' }
  */
 export function decideQueuePlacement(request: PlacementRequest): PlacementDecision {
   const { queueName, options } = request;
@@ -88,7 +86,6 @@ export function decideQueuePlacement(request: PlacementRequest): PlacementDecisi
   if (partitionKey !== undefined && (typeof partitionKey !== 'string' || partitionKey === '' || partitionKey.length > MAX_PARTITION_KEY_LENGTH)) {
     return { kind: 'refused', reason: 'invalid_partition_key', field: 'partitionKey' };
   }
-  if (request.persistent) return { kind: 'refused', reason: 'persistent_session', field: 'queue' };
   if (request.perCallRegistrations) return { kind: 'refused', reason: 'per_call_registrations', field: 'hooks' };
   return {
     kind: 'queued',

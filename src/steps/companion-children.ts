@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { QueuePlacement } from '../orchestration/queue-placement.js';
 import type { ResolvedPersistentAgent } from '../agent/index.js';
 import { sendInboxTurn } from '../channels/persistent-inbox.js';
 import { InternalError, SessionAlreadyExistsError } from '../errors/index.js';
@@ -94,6 +95,7 @@ export async function spawnCompanion(
   name: string,
   text: string,
   respawn: boolean,
+  queue?: QueuePlacement,
 ): Promise<CompanionDelivery> {
   const { stateStore } = dependencies;
   const childSessionId = persistentChildSessionId(caller.parentSessionId, name);
@@ -112,6 +114,7 @@ export async function spawnCompanion(
     initialMessages: [message],
     parent: { sessionId: caller.parentSessionId, name },
     journal: journalStamp(),
+    ...(queue === undefined ? {} : { queue }),
   };
   const marker: PersistentMarker = { workflowId: start.workflowId, phase: 'live', generation: 0, start };
   if (respawn) await stateStore.deleteSession(childSessionId);

@@ -21,6 +21,8 @@ import { companionStatus, currentTurnOutcome, listCompanions, namedRef, openCall
 import { registerAgent, runtimeDependencies } from './runtime-registry.js';
 import { describeError, stepEnvironment, type RunScope, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
+import { childQueuePlacement } from './queue-check.js';
+import { safeErrorOf } from '../errors/index.js';
 
 /**
  * Input of `CompanionStep.prepare`: the parent's scope, its step and the call.
@@ -260,7 +262,9 @@ async function messageCall(
     case 'respawn': {
       if (entry === undefined) return { kind: 'answered', error: 'The child cannot be re-spawned: its agent type is not among this agent\'s persistent agents.' };
       registerAgent(entry.agent);
-      return sent(await spawnCompanion(environment.dependencies, caller, entry, name, text, decision === 'respawn'));
+      const queue = await childQueuePlacement(entry.agent.queue, undefined).catch((error: unknown) => error as Error);
+      if (queue instanceof Error) return { kind: 'answered', error: `Companion ${name} cannot start: ${safeErrorOf(queue, { source: 'internal' }).message}` };
+      return sent(await spawnCompanion(environment.dependencies, caller, entry, name, text, decision === 'respawn', queue));
     }
     case 'message':
       return sent(await messageCompanion(stateStore, caller, childSessionId, text));

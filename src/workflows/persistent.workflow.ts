@@ -12,6 +12,7 @@ import { beginOf, runRecordedTurn } from './turn-runner.js';
 import type { AgentWorkflowInput } from './turn-types.js';
 import { persistentInboxReceiver } from './workflow-messages.js';
 import { bindPersistentStarter } from './persistent-start.js';
+import { enqueueParams } from '../orchestration/queue-placement.js';
 import { refuseForeignWorkflowId } from './fork-guard.js';
 import { refuseUnknownJournal } from '../journal/format.js';
 
@@ -194,7 +195,7 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
 bindPersistentStarter(async (input: PersistentWorkflowInput) => {
   // DBOS needs the registered (decorated) static method itself, not a wrapper.
   // eslint-disable-next-line @typescript-eslint/unbound-method
-  await DBOS.startWorkflow(PersistentWorkflows.runPersistentSession, { workflowID: input.workflowId })(input);
+  await DBOS.startWorkflow(PersistentWorkflows.runPersistentSession, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
 });
 
 export { startPersistentWorkflow } from './persistent-start.js';

@@ -89,10 +89,9 @@ describe('queued runs', () => {
     await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-2', hooks: { onAgentStart: () => undefined } })).rejects.toSatisfy(
       refusedWith('QUEUE_NOT_SUPPORTED'),
     );
-    await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-3', mode: 'persistent' })).rejects.toSatisfy(refusedWith('QUEUE_NOT_SUPPORTED'));
     await expect(runtime.executor.execute(inPlace, 'Hi.', { sessionId: 'refused-4', priority: 1 })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
     await expect(runtime.executor.execute(queued, 'Hi.', { sessionId: 'refused-5', priority: -1 })).rejects.toSatisfy(refusedWith('INVALID_ARGUMENT'));
-    for (const sessionId of ['refused-1', 'refused-2', 'refused-3', 'refused-4', 'refused-5']) expect(await runtime.stateStore.loadState(sessionId)).toBeNull();
+    for (const sessionId of ['refused-1', 'refused-2', 'refused-4', 'refused-5']) expect(await runtime.stateStore.loadState(sessionId)).toBeNull();
   });
 
   it("enqueues a sub-agent child on its own agent's queue with its parent's priority", async () => {
@@ -140,7 +139,31 @@ describe('queued runs', () => {
     expect(() => new DBOSAgentExecutor({ stateStore: runtime.stateStore, streamManager: runtime.streamManager, llmAdapter: llm.adapter, queue: '' })).toThrow(
       /queue must be a DBOS queue name/,
     );
-    const companion = defineAgent({ name: 'queued_companion', systemPrompt: 'x', queue: 'agents', outputSchema: z.object({ ok: z.boolean() }) });
-    expect(() => defineAgent({ name: 'with_companion', systemPrompt: 'x', persistentAgents: [{ agent: companion, mode: 'blocking' }] })).toThrow(/cannot name a queue/);
+  });
+
+  it("enqueues a persistent session's generation on the agent's queue; its turns answer through the inbox", async () => {
+    llm.use((input) => ({ type: 'text', text: `echo ${input.messages.filter((message) => message.role === 'user').length}` }));
+    const first = await runtime.executor.execute(queued, 'One.', { sessionId: 'queued-persistent-1', mode: 'persistent' });
+    expect(await first.result()).toMatchObject({ status: 'completed', output: 'echo 1' });
+    const second = await runtime.executor.execute(queued, 'Two.', { sessionId: 'queued-persistent-1', mode: 'persistent' });
+    expect(await second.result()).toMatchObject({ status: 'completed', output: 'echo 2' });
+    const generations = await DBOS.listWorkflows({ workflowName: 'helix.runPersistentSession' });
+    const ours = generations.filter((workflow) => workflow.workflowID.includes('queued-persistent-1'));
+    expect(ours.length).toBeGreaterThan(0);
+    expect(ours.map((workflow) => workflow.queueName)).toEqual(ours.map(() => 'agents'));
+  });
+
+  it("starts a companion on its own agent's queue", async () => {
+    const companion = defineAgent({ name: 'queued_companion', systemPrompt: 'Help.', queue: 'children', outputSchema: z.object({ ok: z.boolean() }) });
+    const boss = defineAgent({ name: 'queued_boss', systemPrompt: 'Delegate.', persistentAgents: [{ agent: companion, mode: 'blocking' }], maxSteps: 3 });
+    llm.use((input, callIndex) => {
+      if (input.agentType === 'queued_companion') return { type: 'structured_output', output: { ok: true } };
+      return callIndex === 0 ? { type: 'tool_calls', toolCalls: [{ id: 'spawn-1', name: 'companion__spawnAgent', arguments: { agentType: 'queued_companion', name: 'helper', message: 'go' } }] } : { type: 'text', text: 'Delegated.' };
+    });
+    const handle = await runtime.executor.execute(boss, 'Delegate it.', { sessionId: 'queued-boss-1' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', output: 'Delegated.' });
+    const generations = await DBOS.listWorkflows({ workflowName: 'helix.runPersistentSession' });
+    const child = generations.find((workflow) => workflow.workflowID.startsWith('queued-boss-1-agent-helper'));
+    expect(child?.queueName).toBe('children');
   });
 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decideQueuePlacement, enqueueParams, MAX_QUEUE_PRIORITY, type PlacementDecision, type PlacementRequest } from '../../../src/orchestration/queue-placement.js';
 
-const request = (over: Partial<PlacementRequest>): PlacementRequest => ({ queueName: 'agents', options: {}, perCallRegistrations: false, persistent: false, ...over });
+const request = (over: Partial<PlacementRequest>): PlacementRequest => ({ queueName: 'agents', options: {}, perCallRegistrations: false, ...over });
 
 describe('decideQueuePlacement', () => {
   const cases: Array<[string, PlacementRequest, PlacementDecision]> = [
     ['no queue: in place', request({ queueName: undefined }), { kind: 'local' }],
     ['no queue, per-call hooks: in place (they are registered here)', request({ queueName: undefined, perCallRegistrations: true }), { kind: 'local' }],
-    ['no queue, persistent: in place', request({ queueName: undefined, persistent: true }), { kind: 'local' }],
     ['a queue: queued', request({}), { kind: 'queued', placement: { name: 'agents' } }],
     ['priority and partition key carried', request({ options: { priority: 7, partitionKey: 'tenant-a' } }), { kind: 'queued', placement: { name: 'agents', priority: 7, partitionKey: 'tenant-a' } }],
     ['priority 0 and the maximum are accepted', request({ options: { priority: MAX_QUEUE_PRIORITY } }), { kind: 'queued', placement: { name: 'agents', priority: MAX_QUEUE_PRIORITY } }],
@@ -18,7 +17,6 @@ describe('decideQueuePlacement', () => {
     ['priority past the maximum', request({ options: { priority: MAX_QUEUE_PRIORITY + 1 } }), { kind: 'refused', reason: 'invalid_priority', field: 'priority' }],
     ['empty partition key', request({ options: { partitionKey: '' } }), { kind: 'refused', reason: 'invalid_partition_key', field: 'partitionKey' }],
     ['partition key too long', request({ options: { partitionKey: 'k'.repeat(201) } }), { kind: 'refused', reason: 'invalid_partition_key', field: 'partitionKey' }],
-    ['persistent session on a queue', request({ persistent: true }), { kind: 'refused', reason: 'persistent_session', field: 'queue' }],
     ['per-call hooks on a queue', request({ perCallRegistrations: true }), { kind: 'refused', reason: 'per_call_registrations', field: 'hooks' }],
   ];
   it.each(cases)('%s', (_label, given, expected) => {
