@@ -86,7 +86,8 @@ export interface AgentDefinition<
   /**
    * The DBOS queue its runs are enqueued on (`^[A-Za-z0-9_.:-]{1,64}$`): any process that registered the queue
    * (`DBOS.registerQueue`) and this agent runs them, under the queue's limits. Applies to `execute()`, `resume()`,
-   * `retry()` and to this agent's runs as a sub-agent; not to persistent sessions. Overrides the executor's `queue`.
+   * `retry()`, to this agent's runs as a sub-agent, and to every generation of its persistent sessions and companions
+   * (a generation waiting warm for its next message holds one of the queue's slots). Overrides the executor's `queue`.
    */
   queue?: string;
 }

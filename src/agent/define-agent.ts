@@ -21,7 +21,7 @@ const DEFAULT_MAX_STEPS = 10;
  * Options: `maxSteps` defaults to 10, `llmConfig` to `{}`, `tools` and `persistentAgents` to `[]`.
  *
  * @throws ConfigurationError `INVALID_AGENT_CONFIG` for an invalid name, system prompt, schema, maxSteps,
- *   stopWhen, hooks, queue or persistentAgents entry (a companion naming a queue), a tool not built by defineTool/createSubAgentTool, two
+ *   stopWhen, hooks, queue or persistentAgents entry, a tool not built by defineTool/createSubAgentTool, two
  *   tools with the same name, an unknown `llmConfig.cache` strategy, invalid `skills` or `preloadSkills`.
  * @example
  * const assistant = defineAgent({

@@ -34,7 +34,7 @@ export interface DBOSAgentExecutorConfig {
   /**
    * The DBOS queue runs started by `execute()`, `resume()` and `retry()` are enqueued on when their agent names none
    * (`^[A-Za-z0-9_.:-]{1,64}$`; registered with `DBOS.registerQueue` by the processes that run them). Persistent
-   * sessions and sub-agent children are not affected (a child runs on its own agent's `queue`, else in place).
+   * sessions and sub-agent children are not affected (they run on their own agent's `queue`, else in place).
    */
   queue?: string;
   /** Token and tool-duration metering. */
