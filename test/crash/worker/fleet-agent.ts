@@ -1,12 +1,13 @@
 /**
- * The agent of the queued-fleet drill: it names the fleet queue, so every run is enqueued, and has one `lookup` tool
- * that records each execution (with the process id) in the drill's tool-runs table before it answers. The API process
- * builds it to enqueue runs (its tool never runs there); the workers build it to run them.
+ * The agents of the fleet drills. Both name the fleet queue, so every run is enqueued, and have one `lookup` tool:
+ * the queued-fleet agent's records each execution (with the process id) in the drill's tool-runs table before it
+ * answers; the ledger agent's records its start and its end in the fleet tool ledger. The API process builds them to
+ * enqueue runs (their tools never run there); the workers build them to run them.
  */
 import type pg from 'pg';
 import { z } from 'zod';
 import { defineAgent, defineTool, type AgentConfig } from '../../../src/agent/index.js';
-import { FLEET_AGENT_NAME, FLEET_QUEUE } from './fleet-worker-config.js';
+import { FLEET_AGENT_NAME, FLEET_LEDGER_AGENT_NAME, FLEET_QUEUE, FLEET_TOOL_LEDGER } from './fleet-worker-config.js';
 import { TOOL_RUNS_TABLE } from './worker-config.js';
 
 /**
@@ -46,5 +47,38 @@ export function createFleetAgent(pool: pg.Pool, toolDelayMs = 0): FleetAgent {
     tools: [lookup],
     queue: FLEET_QUEUE,
     maxSteps: 3,
+  });
+}
+
+/**
+ * Build the ledger agent: up to three lookups, one per step, then an answer. Each lookup inserts its start record
+ * (session, call id, process id), sleeps `toolDelayMs`, sets its end, then answers.
+ *
+ * @example
+ * const agent = createLedgerFleetAgent(pool, 400);
+ * const handle = await executor.execute(agent, userMessageFor('dead-1'), { sessionId: 'dead-1' });
+ */
+export function createLedgerFleetAgent(pool: pg.Pool, toolDelayMs = 0): FleetAgent {
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look up one fact by key.',
+    parameters: z.object({ key: z.string() }),
+    execute: async ({ key }, context) => {
+      const { rows } = await pool.query<{ id: string }>(`INSERT INTO ${FLEET_TOOL_LEDGER} (session_id, tool_call_id, pid) VALUES ($1, $2, $3) RETURNING id`, [
+        context.sessionId,
+        context.toolCallId,
+        process.pid,
+      ]);
+      if (toolDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, toolDelayMs));
+      await pool.query(`UPDATE ${FLEET_TOOL_LEDGER} SET ended_at = clock_timestamp() WHERE id = $1`, [rows[0]?.id]);
+      return { key, value: `value-of-${key}` };
+    },
+  });
+  return defineAgent({
+    name: FLEET_LEDGER_AGENT_NAME,
+    systemPrompt: 'You look facts up, one at a time, then answer.',
+    tools: [lookup],
+    queue: FLEET_QUEUE,
+    maxSteps: 5,
   });
 }
