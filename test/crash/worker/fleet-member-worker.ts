@@ -6,7 +6,8 @@
  * parent's fake server) and, with `modelLimits`, a PostgresModelLimiter. After launch it registers the fleet queue and
  * starts the member's sweeper. It prints `joining`, `joined`, `launched` and, on the way out, `leaving`. It runs whatever
  * DBOS dequeues for it until every configured session's workflow ended (exit 0) or SIGTERM, after which it shuts down
- * gracefully: executor.close(), DBOS.shutdown(), its connections closed, member.leave() (exit 0).
+ * gracefully: executor.close() (with `drain`: draining, and member.handOver() after DBOS.shutdown()), DBOS.shutdown(),
+ * its connections closed, member.leave() (exit 0).
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { DBOS } from '@dbos-inc/dbos-sdk';
@@ -98,8 +99,9 @@ async function main(): Promise<void> {
   await Promise.race([untilSessionsEnded(runtime.pool, config.sessions, stop), terminated]);
   stop.requested = true;
   // Graceful: no run starts or records here after DBOS shut down and the connections closed; then the lease goes.
-  await runtime.executor.close();
+  await runtime.executor.close(config.drain === true ? { drain: true } : {});
   await DBOS.shutdown();
+  if (config.drain === true) await member.handOver();
   await runtime.close();
   announce({ event: 'leaving', at: Date.now() });
   await member.leave();

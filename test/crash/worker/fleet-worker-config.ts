@@ -100,6 +100,11 @@ export interface FleetMemberWorkerConfig extends FleetWorkerConfig {
   modelLimits?: Record<string, ModelLimit>;
   /** The limiter's `permitLeaseMs`: how long a permit of a killed worker keeps its slot. */
   permitLeaseMs?: number;
+  /**
+   * On SIGTERM, drain and hand over: `executor.close({ drain: true })` (each run finishes its step in flight, then
+   * holds), DBOS.shutdown(), `member.handOver()` (its PENDING runs re-enqueued). Default: close without draining.
+   */
+  drain?: boolean;
 }
 
 /**
