@@ -8,7 +8,10 @@
  * its tool calls. `BENCH_SCALE=small` shrinks everything; `HELIX_BENCH_ONLY=side-by-side` runs only the
  * comparison (sizes: bench/side-by-side/side-by-side-scale.ts); `HELIX_BENCH_ONLY=turn-latency` runs only issue 25's
  * one-step turn latencies (bench/turn-latency/; the full run measures them after the side-by-side comparison);
- * `HELIX_BENCH_ONLY=persistent` runs only the persistent-session figures (bench/persistent-sessions.ts).
+ * `HELIX_BENCH_ONLY=persistent` runs only the persistent-session figures (bench/persistent-sessions.ts);
+ * `HELIX_BENCH_ONLY=fleet` runs only issue 22's fleet figures (bench/fleet/: steps/s of an API process with 1, 2 and
+ * 4 worker processes against the single-process executor, and what enqueueing adds to a one-step run; the full run
+ * measures them last).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -24,6 +27,7 @@ import { formatFootprintTable, formatLatencyTable } from './hitl-report.js';
 import { RecvBaselineWorkflows } from './recv-baseline.workflow.js';
 import { measureResumeLatencies } from './resume-latency.js';
 import { measurePersistentSessions } from './persistent-sessions.js';
+import { measureFleet } from './fleet/fleet.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
 import { measureTurnLatency } from './turn-latency/turn-latency.js';
 import { measureRetention } from './retention-report.js';
@@ -166,6 +170,10 @@ async function main(): Promise<void> {
       await measureTurnLatency(database);
       return;
     }
+    if (process.env.HELIX_BENCH_ONLY === 'fleet') {
+      await measureFleet(database);
+      return;
+    }
     await measureSideBySide(database);
     if (process.env.HELIX_BENCH_ONLY === 'side-by-side') return;
     await measureTurnLatency(database);
@@ -173,6 +181,7 @@ async function main(): Promise<void> {
     await measureInProcess(database);
     await measureFootprints(database);
     await measurePersistentSessions(database);
+    await measureFleet(database);
   } finally {
     await database.close();
   }
