@@ -5,6 +5,7 @@ import type { Logger } from '../hooks/types.js';
 import { isDeadMember, type LivenessMemory } from '../orchestration/fleet-liveness.js';
 import { QUEUE_NAME_PATTERN } from '../orchestration/queue-placement.js';
 import { FleetLease } from './fleet-lease.js';
+import type { ModelLimiter } from '../limits/model-limits.js';
 
 /** An executor id the fleet accepts (it is logged, so it is bounded). */
 const EXECUTOR_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -40,6 +41,8 @@ export interface FleetMemberOptions {
   sweepIntervalMs?: number;
   /** How long `join` waits for a live process holding the same executor id to exit (default 120 000 ms). */
   leaseWaitMs?: number;
+  /** The executor's `modelLimiter`: a dead member's unreleased model permits are released when it is taken over. */
+  modelLimiter?: Pick<ModelLimiter, 'releaseExecutor'>;
   /** Schema of the members table in the system database (default `helix_fleet`). */
   schemaName?: string;
   logger?: Logger;
@@ -71,6 +74,7 @@ export class FleetMember {
   #connectedSince: number;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
+  #recovering = false;
   #left = false;
 
   private constructor(options: ResolvedOptions, lease: FleetLease, client: DBOSClient) {
@@ -99,7 +103,9 @@ export class FleetMember {
         systemDatabasePoolSize: 2,
         ...(resolved.applicationName === undefined ? {} : { applicationName: resolved.applicationName }),
       });
-      return new FleetMember(resolved, lease, client);
+      const member = new FleetMember(resolved, lease, client);
+      member.keep();
+      return member;
     } catch (error) {
       await lease.close();
       throw error;
@@ -108,10 +114,13 @@ export class FleetMember {
 
   /** Start watching the other members (a takeover re-enqueues through a `DBOSClient` of this member). */
   startRecovery(): void {
-    if (this.#timer !== undefined || this.#left) return;
+    this.#recovering = true;
+  }
+
+  /** The member's loop: keep its own lease (reconnect when its connection dropped) and, once recovering, sweep. */
+  private keep(): void {
     const tick = (): void => {
-      this.#sweeping = this.sweepOnce()
-        .then(() => undefined)
+      this.#sweeping = (this.#recovering ? this.sweepOnce().then(() => undefined) : this.keepLease())
         .catch((error: unknown) => this.#logger.warn('fleet.sweep_failed', { error: error instanceof Error ? error.name : 'unknown' }))
         .finally(() => {
           if (!this.#left) this.#timer = setTimeout(tick, this.#options.sweepIntervalMs).unref();
@@ -120,12 +129,16 @@ export class FleetMember {
     this.#timer = setTimeout(tick, this.#options.sweepIntervalMs).unref();
   }
 
+  private async keepLease(): Promise<void> {
+    if (this.#lease.lost) await this.reconnect();
+  }
+
   /**
    * One sweep: every other member's lease is probed; a member dead for `deadAfterMs` has its PENDING workflows
    * re-enqueued and, once it has none, is forgotten. Returns the number of workflows re-enqueued.
    */
   async sweepOnce(): Promise<number> {
-    if (this.#lease.lost) await this.reconnect();
+    await this.keepLease();
     let moved = 0;
     for (const executorId of await this.#lease.others(this.executorId)) {
       const free = await this.#lease.tryLock(executorId);
@@ -164,6 +177,9 @@ export class FleetMember {
 
   /** Re-enqueue a dead member's PENDING workflows (its lease held by this sweep), and forget it once it has none. */
   private async takeOver(executorId: string): Promise<number> {
+    // Its model permits would hold their slots until they lapse: the calls they were taken for died with it.
+    const released = (await this.#options.modelLimiter?.releaseExecutor(executorId)) ?? 0;
+    if (released > 0) this.#logger.info('fleet.permits_released', { executorId, permits: released });
     const moved = await this.reenqueue(executorId);
     if (moved === 0) {
       await this.#lease.forget(executorId);

@@ -55,6 +55,19 @@ export interface ModelLimiter {
   limitOf(modelKey: string): ModelLimit | undefined;
   tryAcquire(request: { modelKey: string; holder: string; estimatedTokens: number }): Promise<PermitAnswer>;
   release(permit: ModelPermit, usedTokens: number | undefined): Promise<void>;
+  /** Release every permit held by a process of `executorId` (a dead fleet member's); returns how many. */
+  releaseExecutor(executorId: string): Promise<number>;
+}
+
+/**
+ * The holder of a permit: the process's executor id first (so a dead member's permits can be released), then the
+ * call's identity.
+ *
+ * @example
+ * permitHolder('worker-1', 'agent__s1__run-1', 3, randomUUID()); // 'worker-1|agent__s1__run-1|3|…'
+ */
+export function permitHolder(executorId: string, workflowId: string, step: number, unique: string): string {
+  return `${executorId}|${workflowId}|${step}|${unique}`;
 }
 
 /**

@@ -105,6 +105,14 @@ export class PostgresModelLimiter implements ModelLimiter {
     ]);
   }
 
+  async releaseExecutor(executorId: string): Promise<number> {
+    const result = await this.pool.query(
+      `UPDATE ${this.table} SET released_at = clock_timestamp() WHERE released_at IS NULL AND left(holder, length($1) + 1) = $1 || '|'`,
+      [executorId],
+    );
+    return result.rowCount ?? 0;
+  }
+
   /** Close the limiter's own pool (a pool passed in is the caller's to close). */
   async close(): Promise<void> {
     if (this.ownsPool) await this.pool.end();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { estimateTokens, type ModelPermit } from '../limits/model-limits.js';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { estimateTokens, permitHolder, type ModelPermit } from '../limits/model-limits.js';
 import type { RunScope } from '../orchestration/workflow-input.js';
 import type { Message } from '../types/message.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
@@ -24,7 +25,7 @@ export async function acquireModelPermit(environment: StepEnvironment, scope: Ru
   const modelKey = dependencies.llmAdapter?.modelKey?.(agent.llmConfig) ?? '*';
   if (limiter.limitOf(modelKey) === undefined) return { kind: 'unlimited' };
   const estimatedTokens = estimateTokens(JSON.stringify(messages).length, agent.llmConfig.maxOutputTokens);
-  const holder = `${scope.workflowId}:${scope.step}:${randomUUID()}`;
+  const holder = permitHolder(DBOS.executorID, scope.workflowId, scope.step, randomUUID());
   for (let waits = 0; ; waits += 1) {
     const answer = await limiter.tryAcquire({ modelKey, holder, estimatedTokens });
     if (answer.granted) return { kind: 'permit', permit: answer.permit };

@@ -44,8 +44,7 @@ const MEMBER: MemberOptions = {
   deadAfterMs: 1_500,
   sweepIntervalMs: 250,
   modelLimits: { [FLEET_MODEL_KEY]: FLEET_LIMIT },
-  // A killed worker's permits are never released: they lapse after this (default 10 min), then free their slots.
-  permitLeaseMs: 5_000,
+  // No short permitLeaseMs: the killed worker's permits (10 min lease) are released by the survivor that takes it over.
 };
 
 /** Open tool executions of a process: all of them, and those in a second lookup (the run's first one recorded). */
@@ -59,11 +58,11 @@ async function workflowsOf(executorId: string, status: string): Promise<string[]
   return rows.map((row) => row.workflow_uuid);
 }
 
-/** Model permits granted to these workflows' calls and never released (a killed worker's lapse after permitLeaseMs). */
-async function permitsHeldBy(workflowIds: string[]): Promise<number> {
+/** Model permits a process of `executorId` took and never released (holders start with `<executorId>|`). */
+async function permitsHeldBy(executorId: string): Promise<number> {
   const { rows } = await env.pool.query<{ count: string }>(
-    "SELECT count(*) AS count FROM __agents_model_calls WHERE released_at IS NULL AND split_part(holder, ':', 1) = ANY($1)",
-    [workflowIds],
+    "SELECT count(*) AS count FROM __agents_model_calls WHERE released_at IS NULL AND expires_at > clock_timestamp() AND split_part(holder, '|', 1) = $1",
+    [executorId],
   );
   return Number(rows[0]?.count ?? 0);
 }
@@ -96,7 +95,7 @@ describe('dead worker: a SIGKILLed fleet member under fleet-wide model limits', 
     const killedAt = Date.now();
     const moved = await workflowsOf(VICTIM_ID, 'PENDING');
     expect(moved.length).toBeGreaterThanOrEqual(3);
-    const leakedPermits = await permitsHeldBy(moved);
+    const leakedPermits = await permitsHeldBy(VICTIM_ID);
     const openAtKill = (await openToolsOf(victim.pid)).open;
 
     // The survivors' sweepers take the victim for dead and re-enqueue its runs; a survivor dequeues each.
@@ -105,6 +104,8 @@ describe('dead worker: a SIGKILLed fleet member under fleet-wide model limits', 
       return rows.every((row) => row !== null && row.executorId !== VICTIM_ID);
     });
     const claimedAfterMs = Date.now() - killedAt;
+    // The takeover released the permits the victim held when it died (they would hold their slots for 10 minutes).
+    expect(await permitsHeldBy(VICTIM_ID)).toBe(0);
     await expectSessionsCompleted(env, runs, TOOL_STEPS);
     const completedAfterMs = Date.now() - killedAt;
     expect(completedAfterMs).toBeLessThan(RECOVERY_BOUND_MS);

@@ -44,6 +44,7 @@ function announce(event: FleetWorkerEvent): void {
 interface MemberRuntime {
   pool: pg.Pool;
   executor: DBOSAgentExecutor;
+  modelLimiter: PostgresModelLimiter | undefined;
   close: () => Promise<void>;
 }
 
@@ -64,13 +65,15 @@ function createRuntime(config: FleetMemberWorkerConfig): MemberRuntime {
   const close = async (): Promise<void> => {
     await Promise.allSettled([stateStore.close(), streamManager.close(), usageStore.close(), modelLimiter?.close(), pool.end()]);
   };
-  return { pool, executor, close };
+  return { pool, executor, modelLimiter, close };
 }
 
 async function main(): Promise<void> {
   const config = readConfig();
   const systemDatabaseUrl = withIdleTransactionTimeout(config.databaseUrl);
   const terminated = new Promise<'terminated'>((resolve) => process.once('SIGTERM', () => resolve('terminated')));
+  // Built before join (nothing runs until launch): a takeover releases a dead member's model permits through it.
+  const runtime = createRuntime(config);
   announce({ event: 'joining', at: Date.now() });
   const member = await FleetMember.join({
     systemDatabaseUrl,
@@ -79,10 +82,10 @@ async function main(): Promise<void> {
     recoveryQueue: FLEET_QUEUE,
     deadAfterMs: config.deadAfterMs,
     sweepIntervalMs: config.sweepIntervalMs,
+    ...(runtime.modelLimiter === undefined ? {} : { modelLimiter: runtime.modelLimiter }),
   });
   announce({ event: 'joined', at: Date.now() });
 
-  const runtime = createRuntime(config);
   DBOS.setConfig({
     name: CRASH_APPLICATION_NAME,
     systemDatabaseUrl,

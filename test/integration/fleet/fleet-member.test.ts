@@ -2,6 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutorIdInUseError, InvalidArgumentError } from '../../../src/errors/index.js';
 import { FleetMember } from '../../../src/fleet/fleet-member.js';
+import { permitHolder } from '../../../src/limits/model-limits.js';
+import { PostgresModelLimiter } from '../../../src/limits/postgres-model-limiter.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 
@@ -58,5 +60,23 @@ describe('FleetMember', () => {
     expect(left).not.toContain('worker-gone');
     expect(left).toEqual(expect.arrayContaining(['worker-live', 'worker-sweeper']));
     await Promise.all([live.leave(), sweeper.leave()]);
+  });
+
+  it("releases a dead member's model permits when it takes it over, so the fleet's slots are not held for their lease", async () => {
+    const limiter = new PostgresModelLimiter({ connectionString: runtime.database.url, limits: { 'fake:model': { concurrency: 1 } } });
+    await limiter.migrate();
+    const gone = await join('worker-holding');
+    const held = await limiter.tryAcquire({ modelKey: 'fake:model', holder: permitHolder('worker-holding', 'wf', 1, 'a'), estimatedTokens: 1 });
+    expect(held.granted).toBe(true);
+    await gone.leave(); // dies holding its permit
+    const other = { modelKey: 'fake:model', holder: permitHolder('worker-other', 'wf2', 1, 'b'), estimatedTokens: 1 };
+    expect((await limiter.tryAcquire(other)).granted).toBe(false);
+    const sweeper = await FleetMember.join({ systemDatabaseUrl: runtime.database.url, executorId: 'worker-keeper', deadAfterMs: 200, sweepIntervalMs: 60_000, modelLimiter: limiter });
+    await sweeper.sweepOnce();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sweeper.sweepOnce();
+    expect((await limiter.tryAcquire(other)).granted).toBe(true);
+    await sweeper.leave();
+    await limiter.close();
   });
 });
