@@ -9,7 +9,7 @@ import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
-import { awaitRemoteResult } from './remote-result.js';
+import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS, RunWatch } from './remote-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
@@ -87,19 +87,30 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   }
 
   private async outcome(): Promise<AgentResult<TOutput>> {
-    const final = this.finalResult();
+    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
+    // signal); a run elsewhere is watched through its stream (a human wait or its end wakes the handle).
+    const local = this.context.liveHandle !== undefined;
+    const { streamManager, streamId, startSequence } = this.context;
+    const watch = local ? undefined : RunWatch.start({ streamManager, streamId, startSequence, agentId: this.sessionId });
+    try {
+      return await this.outcomeWatched(local, watch);
+    } finally {
+      watch?.close();
+    }
+  }
+
+  private async outcomeWatched(local: boolean, watch: RunWatch | undefined): Promise<AgentResult<TOutput>> {
+    const final = this.finalResult(watch);
     final.catch(() => undefined);
     let settled: { value: AgentResult<TOutput> } | { error: unknown } | undefined;
     final.then(
       (value) => (settled = { value }),
       (error: unknown) => (settled = { error }),
     );
-    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
-    // signal); only a run elsewhere is polled.
-    const local = this.context.liveHandle !== undefined;
     for (let first = true; ; first = false) {
       const stop = new AbortController();
-      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
+      const seen = watch?.version ?? 0;
+      const wait = watch === undefined ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : watch.wait(seen, REMOTE_SAFETY_CHECK_MS);
       if (local && first) {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
@@ -148,7 +159,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     await this.context.callbacks.abort(reason);
   }
 
-  private async finalResult(): Promise<AgentResult<TOutput>> {
+  private async finalResult(watch: RunWatch | undefined): Promise<AgentResult<TOutput>> {
     try {
       if (this.context.liveHandle !== undefined) {
         try {
@@ -170,8 +181,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
         }
         await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
       }
-      const { streamManager, streamId, startSequence } = this.context;
-      return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId, { streamManager, streamId, startSequence, agentId: this.sessionId });
+      if (watch !== undefined) return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId, watch);
+      return await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS });
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;
