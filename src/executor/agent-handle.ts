@@ -9,7 +9,7 @@ import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
-import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS, RunWatch } from './remote-result.js';
+import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS } from './remote-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
@@ -88,19 +88,10 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 
   private async outcome(): Promise<AgentResult<TOutput>> {
     // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
-    // signal); a run elsewhere is watched through its stream (a human wait or its end wakes the handle).
+    // signal); a run elsewhere waits for the process's shared status watch (its end) or, for a human wait, a check of
+    // the store once a second.
     const local = this.context.liveHandle !== undefined;
-    const { streamManager, streamId, startSequence } = this.context;
-    const watch = local ? undefined : RunWatch.start({ streamManager, streamId, startSequence, agentId: this.sessionId });
-    try {
-      return await this.outcomeWatched(local, watch);
-    } finally {
-      watch?.close();
-    }
-  }
-
-  private async outcomeWatched(local: boolean, watch: RunWatch | undefined): Promise<AgentResult<TOutput>> {
-    const final = this.finalResult(watch);
+    const final = this.finalResult(local);
     final.catch(() => undefined);
     let settled: { value: AgentResult<TOutput> } | { error: unknown } | undefined;
     final.then(
@@ -109,9 +100,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     );
     for (let first = true; ; first = false) {
       const stop = new AbortController();
-      const seen = watch?.version ?? 0;
-      const wait = watch === undefined ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : watch.wait(seen, REMOTE_SAFETY_CHECK_MS);
-      if (local && first) {
+      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : sleep(REMOTE_SAFETY_CHECK_MS, stop.signal);
+      if (first) {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
           stop.abort();
@@ -159,7 +149,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     await this.context.callbacks.abort(reason);
   }
 
-  private async finalResult(watch: RunWatch | undefined): Promise<AgentResult<TOutput>> {
+  private async finalResult(local: boolean): Promise<AgentResult<TOutput>> {
     try {
       if (this.context.liveHandle !== undefined) {
         try {
@@ -181,7 +171,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
         }
         await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
       }
-      if (watch !== undefined) return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId, watch);
+      if (!local) return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId);
       return await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS });
     } catch (error) {
       const aborted = await this.abortedResult();
@@ -282,5 +272,16 @@ export async function openCallsOfDescendants(stateStore: SessionStateStore, root
   return owned.flatMap(([toolCallId, owner]) => {
     const entry = owners.get(owner)?.pendingClientToolCalls?.[toolCallId];
     return entry !== undefined && entry.submittedAt === undefined ? [entry] : [];
+  });
+}
+
+/** Resolve after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
   });
 }

@@ -1,112 +1,71 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { ChangeSignal } from '../stream/change-signal.js';
-import type { StreamManager } from '../stream/stream-manager.js';
-import type { StreamChunk } from '../types/stream.js';
 
-/** Chunk types that end a run's stream part (FinishRunStep writes one of them for the run's own agent). */
-const ENDING_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 const ENDED_STATUSES = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
-/** How often DBOS is asked before the run's stream said it ended (a safety net: the stream wakes the wait), and after. */
+/** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
 export const REMOTE_SAFETY_CHECK_MS = 1_000;
-const POLL_AFTER_END_MS = 5;
+/** How often the process asks DBOS, in one query, which of the watched runs ended. */
+const STATUS_POLL_MS = 20;
+/** Most workflow ids per status query. */
+const STATUS_BATCH = 500;
+
+/** Waiters for the end of each watched workflow. */
+const waiters = new Map<string, Set<() => void>>();
+let polling = false;
 
 /**
- * Where a run writes its chunks: its stream from the run's start, and the agent id of its own chunks.
+ * Resolve once DBOS records `workflowId` as ended (or `signal` aborts). All the process's waits share one loop that
+ * asks DBOS for the status of every watched workflow in one query every 20 ms while any is watched: handles of runs
+ * elsewhere (queued runs) cost one query per process, not one per handle.
  *
  * @example
- * const watched: RunStream = { streamManager, streamId: 's1', startSequence: 0, agentId: 's1' };
+ * await workflowEnded(workflowId);
+ * const result = await DBOS.retrieveWorkflow(workflowId).getResult();
  */
-export interface RunStream {
-  streamManager: StreamManager;
-  streamId: string;
-  startSequence: number;
-  agentId: string;
+export function workflowEnded(workflowId: string, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted === true) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const set = waiters.get(workflowId) ?? new Set<() => void>();
+    waiters.set(workflowId, set);
+    const done = (): void => {
+      set.delete(done);
+      if (set.size === 0 && waiters.get(workflowId) === set) waiters.delete(workflowId);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    set.add(done);
+    signal?.addEventListener('abort', done, { once: true });
+    if (!polling) void poll();
+  });
 }
 
-/**
- * A watch over a run another process runs, through its stream (the stream manager's notifications, no polling): its
- * version moves when a human wait starts (`run_suspended`, of the run or a child) or the run's ending chunk arrives,
- * and `ended` is true from the ending chunk on. A reader failure only stops the watch (callers keep a safety poll).
- *
- * @example
- * const watch = RunWatch.start({ streamManager, streamId, startSequence, agentId: sessionId });
- * await watch.wait(watch.version, 1_000);
- * watch.close();
- */
-export class RunWatch {
-  readonly #signal = new ChangeSignal();
-  readonly #stop = new AbortController();
-  #ended = false;
-
-  private constructor() {}
-
-  /** Start reading the run's stream from its start. */
-  static start(run: RunStream): RunWatch {
-    const watch = new RunWatch();
-    void watch.read(run);
-    return watch;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  get version(): number {
-    return this.#signal.version;
-  }
-
-  /** Resolve once the version passed `seen`, after `timeoutMs`, or when closed. */
-  wait(seen: number, timeoutMs: number): Promise<void> {
-    return this.#signal.waitBeyond(seen, timeoutMs, this.#stop.signal);
-  }
-
-  close(): void {
-    this.#stop.abort();
-  }
-
-  private async read(run: RunStream): Promise<void> {
-    try {
-      const reader = await run.streamManager.createReader(run.streamId, run.startSequence);
-      const closeReader = () => void reader.close().catch(() => undefined);
-      this.#stop.signal.addEventListener('abort', closeReader, { once: true });
-      try {
-        for await (const chunk of reader) {
-          if (this.#stop.signal.aborted) return;
-          if (chunk.agentId === run.agentId && ENDING_CHUNKS.has(chunk.type)) {
-            this.#ended = true;
-            this.#signal.notify();
-            return;
-          }
-          if (chunk.type === 'run_suspended') this.#signal.notify();
+async function poll(): Promise<void> {
+  polling = true;
+  try {
+    while (waiters.size > 0) {
+      const ids = [...waiters.keys()];
+      for (let start = 0; start < ids.length; start += STATUS_BATCH) {
+        const statuses = await DBOS.listWorkflows({ workflowIDs: ids.slice(start, start + STATUS_BATCH), loadInput: false, loadOutput: false }).catch(() => []);
+        for (const status of statuses) {
+          if (!ENDED_STATUSES.has(status.status)) continue;
+          for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake();
         }
-      } finally {
-        this.#stop.signal.removeEventListener('abort', closeReader);
-        await reader.close().catch(() => undefined);
       }
-    } catch {
-      // The safety polls carry on alone.
+      if (waiters.size > 0) await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS).unref());
     }
+  } finally {
+    polling = false;
+    if (waiters.size > 0) void poll();
   }
 }
 
 /**
- * The result of a workflow another process runs (a queued run): DBOS is asked once a second until the run's stream
- * carries its ending chunk (the watch wakes this at once), then every 5 ms until DBOS records the outcome a moment
- * later. Throws what DBOS's `getResult` throws.
+ * The result of a workflow another process runs (a queued run): waits for its end through {@link workflowEnded},
+ * then reads its outcome. Throws what DBOS's `getResult` throws.
  *
  * @example
- * const result = await awaitRemoteResult<AgentResult>(workflowId, watch);
+ * const result = await awaitRemoteResult<AgentResult>(workflowId);
  */
-export async function awaitRemoteResult<T>(workflowId: string, watch: RunWatch): Promise<T> {
-  for (;;) {
-    const seen = watch.version;
-    const status = await DBOS.getWorkflowStatus(workflowId);
-    if (status !== null && ENDED_STATUSES.has(status.status)) return await DBOS.retrieveWorkflow<T>(workflowId).getResult();
-    if (watch.ended) await sleep(POLL_AFTER_END_MS);
-    else await watch.wait(seen, REMOTE_SAFETY_CHECK_MS);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+export async function awaitRemoteResult<T>(workflowId: string): Promise<T> {
+  await workflowEnded(workflowId);
+  return DBOS.retrieveWorkflow<T>(workflowId).getResult();
 }
