@@ -3,8 +3,13 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 const ENDED_STATUSES = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
 /** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
 export const REMOTE_SAFETY_CHECK_MS = 1_000;
-/** How often the process asks DBOS, in one query, which of the watched runs ended. */
-const STATUS_POLL_MS = 20;
+/**
+ * How often the process asks DBOS, in one query, which of the watched runs ended: every 2 ms + 1 ms per watched run,
+ * at most every 20 ms (a caller awaiting one run learns of its end within a few ms; many awaited runs share one query
+ * every 20 ms).
+ */
+const STATUS_POLL_BASE_MS = 2;
+const STATUS_POLL_MAX_MS = 20;
 /** Most workflow ids per status query. */
 const STATUS_BATCH = 500;
 
@@ -14,8 +19,8 @@ let polling = false;
 
 /**
  * Resolve once DBOS records `workflowId` as ended (or `signal` aborts). All the process's waits share one loop that
- * asks DBOS for the status of every watched workflow in one query every 20 ms while any is watched: handles of runs
- * elsewhere (queued runs) cost one query per process, not one per handle.
+ * asks DBOS for the status of every watched workflow in one query (every 3–20 ms, slower the more are watched) while
+ * any is watched: handles of runs elsewhere (queued runs) cost one query per process, not one per handle.
  *
  * @example
  * await workflowEnded(workflowId);
@@ -50,7 +55,8 @@ async function poll(): Promise<void> {
           for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake();
         }
       }
-      if (waiters.size > 0) await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS).unref());
+      const interval = Math.min(STATUS_POLL_MAX_MS, STATUS_POLL_BASE_MS + waiters.size);
+      if (waiters.size > 0) await new Promise((resolve) => setTimeout(resolve, interval).unref());
     }
   } finally {
     polling = false;
