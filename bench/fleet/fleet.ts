@@ -103,12 +103,12 @@ function notes(scaling: readonly ScalingFigures[], inPlace: LatencyFigures, queu
   if (oneWorker !== undefined && diagnostic !== undefined) {
     const cpu = (figure: ScalingFigures): string => `caller ${(figure.callerCpuMs / 1_000).toFixed(2)} s, Postgres ${figure.postgresCpuMs === undefined ? '—' : `${(figure.postgresCpuMs / 1_000).toFixed(2)} s`}`;
     lines.push(
-      `Diagnostic: the same 1-worker fleet with the caller waiting by one DBOS status query for all open runs every 20 ms (then reading each result once) instead of each handle's result(): ${diagnostic.stepsPerSecond.toFixed(0)} steps/s, ${(diagnostic.stepsPerSecond / oneWorker.stepsPerSecond).toFixed(2)}x the 1-worker figure (${cpu(diagnostic)}, against ${cpu(oneWorker)}). The difference is what waiting through the handles costs: a handle of a run elsewhere reads the run record and the session every 100 ms (src/executor/agent-handle.ts, RESULT_POLL_MS) and asks DBOS for the status every 100 ms while it reads the run's stream (src/executor/remote-result.ts).`,
+      `Diagnostic: the same 1-worker fleet with the caller waiting by one DBOS status query for all open runs every 20 ms (then reading each result once) instead of each handle's result(): ${diagnostic.stepsPerSecond.toFixed(0)} steps/s, ${(diagnostic.stepsPerSecond / oneWorker.stepsPerSecond).toFixed(2)}x the 1-worker figure (${cpu(diagnostic)}, against ${cpu(oneWorker)}). The difference is what waiting through the handles costs beyond that query: the handles share one status watch per process (src/executor/remote-result.ts: one DBOS query for all awaited runs every 2 ms + 1 ms per run, at most 20 ms) and each checks the store for a human wait when it starts and once a second (src/executor/agent-handle.ts).`,
     );
   }
   lines.push(
     `Queue polling: the queue wait p50 is ${queueWait(queued).toFixed(1)} ms at ${pollingMs(queued)} ms polling and ${queueWait(slow).toFixed(1)} ms at ${pollingMs(slow)} ms (+${(queueWait(slow) - queueWait(queued)).toFixed(1)} ms; an enqueue falls at a random point of the interval, so half the interval's growth, ${((pollingMs(slow) - pollingMs(queued)) / 2).toFixed(0)} ms, is what polling alone adds).`,
-    `Result delivery (DBOS completed → result() resolved): p50 ${queued.delivery.p50.toFixed(1)} ms queued (the API process learns of the end from the run's stream, then asks DBOS for the status every 5 ms) against ${inPlace.delivery.p50.toFixed(1)} ms in place (the DBOS handle's own promise). DBOS's completion times are its database clock in whole ms.`,
+    `Result delivery (DBOS completed → result() resolved): p50 ${queued.delivery.p50.toFixed(1)} ms queued (the API process learns of the end from its shared status watch) against ${inPlace.delivery.p50.toFixed(1)} ms in place (the DBOS handle's own promise). DBOS's completion times are its database clock in whole ms.`,
   );
   return lines;
 }
