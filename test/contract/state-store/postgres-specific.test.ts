@@ -44,6 +44,7 @@ describe('PostgresStateStore migrations', () => {
         '__agents_checkpoints',
         '__agents_messages',
         '__agents_migrations',
+        '__agents_model_calls',
         '__agents_runs',
         '__agents_sessions',
         '__agents_staging',
