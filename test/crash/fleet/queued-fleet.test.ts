@@ -8,12 +8,11 @@
 import { fileURLToPath } from 'node:url';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { describe, expect, it } from 'vitest';
-import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import type { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
 import type { AgentExecutionHandle } from '../../../src/executor/types.js';
-import { withIdleTransactionTimeout } from '../../../src/store/postgres/session-timeouts.js';
 import type { AgentResult } from '../../../src/types/result.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
-import { useDrill } from '../support/drill.js';
+import { useFleetDrill } from './fleet-drill.js';
 import { scenarioByStep, type DrillScenario } from '../support/drill-scenarios.js';
 import { DRILL_TIMEOUTS } from '../support/drill-flow.js';
 import { chunkRowCount, stepRecordsOf, toolRunsOf } from '../support/durable-probes.js';
@@ -21,10 +20,9 @@ import { describeConversation, storedMessages } from '../support/session-snapsho
 import { outlineOf, textOfStep } from '../support/stream-view.js';
 import { createFleetAgent, type FleetAgent } from '../worker/fleet-agent.js';
 import { FLEET_QUEUE, type FleetWorkerConfig } from '../worker/fleet-worker-config.js';
-import { CRASH_APPLICATION_NAME, CRASH_APPLICATION_VERSION, userMessageFor } from '../worker/worker-config.js';
+import { CRASH_APPLICATION_VERSION, userMessageFor } from '../worker/worker-config.js';
 
 const FLEET_WORKER_SCRIPT = fileURLToPath(new URL('../worker/fleet-worker.ts', import.meta.url));
-const API_EXECUTOR_ID = 'fleet-api';
 const WORKER_IDS = ['fleet-worker-1', 'fleet-worker-2'];
 const SESSIONS = Array.from({ length: 12 }, (_, index) => `fleet-${index + 1}`);
 /** Twelve runs, two at a time per worker: neither worker can take them all at once. */
@@ -41,30 +39,8 @@ const fleetScenario = (sessionId: string): DrillScenario =>
     { type: 'text', text: answerDeltas(sessionId) },
   ]);
 
-let api: DBOSAgentExecutor | undefined;
-let launched = false;
-const env = useDrill('crash_fleet', {
-  sessions: SESSIONS.map((sessionId) => [sessionId, fleetScenario(sessionId)] as const),
-  // The API process launches first (creating DBOS's tables); it never dequeues, and runs nothing it enqueues.
-  prepare: async () => {
-    api = new DBOSAgentExecutor({ stateStore: env.stateStore, streamManager: env.streamManager });
-    DBOS.setConfig({
-      name: CRASH_APPLICATION_NAME,
-      // DBOS's idle-in-transaction timeout in the URL: no extra SET on each new connection.
-      systemDatabaseUrl: withIdleTransactionTimeout(env.database.url),
-      applicationVersion: CRASH_APPLICATION_VERSION,
-      executorID: API_EXECUTOR_ID,
-      listenQueues: [],
-      logLevel: 'error',
-    });
-    await DBOS.launch();
-    launched = true;
-  },
-  release: async () => {
-    await api?.close();
-    if (launched) await DBOS.shutdown();
-  },
-});
+// The API process launches first (creating DBOS's tables); it never dequeues, and runs nothing it enqueues.
+const { env, api } = useFleetDrill('crash_fleet', SESSIONS.map((sessionId) => [sessionId, fleetScenario(sessionId)] as const));
 
 /** What the API process saw of one session's run. */
 interface ObservedRun {
@@ -95,8 +71,7 @@ async function executeAndObserve(executor: DBOSAgentExecutor, agent: FleetAgent,
 
 describe('queued fleet: an API process enqueues, two worker processes run', () => {
   it('runs 12 sessions on the workers only, each step once, spread over both workers', async () => {
-    if (api === undefined) throw new Error('the API executor was not constructed');
-    const executor = api;
+    const executor = api();
     const config: FleetWorkerConfig = {
       databaseUrl: env.database.url,
       openaiBaseUrl: env.llm.baseURL,
