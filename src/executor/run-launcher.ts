@@ -25,6 +25,7 @@ import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { withStartWrites, type StartWriter } from './start-writes.js';
 import { enqueueParams } from '../orchestration/queue-placement.js';
+import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
 
 /**
@@ -132,7 +133,7 @@ export class RunLauncher {
     for (;;) {
       const run = await this.config.stateStore.getCurrentRun(sessionId);
       if (run !== null && run.runId !== previousRunId && run.workflowId !== undefined) {
-        const input = (run.metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+        const input = recordedWorkflowInput(run.metadata);
         // A call repeating the running turn's own message gets its handle (idempotent retries); another message
         // must not be dropped silently.
         if (message !== undefined && input?.userMessage?.content !== message) throw new AgentAlreadyRunningError(sessionId, run.status);

@@ -5,7 +5,7 @@ import { decideQueuePlacement, type PlacementRefusal, type QueueOptions, type Qu
 import { checkQueuePlacement } from '../steps/queue-check.js';
 import type { DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 import type { SessionStateStore } from '../store/state-store.js';
-import type { AgentWorkflowInput } from '../orchestration/workflow-input.js';
+import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 
 /** The placement of the run start in progress (set by `RunLauncher.placing` around the start). */
 const placementScope = new AsyncLocalStorage<QueuePlacement | undefined>();
@@ -88,7 +88,7 @@ export async function placeRun(
 /** The partition of a session's latest run (its recorded workflow input), else the session's user. */
 async function earlierPartitionKey(stateStore: SessionStateStore, sessionId: string): Promise<string | undefined> {
   const run = await stateStore.getCurrentRun(sessionId);
-  const recorded = (run?.metadata as { workflowInput?: Pick<AgentWorkflowInput, 'queue'> } | undefined)?.workflowInput?.queue?.partitionKey;
+  const recorded = recordedWorkflowInput(run?.metadata)?.queue?.partitionKey;
   return recorded ?? (await stateStore.loadState(sessionId))?.userId;
 }
 

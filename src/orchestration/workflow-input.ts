@@ -71,3 +71,13 @@ export interface AgentWorkflowInput extends RunScope {
   /** The queue the run is enqueued on (absent: it starts in the process that started it). */
   queue?: QueuePlacement;
 }
+
+/**
+ * The workflow input a run record keeps in its metadata (the launcher and the sub-agent step record it there), if any.
+ *
+ * @example
+ * const input = recordedWorkflowInput(run.metadata);
+ */
+export function recordedWorkflowInput(metadata: Record<string, unknown> | undefined): AgentWorkflowInput | undefined {
+  return (metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+}

@@ -7,7 +7,7 @@ import { findEffectiveTool, initializeAgentState, type PlannedSubAgentCall } fro
 import { childRunId, standardWorkflowId } from '../orchestration/ids.js';
 import { resumeTurnInput } from '../orchestration/resume-turn.js';
 import { CHILD_TERMINATED_MESSAGE, decideChildCascade, type ChildOutcome } from '../orchestration/sub-agents.js';
-import type { AgentWorkflowInput, RunScope } from '../orchestration/workflow-input.js';
+import { recordedWorkflowInput, type AgentWorkflowInput, type RunScope } from '../orchestration/workflow-input.js';
 import { takeForResume } from '../store/take-for-resume.js';
 import { registerAgent } from './runtime-registry.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
@@ -76,7 +76,7 @@ export class SubAgentStep {
         const state = await stateStore.loadState(childId);
         const run = await stateStore.getCurrentRun(childId);
         // A replay of this step after it started the continuation: the same start again.
-        if (run?.runId === runId) return { kind: 'start', child: storedInput(run.metadata) ?? (await createChild(environment, input)) };
+        if (run?.runId === runId) return { kind: 'start', child: recordedWorkflowInput(run.metadata) ?? (await createChild(environment, input)) };
         const action = decideChildCascade(state, run);
         if (action === 'drain_result') return { kind: 'drained', outcome: { kind: 'result', output: state?.output ?? null } };
         if (action === 'drain_failure') return { kind: 'drained', outcome: { kind: 'error', error: `Sub-agent failed: ${state?.error ?? 'no error text'}` } };
@@ -184,11 +184,7 @@ async function recordChildRun(
     ...(turn.resume === undefined ? {} : { previousRunId: turn.resume.previousRunId }),
     metadata: { workflowInput: child },
   });
-  return storedInput(recorded.metadata) ?? child;
-}
-
-function storedInput(metadata: Record<string, unknown> | undefined): AgentWorkflowInput | undefined {
-  return (metadata as { workflowInput?: AgentWorkflowInput } | undefined)?.workflowInput;
+  return recordedWorkflowInput(recorded.metadata) ?? child;
 }
 
 /** A child that could not be started: logged, streamed as a failed tool_end, answered to the model. */
