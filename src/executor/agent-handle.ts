@@ -100,7 +100,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     );
     for (let first = true; ; first = false) {
       const stop = new AbortController();
-      const wait = local ? waitForRunChange([this.runId, sessionSignal(this.sessionId)], LOCAL_SAFETY_CHECK_MS, stop.signal) : sleep(REMOTE_SAFETY_CHECK_MS, stop.signal);
+      // A queued run may still run in this process: its signals wake the wait on either path.
+      const wait = waitForRunChange([this.runId, sessionSignal(this.sessionId)], local ? LOCAL_SAFETY_CHECK_MS : REMOTE_SAFETY_CHECK_MS, stop.signal);
       if (first) {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
@@ -272,16 +273,5 @@ export async function openCallsOfDescendants(stateStore: SessionStateStore, root
   return owned.flatMap(([toolCallId, owner]) => {
     const entry = owners.get(owner)?.pendingClientToolCalls?.[toolCallId];
     return entry !== undefined && entry.submittedAt === undefined ? [entry] : [];
-  });
-}
-
-/** Resolve after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
   });
 }
