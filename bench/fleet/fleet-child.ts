@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, registerAgent } from '../../src/index.js';
 import { createFleetAgents, createFleetModel, FLEET_BENCH_QUEUE, fleetBenchDBOSConfig, ToolCallCounter } from './fleet-app.js';
-import { fleetLine, readFleetLine, type FleetChildConfig, type FleetCommand, type FleetReply } from './fleet-protocol.js';
+import { FLEET_PROTOCOL, type FleetChildConfig, type FleetCommand, type FleetReply } from './fleet-protocol.js';
 import { runBurst, runLatencies } from './fleet-runs.js';
 import { fleetScale } from './fleet-scale.js';
 
@@ -54,11 +54,11 @@ async function main(): Promise<void> {
 
 /** Answer the parent's commands until it says exit. */
 async function serve(executor: DBOSAgentExecutor, agents: ReturnType<typeof createFleetAgents>, counter: ToolCallCounter, role: FleetChildConfig['role']): Promise<void> {
-  const reply = (message: FleetReply): void => void process.stdout.write(fleetLine(message));
+  const reply = (message: FleetReply): void => void process.stdout.write(FLEET_PROTOCOL.line(message));
   let cpuSince = process.cpuUsage();
   reply({ type: 'ready' });
   for await (const line of createInterface({ input: process.stdin })) {
-    const command = readFleetLine<FleetCommand>(line);
+    const command = FLEET_PROTOCOL.read<FleetCommand>(line);
     if (command === undefined) continue;
     if (command.type === 'exit') return;
     if (command.type !== 'counts' && role === 'worker') throw new Error(`A worker cannot run "${command.type}": the API process starts runs.`);

@@ -1,3 +1,4 @@
+import { LineProtocol } from '../bench-child.js';
 /**
  * What a fleet child runs as: `local` (today's single-process executor: agents without a queue, started in place),
  * `api` (an executor without llmAdapter that only enqueues; DBOS listens to no queue) or `worker` (registers the
@@ -87,25 +88,10 @@ export type FleetReply =
   | { type: 'latency'; samples: LatencySample[] }
   | { type: 'counts'; toolCalls: Record<string, number>; cpuMs: number };
 
-const PREFIX = 'FLEET ';
-
 /**
- * The line carrying a command or a reply.
+ * The line protocol between the fleet bench and its children.
  *
  * @example
- * child.stdin.write(fleetLine({ type: 'exit' }));
+ * child.stdin.write(FLEET_PROTOCOL.line({ type: 'exit' }));
  */
-export function fleetLine(message: FleetCommand | FleetReply): string {
-  return `${PREFIX}${JSON.stringify(message)}\n`;
-}
-
-/**
- * The command or reply a line carries, `undefined` for any other output.
- *
- * @example
- * const reply = readFleetLine<FleetReply>(line);
- */
-export function readFleetLine<T extends FleetCommand | FleetReply>(line: string): T | undefined {
-  if (!line.startsWith(PREFIX)) return undefined;
-  return JSON.parse(line.slice(PREFIX.length)) as T;
-}
+export const FLEET_PROTOCOL = new LineProtocol<FleetCommand | FleetReply>('FLEET ');

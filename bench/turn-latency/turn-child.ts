@@ -14,7 +14,7 @@ import { openHelixTurns } from './helix-turns.js';
 import { openLangGraphTurns } from './langgraph-turns.js';
 import { openNaiveTurns } from './naive-turns.js';
 import { turnLatencyScale } from './turn-latency-scale.js';
-import { readTurnLine, turnLine, type BurstSample, type TurnCommand, type TurnReply, type TurnSample } from './turn-protocol.js';
+import { TURN_PROTOCOL, type BurstSample, type TurnCommand, type TurnReply, type TurnSample } from './turn-protocol.js';
 import { TurnMarks, TURN_SYSTEMS, type TurnMoment, type TurnSystem, type TurnSystemName } from './turn-system.js';
 
 /** A turn's writes are over once the next transaction id stays the same this long. */
@@ -100,14 +100,14 @@ async function main(): Promise<void> {
     await measureTurn(system, probe, sessionId, 'Go.', streams),
     await measureTurn(system, probe, sessionId, 'Again.', streams),
   ];
-  const reply = (message: TurnReply): void => void process.stdout.write(turnLine(message));
+  const reply = (message: TurnReply): void => void process.stdout.write(TURN_PROTOCOL.line(message));
   try {
     for (let index = 0; index < scale.warmUpSessions; index += 1) await session(`${name}-warm-up-${index}`);
     // A first burst is slower (pools still filling, code not yet optimized): the measured one is the second.
     await measureBurst(system, `${name}-warm-up-burst`, scale.burst);
     reply({ type: 'ready' });
     for await (const line of createInterface({ input: process.stdin })) {
-      const command = readTurnLine<TurnCommand>(line);
+      const command = TURN_PROTOCOL.read<TurnCommand>(line);
       if (command?.type === 'session') reply({ type: 'session', turns: await session(`${name}-${command.index}`) });
       if (command?.type === 'burst') reply({ type: 'burst', burst: await measureBurst(system, `${name}-burst`, command.size) });
       if (command?.type === 'exit') return;

@@ -1,3 +1,4 @@
+import { LineProtocol } from '../bench-child.js';
 /**
  * One turn as a child measured it: ms from the start call to each moment (`firstTokenMs` absent for a system
  * that streams nothing) and the write transactions the turn cost (transaction ids assigned on the server).
@@ -42,25 +43,10 @@ export type TurnCommand = { type: 'session'; index: number } | { type: 'burst'; 
  */
 export type TurnReply = { type: 'ready' } | { type: 'session'; turns: [TurnSample, TurnSample] } | { type: 'burst'; burst: BurstSample };
 
-const PREFIX = 'TURN_LATENCY ';
-
 /**
- * The line carrying a command or a reply.
+ * The line protocol between the turn-latency bench and its children.
  *
  * @example
- * child.stdin.write(turnLine({ type: 'exit' }));
+ * child.stdin.write(TURN_PROTOCOL.line({ type: 'exit' }));
  */
-export function turnLine(message: TurnCommand | TurnReply): string {
-  return `${PREFIX}${JSON.stringify(message)}\n`;
-}
-
-/**
- * The command or reply a line carries, `undefined` for any other output.
- *
- * @example
- * const reply = readTurnLine<TurnReply>(line);
- */
-export function readTurnLine<T extends TurnCommand | TurnReply>(line: string): T | undefined {
-  if (!line.startsWith(PREFIX)) return undefined;
-  return JSON.parse(line.slice(PREFIX.length)) as T;
-}
+export const TURN_PROTOCOL = new LineProtocol<TurnCommand | TurnReply>('TURN_LATENCY ');
