@@ -21,7 +21,7 @@ import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
 import { reopenWarmWaits } from '../workflows/warm-waits.js';
-import { finishedMeanwhile, repairStuckRun } from './stuck-run.js';
+import { endedMeanwhile, finishedMeanwhile, repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
 import { dbosCallContext, observingRun, startingRun } from './replay-safe.js';
 import { resumeParkedCompanions } from './companion-resume.js';
@@ -128,8 +128,8 @@ export class DBOSAgentExecutor {
         case 'attach':
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':
-          // Session and run read apart can straddle a finish's two writes (session, then run): decide again.
-          if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await stateStore.loadState(sessionId))?.status !== 'active')) continue;
+          // Session and run read apart can straddle an ending's two writes (a finish's or an abort's): decide again.
+          if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await endedMeanwhile(stateStore, sessionId, run?.runId)))) continue;
           // The session was taken for a new run not recorded yet: wait for that run, not the ended one.
           return this.launcher.handleOfRunningSession(any, sessionId, run?.runId, sameTurn ?? '');
         case 'start_turn': {

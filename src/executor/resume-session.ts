@@ -10,7 +10,7 @@ import { isPersistentState } from './persistent-sessions.js';
 import type { RetryContext } from './retry-session.js';
 import { assertSessionAgent, assertSessionId, refusalError } from './session-refusals.js';
 import { rewindSession, rewindTarget } from './session-rewind.js';
-import { repairStuckRun } from './stuck-run.js';
+import { endedMeanwhile, repairStuckRun } from './stuck-run.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /**
@@ -42,7 +42,7 @@ export async function resumeSession(context: RetryContext, agent: AnyAgentConfig
     }
     if (decision.action === 'attach' && run !== null) return launcher.handleFor(agent, sessionId, run);
     if (decision.action === 'await_run') {
-      if (await repairLostStart(stateStore, sessionId)) continue;
+      if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await endedMeanwhile(stateStore, sessionId, run?.runId)))) continue;
       // A concurrent resume won the CAS but has not recorded its run yet: wait for that run, not the ended one.
       return launcher.handleOfRunningSession(agent, sessionId, run?.runId);
     }

@@ -95,3 +95,21 @@ export async function finishedMeanwhile(stateStore: SessionStateStore, streamMan
   }
   return false;
 }
+
+/**
+ * Whether a session read `active` beside an ended current run was that run's own ending: a finish or an abort
+ * records the run before the session, so a call can read between the two writes. Waits up to
+ * {@link FINISHING_RUN_WAIT_MS} and returns true (decide again) once the session has left `active`; false as soon as
+ * a new run is recorded (the session was taken for it), or when neither happened in time.
+ *
+ * @example
+ * if (run?.status !== 'running' && (await endedMeanwhile(stateStore, sessionId, run?.runId))) continue;
+ */
+export async function endedMeanwhile(stateStore: SessionStateStore, sessionId: string, endedRunId: string | undefined): Promise<boolean> {
+  const deadline = Date.now() + FINISHING_RUN_WAIT_MS;
+  for (;;) {
+    if ((await stateStore.loadState(sessionId))?.status !== 'active') return true;
+    if ((await stateStore.getCurrentRun(sessionId))?.runId !== endedRunId || Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
-import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
+import { DBOSModeMismatchError, InvalidArgumentError, SessionIdRequiredError, SessionNotContinuableError, WorkspaceUnsupportedError } from '../../../src/errors/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
@@ -145,6 +145,20 @@ describe('DBOSAgentExecutor standard mode', () => {
     } finally {
       store.loadState = loadState;
     }
+  });
+
+  it("a message read between an abort's two writes (run aborted, session not yet failed) gets the session's refusal", async () => {
+    script = () => ({ type: 'structured_output', output: { summary: 'done' } });
+    const store = runtime.stateStore;
+    const first = await runtime.executor.execute(noteAgent, 'first', { sessionId: 'straddled-abort' });
+    await first.result();
+    // As recordRunAborted leaves them for a moment: the run aborted, the session still active.
+    await store.compareAndSetStatus('straddled-abort', ['completed'], 'active');
+    await store.updateRunStatus('straddled-abort', first.runId, 'aborted', { completionReason: 'aborted', endedAt: Date.now() });
+    const next = runtime.executor.execute(noteAgent, 'second', { sessionId: 'straddled-abort' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await store.updateStatus('straddled-abort', 'failed', { failureReason: 'aborted' });
+    await expect(next).rejects.toSatisfy((error: unknown) => SessionNotContinuableError.isInstance(error) && error.status === 'aborted');
   });
 
   it('continues a completed session as a new run that sees the conversation', async () => {
