@@ -38,6 +38,7 @@ export type { QueueOptions, QueuePlacement } from './orchestration/queue-placeme
 export { FleetMember, type FleetMemberOptions } from './fleet/fleet-member.js';
 export { PostgresModelLimiter, type PostgresModelLimiterOptions } from './limits/postgres-model-limiter.js';
 export type { ModelLimit, ModelLimiter, ModelPermit, PeriodBudget, PermitAnswer } from './limits/model-limits.js';
+export { HelixIdGenerator, SEMCONV_VERSION, formatTraceparent, parseTraceparent, runSpanId, sessionTraceId, toolSpanId, type TelemetryOptions } from './telemetry/index.js';
 
 // Agent model
 export {

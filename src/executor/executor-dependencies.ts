@@ -8,6 +8,7 @@ import type { DBOSAgentExecutorConfig } from './types.js';
 import { DEFAULT_PERSISTENT_IDLE_TIMEOUT_MS, DEFAULT_PERSISTENT_WARM_WINDOW_MS } from './persistent-sessions.js';
 import { DEFAULT_TOOL_ARGUMENT_LIMITS, type ToolArgumentLimits } from '../orchestration/tool-argument-limits.js';
 import { QUEUE_NAME_PATTERN } from '../orchestration/queue-placement.js';
+import { AgentTelemetry, useTelemetry } from '../telemetry/agent-telemetry.js';
 
 /**
  * The executor's tool-argument limits: the defaults with the given fields over them.
@@ -40,6 +41,7 @@ export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookMa
     throw new InvalidArgumentError('queue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'queue' });
   }
   if (config.appDatabase !== undefined) bindAppDatabase(config.appDatabase);
+  useTelemetry(new AgentTelemetry(config.telemetry ?? {}));
   bindRuntimeDependencies({
     stateStore: config.stateStore,
     streamManager: config.streamManager,

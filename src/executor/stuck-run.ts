@@ -3,6 +3,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { SessionState } from '../types/session.js';
 import { recordCancelledRun } from '../steps/dbos-cancel.js';
+import { emitRunEnded } from '../steps/run-telemetry.js';
 
 /** DBOS statuses of a workflow that will never run again by itself. */
 const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
@@ -57,6 +58,7 @@ export async function repairStuckRun(
   await streamManager.endStream(streamId).catch(() => undefined);
   await stateStore.compareAndSetStatus(sessionId, ['active'], 'failed', { error });
   await stateStore.updateRunStatus(sessionId, run.runId, 'failed', { completionReason: 'failed', endedAt: now, error });
+  await emitRunEnded(stateStore, { sessionId, runId: run.runId, agentType: state?.agentType ?? 'unknown' }, { status: 'failed', completionReason: 'failed', stepCount: run.stepCount, error, run });
   return true;
 }
 

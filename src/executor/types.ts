@@ -12,6 +12,7 @@ import type { AgentResult } from '../types/result.js';
 import type { DBOSAgentMode, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import type { TelemetryOptions } from '../telemetry/agent-telemetry.js';
 import type { ModelLimiter } from '../limits/model-limits.js';
 
 /**
@@ -89,6 +90,13 @@ export interface DBOSAgentExecutorConfig {
    * agent with a transactional tool throws `ConfigurationError` (`APP_DATABASE_NOT_CONFIGURED`).
    */
   appDatabase?: AppDatabaseConfig;
+  /**
+   * OpenTelemetry traces and metrics of every run (README "Observability"): on by default through the global tracer
+   * and meter providers (no-ops until you register an SDK); `false` turns them off; a tracer or meter can be injected.
+   * Prompt and tool content stays off spans unless `captureContent` says otherwise. The last executor constructed in a
+   * process decides.
+   */
+  telemetry?: TelemetryOptions | false;
 }
 
 /**

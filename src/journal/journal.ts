@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { stepDuration } from '../telemetry/agent-spans.js';
 import type { JournalKind, StepJournal, StepOptions } from './journal-types.js';
 import { publicJournal } from './public-journal.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
@@ -61,7 +62,8 @@ export function journalFromEnvironment(): JournalKind {
  */
 export function runJournaledStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions = {}): Promise<T> {
   if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
-  return active.runStep(name, body, options);
+  // Timed only when it really runs: a replay from the record takes no step time.
+  return active.runStep(name, (record) => timedStep(name, startedAt(), body(record)), options);
 }
 
 /**
@@ -73,4 +75,11 @@ export function runJournaledStep<T>(name: string, body: (record: StepRecord) => 
  */
 export function workflowCancelled(workflowID: string): Promise<boolean> {
   return active.workflowCancelled(workflowID);
+}
+
+const startedAt = (): number => Date.now();
+
+/** The body's outcome, its duration recorded (`helix.agent.step.duration`) whether it returned or threw. */
+function timedStep<T>(name: string, since: number, outcome: Promise<T>): Promise<T> {
+  return outcome.finally(() => stepDuration(name, since));
 }

@@ -23,6 +23,11 @@ export interface RunScope {
    * workflow runs many turns.
    */
   turnKey?: string;
+  /**
+   * The trace a remote caller passed (`traceparent`) when it started this run: the run's spans join it under the
+   * caller's span. Absent: the session's own trace.
+   */
+  trace?: { traceId: string; parentSpanId: string };
 }
 
 /**
@@ -41,6 +46,9 @@ export interface ParentLink {
   callId: string;
   /** The parent's step number (stamped on the `subagent_end` chunk). */
   step: number;
+  /** The calling run and tool (the child's spans go under that tool call's span); absent in older records. */
+  runId?: string;
+  toolName?: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import { markCallsCompleted } from '../orchestration/hitl-decisions.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
+import { emitRunEnded } from './run-telemetry.js';
 import { signalRunChanged } from './run-signals.js';
 
 /** A session's stream, its agent type and a writer on it (`undefined` when it cannot be opened). */
@@ -92,5 +93,6 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
   // workflow's reopening) reactivate the stream, which this end must not undo.
   if (abort.endStream !== undefined) await abort.endStream(opened.streamId);
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
+  await emitRunEnded(stateStore, { sessionId, runId, agentType: opened.agentType }, { status: 'aborted', completionReason: 'aborted', stepCount: abort.stepCount, error });
   return opened;
 }

@@ -1,7 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
 import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
-import { ConfigurationError, LLMCallError } from '../errors/index.js';
+import { ConfigurationError, HelixError, LLMCallError } from '../errors/index.js';
+import { chatSpan } from '../telemetry/agent-spans.js';
 import type { LLMAdapter } from '../llm/adapter.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
 import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
@@ -91,6 +92,21 @@ export class CallLLMStep {
     const abortSignal = DBOS.stepStatus?.cancelSignal;
     let resetNeeded = needsStreamReset(turnKeyOf(input));
     const rateLimitWaits = { count: 0, waitedMs: 0 };
+    // The first live LLM step of a process that recovered the run is (most likely) a killed attempt's re-run.
+    const requestModel = dependencies.llmAdapter?.modelKey?.(agent.llmConfig);
+    const span = {
+      step: input.step,
+      attempt: resetNeeded ? 2 : 1,
+      recovered: resetNeeded,
+      retries: [] as Array<{ at: number; errorType: string }>,
+      input: () => messages,
+      ...(requestModel === undefined ? {} : { requestModel }),
+    };
+    const callStartedAt = Date.now();
+    let firstChunkAt: number | undefined;
+    const firstChunk = (): void => {
+      firstChunkAt ??= Date.now();
+    };
     for (let attempt = 1; ; attempt += 1) {
       if (resetNeeded) {
         // Only the root cleans up physically, and only its own chunks: its stream also holds its sub-agents' chunks
@@ -120,8 +136,8 @@ export class CallLLMStep {
               toolArgumentLimits: dependencies.toolArgumentLimits,
             },
             {
-              onTextDelta: (delta) => emitter.emit({ type: 'text_delta', delta }),
-              onThinkingDelta: (delta) => emitter.emit({ type: 'thinking', delta }),
+              onTextDelta: (delta) => (firstChunk(), emitter.emit({ type: 'text_delta', delta })),
+              onThinkingDelta: (delta) => (firstChunk(), emitter.emit({ type: 'thinking', delta })),
             },
           )
           .then((generated) => {
@@ -153,6 +169,8 @@ export class CallLLMStep {
           },
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
+        const timeToFirstChunkMs = firstChunkAt === undefined ? undefined : firstChunkAt - startedAt;
+        chatSpan(input, { ...span, startedAt: callStartedAt, endedAt: Date.now(), result, ...(timeToFirstChunkMs === undefined ? {} : { timeToFirstChunkMs }) });
         // What the workflow decides the step from (the accounting only for a stopWhen): the step's record.
         return { kind: 'result', result: stepDecisionResult(result, agent) };
       } catch (error) {
@@ -167,7 +185,13 @@ export class CallLLMStep {
           continue;
         }
         const retryable = LLMCallError.isInstance(error) && error.retryable;
-        if (!retryable || attempt >= LLM_ATTEMPTS) throw error;
+        const errorType = HelixError.isInstance(error) ? error.code : 'Error';
+        if (!retryable || attempt >= LLM_ATTEMPTS) {
+          chatSpan(input, { ...span, startedAt: callStartedAt, endedAt: Date.now(), error: { type: errorType } });
+          throw error;
+        }
+        span.retries.push({ at: Date.now(), errorType });
+        firstChunkAt = undefined;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
         if (await pauseUnlessInterrupted(stateStore, input.sessionId, LLM_RETRY_BASE_MS * 2 ** (attempt - 1))) {
           return interruptedOutcome(stateStore, input.sessionId);

@@ -17,6 +17,7 @@ import { sessionSignal, signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
+import { emitRunEnded } from './run-telemetry.js';
 
 /** Input of `ClientToolStep.suspend`. */
 export interface SuspendInput extends RunScope {
@@ -165,8 +166,10 @@ export class ClientToolStep {
     else await stateStore.updateSubSessionRef(input.parent.sessionId, input.sessionId, { status: 'paused_awaiting_client' });
     // Last: the parked status is what lets resume() start a new run (from any process), which reactivates the
     // session stream. Published before endStream, a resume could be ended by this step.
-    await recordSuspension(input.awaitingOnlyChildren === undefined ? 'suspended_client_tool' : 'suspended_awaiting_children');
+    const parked = input.awaitingOnlyChildren === undefined ? 'suspended_client_tool' : 'suspended_awaiting_children';
+    await recordSuspension(parked);
     signalRunChanged(input.runId);
+    await emitRunEnded(stateStore, input, { status: parked, completionReason: 'suspended', stepCount: input.step, run, ...(input.parent === undefined ? {} : { parent: input.parent }) });
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };
   }

@@ -11,7 +11,10 @@ export type { ToolOutcome } from '../orchestration/tool-outcome.js';
 import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { invokeTool } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { seenHere } from './stream-reset-tracker.js';
+import { toolSpan } from '../telemetry/agent-spans.js';
+import { HelixError } from '../errors/index.js';
 import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { runJournaledStep } from '../journal/journal.js';
@@ -73,6 +76,7 @@ export class ExecuteToolStep {
 
     const base = await seedState(stateStore, input, stepId);
     const startedAt = Date.now();
+    const retries: Array<{ at: number; errorType: string }> = [];
     const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
     // A failure's `error` is what the model reads; `streamed` is its sanitized form for the tool_end chunk.
     let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string; streamed: string } = { error: 'The tool did not run.', streamed: 'TOOL_ERROR: The tool did not run.' };
@@ -86,12 +90,28 @@ export class ExecuteToolStep {
         // A cancelled workflow (abort(), or an operator through DBOS) retries nothing: its step is not recorded.
         if (DBOS.stepStatus?.cancelSignal.aborted === true) break;
         if (attempt < attempts) {
+          retries.push({ at: Date.now(), errorType: HelixError.isInstance(error) ? error.code : 'Error' });
           dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
           if (await pauseUnlessInterrupted(stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
         }
       }
     }
     const durationMs = Date.now() - startedAt;
+    // A call a recovering process runs before any LLM step of the run is a killed attempt's re-run.
+    const recovered = !seenHere(turnKeyOf(input));
+    toolSpan(input, {
+      step: input.step,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      startedAt,
+      endedAt: startedAt + durationMs,
+      outcome: 'result' in outcome ? 'success' : 'error',
+      attempt: recovered ? 2 : 1,
+      recovered,
+      retries,
+      arguments: call.input,
+      ...('result' in outcome ? { result: outcome.result } : { error: { type: 'tool_error' } }),
+    });
 
     if ('result' in outcome && outcome.patches.length > 0) {
       if (!commitsHere) await stateStore.stageChanges(input.sessionId, { stepId, stagingKey: call.toolCallId, patches: outcome.patches });

@@ -19,6 +19,7 @@ import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
 import { deferFinish, finishJoinsRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
 import { atRunBoundary } from './run-boundary-probe.js';
+import { emitRunEnded } from './run-telemetry.js';
 
 export type { BeginRunInput } from './begin-run.js';
 
@@ -74,6 +75,10 @@ export class RunLifecycleStep {
       if (joined === undefined) await finishSeparately(environment, input, writes, superseded);
       else await deferFinish(record, environment, joined, writes);
       await atRunBoundary('finish_deferred', input.sessionId);
+      if (!superseded) {
+        const ending = { status: input.status, completionReason: input.completionReason, stepCount: input.stepCount, run: current };
+        await emitRunEnded(stateStore, input, { ...ending, ...(input.error === undefined ? {} : { error: input.error }), ...(input.parent === undefined ? {} : { parent: input.parent }) });
+      }
       if (input.status === 'completed') {
         await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
       } else if (input.status === 'failed') {

@@ -21,3 +21,11 @@ export function needsStreamReset(workflowId: string): boolean {
 export function forgetWorkflow(workflowId: string): void {
   workflowsSeenHere.delete(workflowId);
 }
+
+/**
+ * @internal Whether this process started the workflow or already ran one of its LLM steps: false for the steps a
+ * process runs first after recovering it (telemetry counts them as a second attempt).
+ */
+export function seenHere(workflowId: string): boolean {
+  return workflowsSeenHere.has(workflowId);
+}

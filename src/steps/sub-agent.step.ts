@@ -170,7 +170,15 @@ async function recordChildRun(
     rootSessionId: input.rootSessionId,
     warmWindowMs: input.warmWindowMs,
     ...turn,
-    parent: { sessionId: input.sessionId, agentType: input.agentType, workflowId: input.workflowId, callId: call.toolCallId, step: input.step },
+    parent: {
+      sessionId: input.sessionId,
+      agentType: input.agentType,
+      workflowId: input.workflowId,
+      callId: call.toolCallId,
+      step: input.step,
+      runId: input.runId,
+      toolName: call.toolName,
+    },
     journal: journalStamp(),
     ...(queue === undefined ? {} : { queue }),
   };

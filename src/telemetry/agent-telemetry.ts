@@ -1,0 +1,172 @@
+import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, createNoopMeter, metrics, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Counter, Histogram, Link, Meter, Span, Tracer } from '@opentelemetry/api';
+import { InvalidArgumentError } from '../errors/index.js';
+import { helixIdsInstalled, withSpanIds } from './id-generator.js';
+import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
+import * as attr from './semconv.js';
+
+const INSTRUMENTATION = 'helix-agents-dbos';
+
+/**
+ * Tracing and metrics of the executor's runs (OpenTelemetry API; you bring the SDK and the exporter). With no SDK
+ * registered every span and instrument is a no-op.
+ *
+ * @example
+ * new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, telemetry: { captureContent: { maxChars: 2_000 } } });
+ */
+export interface TelemetryOptions {
+  /** Default: the global tracer provider's `helix-agents-dbos` tracer. */
+  tracer?: Tracer;
+  /** Default: the global meter provider's `helix-agents-dbos` meter. */
+  meter?: Meter;
+  /**
+   * Prompts, completions, tool arguments and results on spans (`gen_ai.input.messages`, …). Off by default (they may
+   * hold personal data); `true` bounds each attribute to 4,000 characters.
+   */
+  captureContent?: boolean | { maxChars: number };
+}
+
+/** Where a span of a run belongs: the run, its session tree and the trace a remote caller passed. */
+export interface SpanScope {
+  sessionId: string;
+  runId: string;
+  agentType: string;
+  rootSessionId?: string;
+  /** The trace of a run started by a remote caller (`traceparent`): its spans join the caller's trace. */
+  trace?: { traceId: string; parentSpanId: string };
+}
+
+/** A span already over: its name, times and attributes. */
+export interface EndedSpan {
+  name: string;
+  startTime: number;
+  endTime: number;
+  attributes: Attributes;
+  /** The span's own id when others refer to it (a run, a tool that calls a sub-agent). */
+  spanId?: string;
+  /** Parent span id; default: the run's span. */
+  parentSpanId?: string;
+  /** No parent: the top of the session's trace (a top-level run). */
+  root?: boolean;
+  links?: Link[];
+  events?: Array<{ name: string; time: number; attributes?: Attributes }>;
+  error?: { type: string; message?: string };
+  kind?: SpanKind;
+}
+
+/**
+ * The process's telemetry: spans emitted when their work ends (with the times it began and ended, under deterministic
+ * ids), GenAI and agent metrics. Durable steps emit from their bodies, so a step replayed from its record emits nothing
+ * and a step that really runs again emits again.
+ */
+export class AgentTelemetry {
+  readonly captureContent: number | undefined;
+  private readonly tracer: Tracer | undefined;
+  private readonly globalTracer: boolean;
+  private readonly instruments: Instruments;
+
+  /** @throws InvalidArgumentError `INVALID_ARGUMENT` for a tracer, meter or `captureContent` that is not one. */
+  constructor(options: TelemetryOptions | false = {}) {
+    const given = options === false ? undefined : options;
+    checkOptions(given);
+    this.tracer = options === false ? undefined : (given?.tracer ?? trace.getTracer(INSTRUMENTATION));
+    this.globalTracer = given?.tracer === undefined;
+    const capture = given?.captureContent;
+    this.captureContent = capture === true ? 4_000 : typeof capture === 'object' ? Math.max(0, Math.floor(capture.maxChars)) : undefined;
+    this.instruments = instrumentsOf(options === false ? undefined : (given?.meter ?? metrics.getMeter(INSTRUMENTATION)));
+  }
+
+  /** Whether spans go anywhere: a tracer was given, or a tracer provider is registered globally. */
+  get tracing(): boolean {
+    if (this.tracer === undefined) return false;
+    if (!this.globalTracer) return true;
+    const provider = trace.getTracerProvider();
+    return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(INSTRUMENTATION) !== undefined;
+  }
+
+  /** The metric instruments (no-ops without a meter provider). */
+  get metrics(): Instruments {
+    return this.instruments;
+  }
+
+  /** `text` bounded for a span attribute, or undefined when content capture is off. */
+  content(value: unknown): string | undefined {
+    if (this.captureContent === undefined) return undefined;
+    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+    return text.length <= this.captureContent ? text : `${text.slice(0, this.captureContent)}…`;
+  }
+
+  /** Emit a span that is over, in the scope's trace. */
+  emit(scope: SpanScope, ended: EndedSpan): void {
+    if (!this.tracing || this.tracer === undefined) return;
+    const tracer = this.tracer;
+    const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
+    const parentSpanId = ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
+    const options = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes, ...(ended.links === undefined ? {} : { links: ended.links }) };
+    const start = (): Span => {
+      if (parentSpanId !== undefined) return tracer.startSpan(ended.name, options, parentContext(traceId, parentSpanId));
+      // A session's top: its own root with a HelixIdGenerator, else a child of the session's virtual root.
+      if (helixIdsInstalled()) return tracer.startSpan(ended.name, { ...options, root: true }, ROOT_CONTEXT);
+      return tracer.startSpan(ended.name, options, parentContext(traceId, sessionRootSpanId(scope.rootSessionId ?? scope.sessionId)));
+    };
+    const span = ended.spanId === undefined ? start() : withSpanIds({ traceId, spanId: ended.spanId }, start);
+    for (const event of ended.events ?? []) span.addEvent(event.name, event.attributes ?? {}, event.time);
+    if (ended.error !== undefined) {
+      span.setAttribute(attr.ERROR_TYPE, ended.error.type);
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error.message === undefined ? {} : { message: ended.error.message }) });
+    }
+    span.end(ended.endTime);
+  }
+}
+
+function checkOptions(given: TelemetryOptions | undefined): void {
+  if (given === undefined) return;
+  if (typeof given !== 'object' || given === null) throw new InvalidArgumentError('telemetry must be an options object or false.', { field: 'telemetry' });
+  if (given.tracer !== undefined && typeof given.tracer?.startSpan !== 'function') throw new InvalidArgumentError('telemetry.tracer must be an OpenTelemetry Tracer.', { field: 'telemetry.tracer' });
+  if (given.meter !== undefined && typeof given.meter?.createHistogram !== 'function') throw new InvalidArgumentError('telemetry.meter must be an OpenTelemetry Meter.', { field: 'telemetry.meter' });
+  const capture = given.captureContent;
+  const maxChars = typeof capture === 'object' && capture !== null ? capture.maxChars : undefined;
+  const valid = capture === undefined || typeof capture === 'boolean' || (Number.isInteger(maxChars) && maxChars! >= 0);
+  if (!valid) throw new InvalidArgumentError('telemetry.captureContent must be a boolean or { maxChars: a non-negative integer }.', { field: 'telemetry.captureContent' });
+}
+
+/** A context whose active span is the given (remote, sampled) span: the parent of a span started in it. */
+function parentContext(traceId: string, spanId: string): Context {
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+}
+
+/** The metric instruments (GenAI names where the conventions have one). */
+export interface Instruments {
+  operationDuration: Histogram;
+  tokenUsage: Histogram;
+  timeToFirstChunk: Histogram;
+  stepDuration: Histogram;
+  toolDuration: Histogram;
+  runs: Counter;
+}
+
+function instrumentsOf(meter: Meter | undefined): Instruments {
+  const source = meter ?? createNoopMeter();
+  return {
+    operationDuration: source.createHistogram(attr.METRIC_OPERATION_DURATION, { unit: 's', description: 'Duration of GenAI operations (LLM calls).' }),
+    tokenUsage: source.createHistogram(attr.METRIC_TOKEN_USAGE, { unit: '{token}', description: 'Tokens used by LLM calls.' }),
+    timeToFirstChunk: source.createHistogram(attr.METRIC_TIME_TO_FIRST_CHUNK, { unit: 's', description: 'Time from an LLM request to its first streamed chunk.' }),
+    stepDuration: source.createHistogram('helix.agent.step.duration', { unit: 's', description: 'Duration of durable agent steps, by step name.' }),
+    toolDuration: source.createHistogram('helix.tool.duration', { unit: 's', description: 'Duration of tool calls, by tool and outcome.' }),
+    runs: source.createCounter('helix.agent.runs', { description: 'Agent runs ended, by agent, status and completion reason.' }),
+  };
+}
+
+let active = new AgentTelemetry(false);
+
+/**
+ * @internal The process's telemetry (the last executor constructed decides, as for every runtime dependency).
+ */
+export function telemetry(): AgentTelemetry {
+  return active;
+}
+
+/** @internal Set the process's telemetry (the executor's constructor). */
+export function useTelemetry(next: AgentTelemetry): void {
+  active = next;
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Deterministic span and trace ids. A run's spans are emitted when their work ends, possibly in another process than
+ * the one that began it (a crash, a park, a queue): their ids come from the run's identity, never from the process,
+ * so every process, and every replay, names the same span the same way.
+ */
+
+function hexOf(parts: readonly string[], length: number): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\u0000');
+  const hex = hash.digest('hex').slice(0, length);
+  // An all-zero id is invalid in W3C trace context; a hash that produces one is astronomically unlikely, but fixed.
+  return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+}
+
+/**
+ * The trace id of a session tree: one trace per root session, whatever its runs, processes and days.
+ *
+ * @example
+ * sessionTraceId('s1'); // 32 lowercase hex digits, the same in every process
+ */
+export function sessionTraceId(rootSessionId: string): string {
+  return hexOf(['helix.trace', rootSessionId], 32);
+}
+
+/**
+ * The span id of a run's `invoke_agent` span (its chat and tool spans are its children; a resumed run links to it).
+ *
+ * @example
+ * runSpanId('run-1'); // 16 lowercase hex digits
+ */
+export function runSpanId(runId: string): string {
+  return hexOf(['helix.run', runId], 16);
+}
+
+/**
+ * The span id of a tool call's `execute_tool` span (a sub-agent's `invoke_agent` spans are its children). Keyed by
+ * the calling session and the call id (unique in a session, as its sub-agent's session id already assumes), so every
+ * run of the caller that carries the call on names the same span.
+ *
+ * @example
+ * toolSpanId('s1', 'call_1');
+ */
+export function toolSpanId(sessionId: string, toolCallId: string): string {
+  return hexOf(['helix.tool', sessionId, toolCallId], 16);
+}
+
+/**
+ * The span id of a session's virtual root: the parent of its top-level runs when no `HelixIdGenerator` lets a run
+ * span be a root of the session's trace itself (backends show it as a missing parent).
+ *
+ * @example
+ * sessionRootSpanId('s1');
+ */
+export function sessionRootSpanId(rootSessionId: string): string {
+  return hexOf(['helix.session', rootSessionId], 16);
+}
+
+/** W3C `traceparent` (version 00) of a sampled span. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * The trace and parent span a W3C `traceparent` header names, or undefined for a malformed or all-zero one.
+ *
+ * @example
+ * parseTraceparent('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'); // { traceId: '0af7…', parentSpanId: 'b7ad…' }
+ */
+export function parseTraceparent(header: string | undefined | null): { traceId: string; parentSpanId: string } | undefined {
+  if (typeof header !== 'string' || header.length !== 55) return undefined;
+  const match = TRACEPARENT.exec(header);
+  if (match === null || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return undefined;
+  return { traceId: match[1]!, parentSpanId: match[2]! };
+}
+
+/**
+ * A W3C `traceparent` header for a sampled span.
+ *
+ * @example
+ * formatTraceparent(sessionTraceId('s1'), toolSpanId('run-1', 'call_1')); // '00-…-…-01'
+ */
+export function formatTraceparent(traceId: string, spanId: string): string {
+  return `00-${traceId}-${spanId}-01`;
+}
