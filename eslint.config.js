@@ -80,7 +80,7 @@ export default tseslint.config(
               message: 'stream/ and usage/ use the store only through its public index (shared SQL and JSON helpers live in src/database/).',
             },
             {
-              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database', './src/remote', './src/limits', './src/fleet'],
+              target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database', './src/remote', './src/limits', './src/fleet', './src/telemetry'],
               from: ['./src/steps', './src/workflows', './src/executor', './src/channels'],
               message: 'Lower layers never import the runtime (steps/, workflows/, executor/, channels/).',
             },

@@ -11,6 +11,7 @@ import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
 import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS } from './remote-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
+import { measuredStream } from '../telemetry/agent-spans.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
@@ -60,7 +61,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   async *stream(): AsyncIterable<StreamChunk> {
     const reader = await this.context.streamManager.createReader(this.context.streamId, this.context.startSequence);
     try {
-      for await (const chunk of reader) {
+      for await (const chunk of measuredStream(reader)) {
         yield chunk;
         if (chunk.agentId === this.sessionId && TERMINAL_CHUNKS.has(chunk.type)) return;
       }

@@ -12,6 +12,7 @@ import type { UsageStore } from '../usage/usage-store.js';
 import { waitForRunChange } from '../steps/run-signals.js';
 import type { HandleCallbacks } from './agent-handle.js';
 import { waitingResultOf } from './waiting-result.js';
+import { measuredStream } from '../telemetry/agent-spans.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
@@ -57,7 +58,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
     if (run === undefined) return;
     const reader = await this.context.streamManager.createReader(this.sessionId, run.startSequence);
     try {
-      for await (const chunk of reader) {
+      for await (const chunk of measuredStream(reader)) {
         yield chunk;
         if (chunk.agentId === this.sessionId && TERMINAL_CHUNKS.has(chunk.type)) return;
       }

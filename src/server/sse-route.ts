@@ -4,6 +4,7 @@ import type { StreamChunk } from '../types/stream.js';
 import { parseQuery } from './http-errors.js';
 import { AgentServerHttpError } from './server-errors.js';
 import type { AgentServerEnvironment, ServerContext } from './server-context.js';
+import { measuredStream } from '../telemetry/agent-spans.js';
 import { sseQuerySchema } from './wire-schemas.js';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -31,7 +32,7 @@ export function sseRoute(context: ServerContext) {
       // A comment line every 15 s keeps an idle connection (a long tool call) open through proxies.
       const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(close), KEEP_ALIVE_MS);
       try {
-        for await (const chunk of reader) {
+        for await (const chunk of measuredStream(reader)) {
           await stream.writeSSE({ id: String(chunk.sequence), data: JSON.stringify(chunk) });
           if (chunk.agentId === state.sessionId && TERMINAL.has(chunk.type)) break;
         }

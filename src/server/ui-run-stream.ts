@@ -2,6 +2,7 @@ import { createUIMessageStream, type FinishReason, type UIMessage, type UIMessag
 import type { StreamChunk } from '../types/stream.js';
 import type { ServerContext } from './server-context.js';
 import { openCalls } from './session-operations.js';
+import { measuredStream } from '../telemetry/agent-spans.js';
 import { UIMessageChunkMapper, type KnownToolCalls } from './ui-message-chunks.js';
 
 const TERMINAL = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
@@ -50,7 +51,7 @@ export function uiRunStream(context: ServerContext, input: UIRunStreamInput): Re
       let finishReason: FinishReason | undefined = (await waitsForClient()) ? 'tool-calls' : undefined;
       let timer: NodeJS.Timeout | undefined;
       const tick = (): Promise<'tick'> => new Promise((resolve) => (timer = setTimeout(() => resolve('tick'), WAITING_CHECK_MS)));
-      const iterator = reader[Symbol.asyncIterator]();
+      const iterator = measuredStream(reader)[Symbol.asyncIterator]();
       let next = iterator.next();
       let ticking = tick();
       try {

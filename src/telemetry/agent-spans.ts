@@ -214,3 +214,20 @@ function splitModel(key: string | undefined): [string | undefined, string | unde
   const colon = key.indexOf(':');
   return colon <= 0 ? [undefined, key] : [key.slice(0, colon), key.slice(colon + 1)];
 }
+
+/**
+ * A reader's chunks as they arrive, each live one (written after the reader opened: a replay of older chunks is not
+ * lag) measured into `helix.stream.lag`.
+ *
+ * @example
+ * for await (const chunk of measuredStream(await streamManager.createReader(streamId))) send(chunk);
+ */
+export async function* measuredStream<T extends { timestamp: number }>(chunks: AsyncIterable<T>): AsyncIterable<T> {
+  const openedAt = Date.now();
+  const lag = telemetry().metrics.streamLag;
+  for await (const chunk of chunks) {
+    const now = Date.now();
+    if (chunk.timestamp >= openedAt) lag.record(seconds(Math.max(0, now - chunk.timestamp)));
+    yield chunk;
+  }
+}

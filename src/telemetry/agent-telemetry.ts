@@ -143,6 +143,7 @@ export interface Instruments {
   stepDuration: Histogram;
   toolDuration: Histogram;
   runs: Counter;
+  streamLag: Histogram;
 }
 
 function instrumentsOf(meter: Meter | undefined): Instruments {
@@ -154,6 +155,7 @@ function instrumentsOf(meter: Meter | undefined): Instruments {
     stepDuration: source.createHistogram('helix.agent.step.duration', { unit: 's', description: 'Duration of durable agent steps, by step name.' }),
     toolDuration: source.createHistogram('helix.tool.duration', { unit: 's', description: 'Duration of tool calls, by tool and outcome.' }),
     runs: source.createCounter('helix.agent.runs', { description: 'Agent runs ended, by agent, status and completion reason.' }),
+    streamLag: source.createHistogram('helix.stream.lag', { unit: 's', description: 'Time from a chunk being written to a live reader receiving it.' }),
   };
 }
 

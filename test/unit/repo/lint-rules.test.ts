@@ -41,6 +41,7 @@ const cases: Array<[string, string, string, string]> = [
   ['steps/ never import workflows/', 'steps', "import { persistentInboxReceiver } from '../workflows/workflow-messages.js';\nexport const x = persistentInboxReceiver;\n", 'import-x/no-restricted-paths'],
   ['lower layers never import the runtime', 'store', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
   ['limits/ never import the runtime', 'limits', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
+  ['telemetry/ never import the runtime', 'telemetry', "import { emitRunEnded } from '../steps/run-telemetry.js';\nexport const x = emitRunEnded;\n", 'import-x/no-restricted-paths'],
   ['fleet/ never import the runtime', 'fleet', "import { DBOSAgentExecutor } from '../executor/dbos-agent-executor.js';\nexport const x = DBOSAgentExecutor;\n", 'import-x/no-restricted-paths'],
   ['steps/ send no raw DBOS message', 'steps', RAW_SEND, 'no-restricted-properties'],
   ['workflows/ send no raw DBOS message (kept beside the determinism rules)', 'workflows', RAW_SEND, 'no-restricted-properties'],
