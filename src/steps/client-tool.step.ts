@@ -17,7 +17,7 @@ import { sessionSignal, signalRunChanged } from './run-signals.js';
 import { forgetWorkflow } from './stream-reset-tracker.js';
 import { chunkKey, releaseStreamWriter } from './stream-writers.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
-import { emitRunEnded } from './run-telemetry.js';
+import { emitHumanWaits, emitRunEnded } from './run-telemetry.js';
 
 /** Input of `ClientToolStep.suspend`. */
 export interface SuspendInput extends RunScope {
@@ -209,6 +209,7 @@ export class ClientToolStep {
       ]);
     }
     await emitter.flush();
+    await emitHumanWaits(dependencies.stateStore, input, resolutions, input.expired);
     await hooks.fire('onAgentResumed', { ...hookIdentity(input), previousRunId: input.previousRunId });
     for (const resolution of resolutions) {
       if (!firesAfterToolOnResolve(resolution)) continue;

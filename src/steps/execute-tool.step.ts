@@ -14,6 +14,7 @@ import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { seenHere } from './stream-reset-tracker.js';
 import { toolSpan } from '../telemetry/agent-spans.js';
+import { LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from '../orchestration/skill-catalog.js';
 import { HelixError } from '../errors/index.js';
 import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
@@ -110,6 +111,7 @@ export class ExecuteToolStep {
       recovered,
       retries,
       arguments: call.input,
+      ...skillAttributes(call),
       ...('result' in outcome ? { result: outcome.result } : { error: { type: 'tool_error' } }),
     });
 
@@ -212,3 +214,11 @@ async function runOnce(
   }
 }
 
+/** A skill tool's span names the skill it loads and the file it reads (bounded: they come from the model). */
+function skillAttributes(call: PlannedToolCall): { extra?: Record<string, string> } {
+  const operation = call.toolName === LOAD_SKILL_TOOL_NAME ? 'load' : call.toolName === READ_SKILL_FILE_TOOL_NAME ? 'read' : undefined;
+  if (operation === undefined) return {};
+  const { name, path } = call.input as { name?: unknown; path?: unknown };
+  const bounded = (value: unknown): string => String(value).slice(0, 256);
+  return { extra: { 'helix.skill.operation': operation, 'helix.skill.name': bounded(name), ...(operation === 'read' ? { 'helix.skill.path': bounded(path) } : {}) } };
+}

@@ -1,3 +1,4 @@
+import type { HitlResolution } from '../orchestration/hitl-types.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 import type { SessionStateStore } from '../store/state-store.js';
@@ -70,4 +71,37 @@ export async function emitRunEnded(stateStore: SessionStateStore, given: SpanSco
 
 function reasonOf(ending: RunEnding): { completionReason?: CompletionReason } {
   return ending.completionReason === undefined ? {} : { completionReason: ending.completionReason };
+}
+
+/**
+ * Emit the human waits a step resolved: a client tool's `execute_tool <tool>` span (executor `client`) and an approval's
+ * `await_approval <tool>` span, each from the call's creation to its submission (or now, for a deadline). Reads the
+ * session's pending calls only while tracing.
+ *
+ * @example
+ * await emitHumanWaits(stateStore, input, resolutions, input.expired);
+ */
+export async function emitHumanWaits(stateStore: SessionStateStore, scope: SpanScope & { step: number }, resolutions: readonly HitlResolution[], expired: readonly string[]): Promise<void> {
+  if (!telemetry().tracing || resolutions.length === 0) return;
+  const pending = (await stateStore.loadState(scope.sessionId))?.pendingClientToolCalls ?? {};
+  const now = Date.now();
+  for (const { call, outcome, error } of resolutions) {
+    const id = call.call.toolCallId;
+    const entry = pending[id];
+    const times = { startedAt: entry?.createdAt ?? now, endedAt: entry?.submittedAt ?? now };
+    const why = expired.includes(id) ? 'expired' : outcome === 'error' ? 'error' : undefined;
+    if (call.kind === 'client') {
+      const ending = outcome === 'result' ? {} : { error: { type: why ?? 'error' } };
+      toolSpan(scope, { step: scope.step, toolCallId: id, toolName: call.call.toolName, ...times, outcome: outcome === 'result' ? 'success' : 'error', executor: 'client', attempt: 1, ...ending });
+      continue;
+    }
+    const decision = outcome === 'run' ? 'approved' : (why ?? 'denied');
+    telemetry().emit(scope, {
+      name: `await_approval ${call.call.toolName}`,
+      startTime: times.startedAt,
+      endTime: times.endedAt,
+      attributes: { 'gen_ai.tool.name': call.call.toolName, 'gen_ai.tool.call.id': id, 'helix.approval.decision': decision, 'helix.step': scope.step },
+      ...(decision === 'approved' || error === undefined ? {} : { error: { type: `approval_${decision}` } }),
+    });
+  }
 }

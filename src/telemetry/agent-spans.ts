@@ -97,6 +97,8 @@ export interface ToolSpanDetails {
   error?: { type: string; message?: string };
   arguments?: unknown;
   result?: unknown;
+  /** Attributes of a kind of tool (a skill's name and file). */
+  extra?: Attributes;
 }
 
 /**
@@ -121,6 +123,7 @@ export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
     [attr.STEP]: details.step,
     [attr.ATTEMPT]: details.attempt,
     ...(details.recovered === true ? { [attr.RECOVERED]: true } : {}),
+    ...details.extra,
   };
   const args = details.arguments === undefined ? undefined : current.content(details.arguments);
   if (args !== undefined) attributes[attr.TOOL_ARGUMENTS] = args;

@@ -1,4 +1,5 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { HelixIdGenerator } from '../../../src/telemetry/index.js';
 
 /** An SDK tracer provider (with the package's id generator) that keeps every ended span in memory. */
@@ -19,4 +20,24 @@ export function spansOfTrace(exporter: InMemorySpanExporter, traceId: string): R
 /** A span's parent span id (SDK 2: `parentSpanContext`). */
 export function parentOf(span: ReadableSpan): string | undefined {
   return span.parentSpanContext?.spanId;
+}
+
+/** A metric reader the test collects from on demand. */
+export class CollectingReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+
+  /** Every data point of the named metric, collected now. */
+  async points(name: string): Promise<Array<{ attributes: Record<string, unknown>; value: unknown }>> {
+    const { resourceMetrics } = await this.collect();
+    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((candidate) => candidate.descriptor.name === name);
+    return (metric?.dataPoints ?? []).map((point) => ({ attributes: point.attributes, value: point.value }));
+  }
+}
+
+/** An SDK meter provider read by a {@link CollectingReader}. */
+export function memoryMetrics(): { reader: CollectingReader; meter: ReturnType<MeterProvider['getMeter']> } {
+  const reader = new CollectingReader();
+  const provider = new MeterProvider({ readers: [reader] });
+  return { reader, meter: provider.getMeter('test') };
 }
