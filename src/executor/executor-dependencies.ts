@@ -41,7 +41,10 @@ export function bindExecutorDependencies(config: DBOSAgentExecutorConfig, hookMa
     throw new InvalidArgumentError('queue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'queue' });
   }
   if (config.appDatabase !== undefined) bindAppDatabase(config.appDatabase);
-  useTelemetry(new AgentTelemetry(config.telemetry ?? {}));
+  const telemetry = new AgentTelemetry(config.telemetry ?? {});
+  const store = config.stateStore;
+  if (store.countSessionsAwaitingHumans !== undefined) telemetry.observeWaitingSessions(() => store.countSessionsAwaitingHumans!());
+  useTelemetry(telemetry);
   bindRuntimeDependencies({
     stateStore: config.stateStore,
     streamManager: config.streamManager,

@@ -22,6 +22,7 @@ const optionalStepId = optionalIdArgument('stepId');
  */
 export const STATE_STORE_ARGUMENTS = {
   listFinishedSessions: [],
+  countSessionsAwaitingHumans: [],
   close: [],
   createSession: [sessionId, objectFields(linkedIds)],
   cloneSession: [idArgument('sourceSessionId'), idArgument('targetSessionId'), objectFields({ checkpointId: optionalIdArgument('checkpointId') })],

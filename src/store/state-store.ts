@@ -66,6 +66,11 @@ export interface SessionStateStore {
    * retention) are skipped.
    */
   listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>>;
+  /**
+   * Observability: how many `active` sessions hold at least one client tool call or approval no one has answered yet
+   * (the `helix.sessions.waiting_for_human` gauge). Optional: a store without it leaves the gauge unreported.
+   */
+  countSessionsAwaitingHumans?(): Promise<number>;
   /** Delete a session and everything it owns (messages, runs, checkpoints, refs, staging). No-op if absent. */
   deleteSession(sessionId: string): Promise<void>;
   /**

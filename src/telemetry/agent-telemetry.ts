@@ -64,6 +64,8 @@ export class AgentTelemetry {
   private readonly tracer: Tracer | undefined;
   private readonly globalTracer: boolean;
   private readonly instruments: Instruments;
+  private readonly meter: Meter;
+  private stopObserving: (() => void) | undefined;
 
   /** @throws InvalidArgumentError `INVALID_ARGUMENT` for a tracer, meter or `captureContent` that is not one. */
   constructor(options: TelemetryOptions | false = {}) {
@@ -73,7 +75,28 @@ export class AgentTelemetry {
     this.globalTracer = given?.tracer === undefined;
     const capture = given?.captureContent;
     this.captureContent = capture === true ? 4_000 : typeof capture === 'object' ? Math.max(0, Math.floor(capture.maxChars)) : undefined;
-    this.instruments = instrumentsOf(options === false ? undefined : (given?.meter ?? metrics.getMeter(INSTRUMENTATION)));
+    this.meter = options === false ? createNoopMeter() : (given?.meter ?? metrics.getMeter(INSTRUMENTATION));
+    this.instruments = instrumentsOf(this.meter);
+  }
+
+  /**
+   * Report `helix.sessions.waiting_for_human` from `count` (the state store's count, fleet-wide: every process reports
+   * the same value, so aggregate it with max or last, not sum). Replaces an earlier source.
+   */
+  observeWaitingSessions(count: () => Promise<number>): void {
+    this.dispose();
+    const gauge = this.meter.createObservableGauge('helix.sessions.waiting_for_human', { description: 'Active sessions waiting for a human answer (client tool or approval).' });
+    const callback = async (result: { observe(value: number): void }): Promise<void> => {
+      result.observe(await count().catch(() => 0));
+    };
+    gauge.addCallback(callback);
+    this.stopObserving = () => gauge.removeCallback(callback);
+  }
+
+  /** Stop the observers this telemetry registered (it is being replaced). */
+  dispose(): void {
+    this.stopObserving?.();
+    this.stopObserving = undefined;
   }
 
   /** Whether spans go anywhere: a tracer was given, or a tracer provider is registered globally. */
@@ -146,8 +169,7 @@ export interface Instruments {
   streamLag: Histogram;
 }
 
-function instrumentsOf(meter: Meter | undefined): Instruments {
-  const source = meter ?? createNoopMeter();
+function instrumentsOf(source: Meter): Instruments {
   return {
     operationDuration: source.createHistogram(attr.METRIC_OPERATION_DURATION, { unit: 's', description: 'Duration of GenAI operations (LLM calls).' }),
     tokenUsage: source.createHistogram(attr.METRIC_TOKEN_USAGE, { unit: '{token}', description: 'Tokens used by LLM calls.' }),
@@ -170,5 +192,6 @@ export function telemetry(): AgentTelemetry {
 
 /** @internal Set the process's telemetry (the executor's constructor). */
 export function useTelemetry(next: AgentTelemetry): void {
+  if (active !== next) active.dispose();
   active = next;
 }

@@ -55,6 +55,12 @@ export class InMemoryStateStore implements SessionStateStore {
   async sessionExists(sessionId: string): Promise<boolean> {
     return this.data.find(sessionId) !== undefined;
   }
+  async countSessionsAwaitingHumans(): Promise<number> {
+    const waiting = [...this.data.sessions.values()].filter(({ state }) => {
+      return state.status === 'active' && Object.values(state.pendingClientToolCalls ?? {}).some((call) => call.submittedAt === undefined);
+    });
+    return waiting.length;
+  }
   async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
     return [...this.data.sessions.values()]
       .map(({ state }) => state)

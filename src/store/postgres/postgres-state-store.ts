@@ -132,6 +132,9 @@ export class PostgresStateStore implements SessionStateStore {
   async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
     return sessions.listPostgresFinishedSessions(this.context, finishedBefore, finishedLimit(options?.limit));
   }
+  async countSessionsAwaitingHumans(): Promise<number> {
+    return sessions.countPostgresSessionsAwaitingHumans(this.context);
+  }
   async cloneSession(sourceSessionId: string, targetSessionId: string, options?: { checkpointId?: string; agentType?: string }): Promise<SessionState> {
     return sessions.clonePostgresSession(this.context, sourceSessionId, targetSessionId, options);
   }

@@ -169,3 +169,20 @@ export async function clonePostgresSession(
     return state;
   });
 }
+
+/**
+ * `countSessionsAwaitingHumans`: active sessions with a pending client tool call or approval not yet submitted.
+ *
+ * @example
+ * const waiting = await countPostgresSessionsAwaitingHumans(context);
+ */
+export async function countPostgresSessionsAwaitingHumans({ database, tables }: PostgresContext): Promise<number> {
+  return database.run('count sessions awaiting humans', async (connection) => {
+    const result = await connection.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM ${tables.sessions} AS s
+       WHERE s.status = 'active' AND jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
+         AND EXISTS (SELECT 1 FROM jsonb_each(s.state->'pendingClientToolCalls') AS call(id, entry) WHERE NOT (call.entry ? 'submittedAt'))`,
+    );
+    return result.rows[0]?.waiting ?? 0;
+  });
+}

@@ -53,10 +53,13 @@ describe('span details', () => {
     });
     const handle = await runtime.executor.execute(agent, 'go', { sessionId: 'tele-waits' });
     expect((await handle.result()).status).toBe('suspended_client_tool');
+    const waiting = async (): Promise<unknown> => (await metering.reader.points('helix.sessions.waiting_for_human'))[0]?.value;
+    expect(await waiting()).toBe(1);
     await runtime.executor.submitToolResult({ kind: 'client-tool-result', sessionId: 'tele-waits', toolCallId: 'city-1', result: { city: 'Oslo' } });
     await runtime.executor.submitToolResult({ kind: 'approval-response', sessionId: 'tele-waits', toolCallId: 'wire-1', approvalId: 'wire-1', approved: true });
     expect(await (await runtime.executor.getHandle(agent, 'tele-waits'))!.result()).toMatchObject({ status: 'completed' });
 
+    expect(await waiting()).toBe(0);
     const spans = spansOf('tele-waits');
     const client = spans.filter((span) => span.name === 'execute_tool pick_city');
     expect(client).toHaveLength(1);

@@ -26,6 +26,32 @@ export function defineSessionContract(context: ContractContext): void {
       await expectCode(context.store.listFinishedSessions(Date.now(), { limit: 0 }), 'INVALID_ARGUMENT');
     });
 
+    it('counts the active sessions that wait for a human answer (observability gauge)', async () => {
+      const count = context.store.countSessionsAwaitingHumans?.bind(context.store);
+      expect(count).toBeTypeOf('function'); // both shipped stores report it
+      const before = await count!();
+      const call = (toolCallId: string, submittedAt?: number) => ({
+        toolCallId,
+        toolName: 'ask',
+        kind: 'client' as const,
+        input: {},
+        ownerSessionId: 'owner',
+        agentType: 'assistant',
+        runId: 'r1',
+        createdAt: 1,
+        ...(submittedAt === undefined ? {} : { submittedAt }),
+      });
+      const waiting = await context.createSession('awaiting-open', { status: 'active' });
+      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: call('a', 5), b: call('b') } });
+      const answered = await context.createSession('awaiting-answered', { status: 'active' });
+      await context.store.saveState(answered.sessionId, { pendingClientToolCalls: { a: call('a', 5) } });
+      const ended = await context.createSession('awaiting-ended', { status: 'completed' });
+      await context.store.saveState(ended.sessionId, { pendingClientToolCalls: { a: call('a') } });
+      expect(await count!()).toBe(before + 1);
+      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: call('a', 5), b: call('b', 6) } });
+      expect(await count!()).toBe(before);
+    });
+
     it('creates a session at version 1 and loads it back', async () => {
       const id = context.sessionId('create');
       const created = await context.store.createSession(id, {
