@@ -62,6 +62,26 @@ describe('OpenTelemetry traces', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('the turns of a persistent session, and an interrupted one, are runs of the session trace', async () => {
+    llm.use(() => ({ type: 'text', text: 'hello back' }));
+    const first = await runtime.executor.execute(researcher, 'hi', { sessionId: 'tele-persistent', mode: 'persistent' });
+    expect((await first.result()).status).toBe('completed');
+    const second = await runtime.executor.execute(researcher, 'again', { sessionId: 'tele-persistent', mode: 'persistent' });
+    expect((await second.result()).status).toBe('completed');
+    const runs = spansOfTrace(tracing.exporter, sessionTraceId('tele-persistent')).filter((span) => span.name === 'invoke_agent tele_researcher');
+    expect(runs.map((span) => span.attributes['helix.run.id'])).toEqual([first.runId, second.runId]);
+    expect(runs.map((span) => span.spanContext().spanId)).toEqual([runSpanId(first.runId), runSpanId(second.runId)]);
+
+    llm.use(() => ({ type: 'text', text: 'slow answer', delayMs: 2_000 }));
+    const slow = await runtime.executor.execute(researcher, 'take your time', { sessionId: 'tele-interrupt' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await slow.interrupt('enough');
+    expect((await slow.result()).status).toBe('interrupted');
+    const interrupted = spansOfTrace(tracing.exporter, sessionTraceId('tele-interrupt')).find((span) => span.name === 'invoke_agent tele_researcher');
+    expect(interrupted?.attributes['helix.run.status']).toBe('interrupted');
+    expect(interrupted?.events.map((event) => event.name)).toContain('helix.run.interrupted');
+  });
+
   it('a sub-agent tree parked for a human and resumed is one trace: children under the calling tool span, the resumed run linked to the parked one', async () => {
     llm.use(treeScript);
     executions.transfer = 0;
