@@ -91,7 +91,14 @@ export {
   type RemoteHeaders,
 } from './remote/index.js';
 export type { RemoteSubAgentTool } from './agent/index.js';
-export type { RemoteAgentTransport, RemoteAgentStartRequest, RemoteAgentStartResult, RemoteAgentStatus, RemoteAgentStreamOptions } from './types/remote.js';
+export type {
+  RemoteAgentTransport,
+  RemoteAgentStartOptions,
+  RemoteAgentStartRequest,
+  RemoteAgentStartResult,
+  RemoteAgentStatus,
+  RemoteAgentStreamOptions,
+} from './types/remote.js';
 
 // Storage
 export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';

@@ -15,7 +15,7 @@ import { bindExecutorDependencies } from './executor-dependencies.js';
 import { isPersistentState, PersistentSessions } from './persistent-sessions.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { resumeSession } from './resume-session.js';
-import { RunLauncher } from './run-launcher.js';
+import { RunLauncher, runTrace } from './run-launcher.js';
 import { withStartWrites } from './start-writes.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
@@ -89,11 +89,13 @@ export class DBOSAgentExecutor {
    * @throws AgentAlreadyRunningError `AGENT_ALREADY_RUNNING` for a session parked waiting for client results
    *   (answer with submitToolResult(), then resume(), optionally `{ mode: 'with_message' }`).
    * @throws DBOSPersistentSessionTerminatedError `DBOS_PERSISTENT_SESSION_TERMINATED` (persistent mode): restarts kept losing races.
-   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`.
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` for input that is not a string or `{ message, state? }`, or a
+   *   malformed `traceparent` (refused before anything is written).
    * @example
    * const handle = await executor.execute(agent, { message: 'Hi', state: { user: 'ada' } }, { sessionId: 's1' });
    */
   async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
+    runTrace(options?.traceparent);
     return startingRun(this.launcher, agent as AnyAgentConfig, 'execute', { ...options, persistent: options?.mode === 'persistent' }, () => this.executeNow(agent, input, options));
   }
 
@@ -136,7 +138,7 @@ export class DBOSAgentExecutor {
           if (existing === null) continue;
           const initial = initializeAgentState(any, input as AgentInput, { runId, existingState: existing.customState });
           const withState = typeof input === 'object' && input.state !== undefined;
-          const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}) };
+          const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}), ...runTrace(options.traceparent) };
           // The session taken, its stream reactivated and the run recorded: one transaction when the stores share a database.
           const planned = await this.launcher.planRun(any, sessionId, runId, turn, { previous: run });
           const recorded = await withStartWrites(this.config, async (writer) => {

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
-import { AgentAlreadyRunningError } from '../errors/index.js';
+import { AgentAlreadyRunningError, InvalidArgumentError } from '../errors/index.js';
+import { parseTraceparent } from '../telemetry/ids.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
@@ -29,6 +30,28 @@ import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
 
 /**
+ * The turn part of a run's start plus the trace a remote caller passed (`ExecuteOptions.traceparent`, parsed).
+ *
+ * @example
+ * const turn: PlannedTurn = { userMessage, ...runTrace(options.traceparent) };
+ */
+export type PlannedTurn = TurnInput & Pick<AgentWorkflowInput, 'trace'>;
+
+/**
+ * The `trace` of a run started with `traceparent` (none without one).
+ *
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a value that is not a W3C `traceparent` (its text is not echoed).
+ * @example
+ * runTrace('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'); // { trace: { traceId: '0af7…', parentSpanId: 'b7ad…' } }
+ */
+export function runTrace(traceparent: unknown): Pick<AgentWorkflowInput, 'trace'> {
+  if (traceparent === undefined) return {};
+  const trace = typeof traceparent === 'string' ? parseTraceparent(traceparent) : undefined;
+  if (trace === undefined) throw new InvalidArgumentError('options.traceparent must be a W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>).', { field: 'traceparent' });
+  return { trace };
+}
+
+/**
  * A run's start as planned before its writes: its workflow input and the session's previous run.
  *
  * @example
@@ -54,7 +77,7 @@ export class RunLauncher {
     agent: AnyAgentConfig,
     sessionId: string,
     runId: string,
-    turn: TurnInput,
+    turn: PlannedTurn,
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
   ): Promise<AgentExecutionHandle<any>> {
     const planned = await this.planRun(agent, sessionId, runId, turn);
@@ -65,12 +88,16 @@ export class RunLauncher {
   /**
    * What a run's start records, from reads taken before its writes (a start transaction must not wait for a pool
    * connection while concurrent starts of the same session hold theirs): the workflow input and the previous run
-   * (`known.previous` when the caller read it already).
+   * (`known.previous` when the caller read it already). A run without a `trace` of its own keeps the previous run's
+   * (a remote caller's trace stays the session's for its resumes, retries and turns).
    */
-  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: TurnInput, known?: { previous: RunRecord | null }): Promise<PlannedRun> {
+  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: PlannedTurn, known?: { previous: RunRecord | null }): Promise<PlannedRun> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
     const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
+    const previous = known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous;
+    const { trace: given, ...turnInput } = turn;
+    const trace = given ?? recordedWorkflowInput(previous?.metadata)?.trace;
     const workflowId = standardWorkflowId(agent.name, sessionId, runId);
     const queue = currentPlacement();
     const input: AgentWorkflowInput = {
@@ -82,11 +109,12 @@ export class RunLauncher {
       startSequence,
       rootSessionId: sessionId,
       warmWindowMs: this.config.hitlWarmWindowMs ?? DEFAULT_HITL_WARM_WINDOW_MS,
-      ...turn,
+      ...turnInput,
+      ...(trace === undefined ? {} : { trace }),
       journal: journalStamp(),
       ...(queue === undefined ? {} : { queue }),
     };
-    return { input, previous: known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous };
+    return { input, previous };
   }
 
   /**

@@ -2,14 +2,15 @@ import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
 import { SessionAlreadyExistsError } from '../errors/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { reclaimStream } from '../stream/index.js';
-import type { RunLauncher } from './run-launcher.js';
+import { runTrace, type RunLauncher } from './run-launcher.js';
 import { withStartWrites } from './start-writes.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
 /**
  * execute() on a new session id: create the session (or branch it from another session's checkpoint) and start
  * its first run. A concurrent creator wins: the loser gets the winner's run when it is the same turn. The winner
- * reclaims a stream an earlier session with the id left behind (`reclaimStream`) before the run starts.
+ * reclaims a stream an earlier session with the id left behind (`reclaimStream`) before the run starts. A
+ * `traceparent` option is recorded as the run's `trace` (its spans join the caller's trace).
  *
  * @example
  * return createAndStart(config, launcher, agent, input, runId, options, 'Hello');
@@ -25,10 +26,11 @@ export async function createAndStart(
 ): Promise<AgentExecutionHandle<any>> {
   const { sessionId, branch } = options;
   const initial = initializeAgentState(agent, input, { runId });
+  const trace = runTrace(options.traceparent);
   try {
     if (branch === undefined) {
       // The session and its first run: one transaction when the stores share a database (its reads taken before).
-      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message });
+      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace });
       const recorded = await withStartWrites({ stateStore, streamManager }, async (writer) => {
         await writer.createSession(sessionId, {
           agentType: agent.name,
@@ -54,5 +56,5 @@ export async function createAndStart(
   const cloned = await stateStore.loadState(sessionId);
   const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
   await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });
-  return launcher.startRun(agent, sessionId, runId, { userMessage: branched.message }, options);
+  return launcher.startRun(agent, sessionId, runId, { userMessage: branched.message, ...trace }, options);
 }

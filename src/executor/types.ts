@@ -126,6 +126,19 @@ export interface ExecuteOptions extends QueueOptions {
   usageStore?: UsageStore;
   /** Start the new session `sessionId` as a branch of another session at one of its checkpoints. */
   branch?: { fromSessionId: string; checkpointId?: string };
+  /**
+   * A W3C `traceparent` of the caller (e.g. an incoming request's header; `AgentServer` passes the one its start
+   * routes receive): the run's spans join that trace, its `invoke_agent` span a child of the caller's span. Recorded
+   * with the run's workflow input, so a recovered run keeps it, and kept by the session's later runs (resume, retry,
+   * next turns) unless one passes another. Standard sessions only: a persistent session's turns stay in the session's
+   * own trace. Without it a run is in its session tree's trace.
+   *
+   * @throws InvalidArgumentError `INVALID_ARGUMENT` (from `execute()`, before anything is written) for a value that is
+   *   not a version-00 `traceparent` with non-zero ids.
+   * @example
+   * await executor.execute(agent, 'Hello', { sessionId: 's1', traceparent: request.headers.get('traceparent') ?? undefined });
+   */
+  traceparent?: string;
 }
 
 /**

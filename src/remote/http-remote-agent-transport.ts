@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { ConfigurationError, RemoteAgentTransportError } from '../errors/index.js';
+import { parseTraceparent } from '../telemetry/ids.js';
 import type {
+  RemoteAgentStartOptions,
   RemoteAgentStartRequest,
   RemoteAgentStartResult,
   RemoteAgentStatus,
@@ -69,9 +71,17 @@ export class HttpRemoteAgentTransport implements RemoteAgentTransport {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
-  /** POST /start. An existing session answers its current run (`created: false`). */
-  async start(request: RemoteAgentStartRequest): Promise<RemoteAgentStartResult> {
-    const response = await this.request('start', '/start', { method: 'POST', body: request });
+  /**
+   * POST /start. An existing session answers its current run (`created: false`). `options.traceparent` (a valid W3C
+   * one; anything else is left out) is sent as the `traceparent` header: the server's new run joins that trace.
+   *
+   * @example
+   * await transport.start({ agentType: 'researcher', sessionId: 's1-remote-c1', input: 'tides' }, { traceparent });
+   */
+  async start(request: RemoteAgentStartRequest, options: RemoteAgentStartOptions = {}): Promise<RemoteAgentStartResult> {
+    const { traceparent } = options;
+    const traced: Record<string, string> = traceparent === undefined || parseTraceparent(traceparent) === undefined ? {} : { traceparent };
+    const response = await this.request('start', '/start', { method: 'POST', body: request, headers: traced });
     return this.parse('start', response, startResponseSchema);
   }
 
@@ -132,12 +142,17 @@ export class HttpRemoteAgentTransport implements RemoteAgentTransport {
     await response.body?.cancel().catch(() => undefined);
   }
 
-  private async request(operation: string, path: string, init: { method: 'GET' | 'POST'; body?: unknown }, accepted: readonly number[] = []): Promise<Response> {
+  private async request(
+    operation: string,
+    path: string,
+    init: { method: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> },
+    accepted: readonly number[] = [],
+  ): Promise<Response> {
     let response: Response;
     try {
       response = await this.fetchImpl(`${this.baseUrl}${path}`, {
         method: init.method,
-        headers: { ...(await this.headers()), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { ...overridden(await this.headers(), init.headers), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
         signal: AbortSignal.timeout(this.requestTimeoutMs),
       });
@@ -160,6 +175,12 @@ export class HttpRemoteAgentTransport implements RemoteAgentTransport {
     if (headers === undefined) return {};
     return typeof headers === 'function' ? await headers() : headers;
   }
+}
+
+/** `base` with `extra` on top, whatever the case of the names `extra` sets (a header is never sent twice). */
+function overridden(base: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  const names = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  return { ...Object.fromEntries(Object.entries(base).filter(([name]) => !names.has(name.toLowerCase()))), ...extra };
 }
 
 async function failure(operation: string, response: Response): Promise<RemoteAgentTransportError> {

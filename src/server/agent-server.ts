@@ -20,6 +20,8 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * `POST /submit-tool-result`, `GET /workspace` (404 `RUNTIME_NO_WORKSPACE_SUPPORT`). With `chat`: the AI SDK
  * chat routes `POST /chat`, `GET /chat/{sessionId}/stream`, `POST /chat/{sessionId}/submit-tool-result`,
  * `/interrupt` and `/abort`. Interrupt and abort are durable: any instance serving the same database works.
+ * A valid W3C `traceparent` header on a request that starts a session's run (`POST /start`, `POST /chat`) puts the
+ * run in the caller's trace (a remote sub-agent's run under the caller's tool span); a malformed one is ignored.
  *
  * Fails closed: the authenticated principal is bound to the sessions it creates; every route answers 404 for
  * another principal's session. Bodies are validated (400 `INVALID_REQUEST`, nothing written) and limited

@@ -8,6 +8,7 @@ import { AgentServerHttpError, sessionNotFound } from './server-errors.js';
 import { owns, type AgentServerEnvironment, type ServerContext } from './server-context.js';
 import { abortRun, describeRun, interruptRun, submitAndContinue } from './session-operations.js';
 import { uiRunStream } from './ui-run-stream.js';
+import { incomingTrace } from './trace-context.js';
 import { chatControlRequestSchema, chatRequestSchema, chatSubmitRequestSchema, sessionIdSchema, type ChatMessage } from './wire-schemas.js';
 import { InternalError } from '../errors/index.js';
 
@@ -38,7 +39,7 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
       const handle =
         existing?.status === 'interrupted'
           ? await executor.resume(agent, sessionId, { mode: 'with_message', message: text })
-          : await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }) });
+          : await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }), ...incomingTrace(c.req.raw) });
       await context.ownedSession(principal, sessionId); // a creation race lost to another principal
       const run = await describeRun(context, handle);
       return respond(uiRunStream(context, { sessionId, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal }));

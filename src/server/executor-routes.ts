@@ -5,6 +5,7 @@ import { AgentServerHttpError, sessionNotFound } from './server-errors.js';
 import { owns, type AgentServerEnvironment, type ServerContext } from './server-context.js';
 import { abortRun, describeRun, interruptRun, sessionStatus, submitAndContinue } from './session-operations.js';
 import { sseRoute } from './sse-route.js';
+import { incomingTrace } from './trace-context.js';
 import { controlRequestSchema, resumeRequestSchema, startRequestSchema, statusQuerySchema, submitRequestSchema } from './wire-schemas.js';
 
 /** @internal The executor routes: /start, /resume, /sse, /status, /interrupt, /abort, /submit-tool-result, /workspace. */
@@ -13,7 +14,8 @@ export function executorRoutes(context: ServerContext): Hono<AgentServerEnvironm
   const { executor, stateStore } = context.options;
 
   // Starts a fresh session; for an existing session of the same principal it answers with that session's
-  // current run instead (a remote caller repeating its deterministic start after a crash starts nothing).
+  // current run instead (a remote caller repeating its deterministic start after a crash starts nothing). A valid
+  // `traceparent` header puts the run in the caller's trace (a remote sub-agent's run under the calling tool span).
   app.post('/start', async (c) => {
     const body = await parseBody(c, startRequestSchema);
     const principal = c.get('principal');
@@ -32,6 +34,7 @@ export function executorRoutes(context: ServerContext): Hono<AgentServerEnvironm
       ...(principal === null ? {} : { userId: principal.id }),
       ...(body.tags === undefined ? {} : { tags: body.tags }),
       ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+      ...incomingTrace(c.req.raw),
     });
     // Lost a creation race to another principal: execute() returned a handle to their session.
     await context.ownedSession(principal, sessionId);

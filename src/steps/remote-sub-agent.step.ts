@@ -8,6 +8,8 @@ import { plannedToolMissing } from './planned-tool-missing.js';
 import { describeError, stepEnvironment, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 import { finishRemoteCall, remoteRefOf, windowOnce } from './remote-window.js';
+import { toolSpan } from '../telemetry/agent-spans.js';
+import { formatTraceparent, sessionTraceId, toolSpanId } from '../telemetry/ids.js';
 
 /**
  * Input of the remote sub-agent steps: the parent's scope, its step and the call.
@@ -46,13 +48,15 @@ export type RemoteCallProgress =
 export class RemoteSubAgentStep {
   @DBOS.step({ name: 'RemoteSubAgentStep.start' })
   static async start(input: RemoteCallStepInput): Promise<RemoteCallProgress> {
+    const began = Date.now();
     const environment = await stepEnvironment(input, input.step);
     const { stateStore } = environment.dependencies;
     const { call } = input;
     const existing = await remoteRefOf(stateStore, input.sessionId, call.remoteSessionId);
     try {
       const tool = remoteToolOf(environment, call);
-      const started = await tool.transport.start({ agentType: call.agentType, sessionId: call.remoteSessionId, input: { message: call.childMessage } });
+      const request = { agentType: call.agentType, sessionId: call.remoteSessionId, input: { message: call.childMessage } };
+      const started = await tool.transport.start(request, { traceparent: callTraceparent(input) });
       if (existing === undefined) {
         await stateStore.addSubSessionRefs(input.sessionId, [
           {
@@ -82,7 +86,9 @@ export class RemoteSubAgentStep {
       const text = `The remote sub-agent could not be started: ${reason}`;
       await environment.emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, error: text }, { key: chunkKey(input, 'remote_start_failed', call.toolCallId) });
       await environment.emitter.flush();
-      return { kind: 'done', outcome: { kind: 'error', error: text } };
+      const outcome: RemoteOutcome = { kind: 'error', error: text };
+      remoteToolSpan(input, outcome, began);
+      return { kind: 'done', outcome };
     }
   }
 
@@ -92,6 +98,7 @@ export class RemoteSubAgentStep {
     const tool = remoteToolOf(environment, input.call);
     const decided = await windowOnce(environment, input, tool, input.progress);
     if (decided.kind === 'done') await finishRemoteCall(environment, input, decided);
+    if (decided.kind === 'done') remoteToolSpan(input, decided.outcome, input.progress.startedAt);
     return decided.kind === 'done' ? { kind: 'done', outcome: decided.outcome } : decided;
   }
 }
@@ -101,4 +108,30 @@ function remoteToolOf(environment: StepEnvironment, call: PlannedRemoteCall): Re
   const tool = findEffectiveTool(environment.agent, call.toolName);
   if (tool?.kind !== 'remote') throw plannedToolMissing('remote sub-agent', call.toolName, environment.agent.name);
   return tool;
+}
+
+/**
+ * The W3C `traceparent` a remote start carries: the caller's trace (the one its own remote caller passed, else its
+ * session tree's) and the call's `execute_tool` span, the remote run's parent.
+ */
+function callTraceparent(input: RemoteCallStepInput): string {
+  const traceId = input.trace?.traceId ?? sessionTraceId(input.rootSessionId ?? input.sessionId);
+  return formatTraceparent(traceId, toolSpanId(input.sessionId, input.call.toolCallId));
+}
+
+/** The caller's `execute_tool <remote tool>` span, from the call's start to its outcome (emitted by the step that decided it). */
+function remoteToolSpan(input: RemoteCallStepInput, outcome: RemoteOutcome, startedAt: number): void {
+  const failure = outcome.kind === 'error' ? outcome.failureReason : undefined;
+  toolSpan(input, {
+    step: input.step,
+    toolCallId: input.call.toolCallId,
+    toolName: input.call.toolName,
+    startedAt,
+    endedAt: Date.now(),
+    outcome: outcome.kind === 'result' ? 'success' : failure === 'aborted' ? 'aborted' : 'error',
+    executor: 'remote_agent',
+    attempt: 1,
+    arguments: input.call.input,
+    ...(outcome.kind === 'result' ? { result: outcome.output } : { error: { type: failure === 'aborted' || failure === 'interrupted' ? failure : 'remote_agent_failed' } }),
+  });
 }

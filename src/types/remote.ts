@@ -14,6 +14,20 @@ export interface RemoteAgentStartRequest {
 }
 
 /**
+ * Per-call options of {@link RemoteAgentTransport.start}.
+ *
+ * @example
+ * await transport.start(request, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+ */
+export interface RemoteAgentStartOptions {
+  /**
+   * W3C `traceparent` of the calling tool span (the remote sub-agent step passes it): the remote run's spans join the
+   * caller's trace. `HttpRemoteAgentTransport` sends it as the `traceparent` header; a transport may ignore it.
+   */
+  traceparent?: string;
+}
+
+/**
  * Where a started (or already existing) remote run writes: read `streamId` after `startSequence`.
  *
  * @example
@@ -73,7 +87,8 @@ export interface RemoteAgentStreamOptions {
  * const transport: RemoteAgentTransport = new HttpRemoteAgentTransport({ url: 'https://agents.internal', headers: { authorization: `Bearer ${token}` } });
  */
 export interface RemoteAgentTransport {
-  start(request: RemoteAgentStartRequest): Promise<RemoteAgentStartResult>;
+  /** Start (or answer the existing run of) `request.sessionId`; `options.traceparent` puts the run in the caller's trace. */
+  start(request: RemoteAgentStartRequest, options?: RemoteAgentStartOptions): Promise<RemoteAgentStartResult>;
   /** The session's chunks after `fromSequence`, live, until the run ends, the stream ends or `signal` aborts. */
   stream(sessionId: string, options: RemoteAgentStreamOptions): AsyncIterable<StreamChunk>;
   getStatus(sessionId: string): Promise<RemoteAgentStatus>;

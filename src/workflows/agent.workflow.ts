@@ -32,6 +32,8 @@ export class AgentWorkflows {
       streamId: input.streamId,
       workflowId: input.workflowId,
       rootSessionId: input.rootSessionId,
+      // A remote caller's trace (`traceparent`): every step's spans join it.
+      ...(input.trace === undefined ? {} : { trace: input.trace }),
     };
     let agent: Awaited<ReturnType<typeof resolveRegisteredAgent>>;
     try {
