@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { stepDuration } from '../telemetry/agent-spans.js';
+import { afterRecord, telemetry } from '../telemetry/agent-telemetry.js';
 import type { JournalKind, StepJournal, StepOptions } from './journal-types.js';
 import { publicJournal } from './public-journal.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
@@ -63,7 +64,9 @@ export function journalFromEnvironment(): JournalKind {
 export function runJournaledStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions = {}): Promise<T> {
   if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
   // Timed only when it really runs: a replay from the record takes no step time.
-  return active.runStep(name, (record) => timedStep(name, startedAt(), body(record)), options);
+  if (!telemetry().tracing) return active.runStep(name, (record) => timedStep(name, startedAt(), body(record)), options);
+  // Its spans go out once the step is recorded: a body killed before that emits none, its re-run emits once.
+  return afterRecord((hold) => active.runStep(name, (record) => timedStep(name, startedAt(), hold(() => body(record))), options));
 }
 
 /**

@@ -12,7 +12,7 @@ import { attemptsAllowed, retryDelayMs } from './tool-retry-policy.js';
 import { invokeTool } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
-import { seenHere } from './stream-reset-tracker.js';
+import { markWorkflowStartedHere, seenHere } from './stream-reset-tracker.js';
 import { toolSpan } from '../telemetry/agent-spans.js';
 import { LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from '../orchestration/skill-catalog.js';
 import { HelixError } from '../errors/index.js';
@@ -65,6 +65,8 @@ export class ExecuteToolStep {
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
     const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
+    // A call a recovering process runs before any other live step of the run is (most likely) a killed attempt's re-run.
+    const recovered = !seenHere(turnKeyOf(input));
     const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
     if (tool === undefined || tool.kind !== 'server') {
@@ -98,8 +100,8 @@ export class ExecuteToolStep {
       }
     }
     const durationMs = Date.now() - startedAt;
-    // A call a recovering process runs before any LLM step of the run is a killed attempt's re-run.
-    const recovered = !seenHere(turnKeyOf(input));
+    // A live tool call of step n proves step n + 1's LLM call never ran: it needs no reset of a killed attempt.
+    markWorkflowStartedHere(turnKeyOf(input));
     toolSpan(input, {
       step: input.step,
       toolCallId: call.toolCallId,

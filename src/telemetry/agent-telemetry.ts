@@ -1,9 +1,11 @@
-import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, createNoopMeter, metrics, trace } from '@opentelemetry/api';
-import type { Attributes, Context, Counter, Histogram, Link, Meter, Span, Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ProxyTracerProvider, createNoopMeter, metrics, trace } from '@opentelemetry/api';
+import type { Counter, Histogram, Meter, Tracer } from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors/index.js';
-import { helixIdsInstalled, withSpanIds } from './id-generator.js';
-import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
 import * as attr from './semconv.js';
+import { emitEndedSpan, honorsSpanIds, type EndedSpan, type SpanScope } from './span-emission.js';
+
+export type { EndedSpan, SpanScope } from './span-emission.js';
 
 const INSTRUMENTATION = 'helix-agents-dbos';
 
@@ -26,34 +28,6 @@ export interface TelemetryOptions {
   captureContent?: boolean | { maxChars: number };
 }
 
-/** Where a span of a run belongs: the run, its session tree and the trace a remote caller passed. */
-export interface SpanScope {
-  sessionId: string;
-  runId: string;
-  agentType: string;
-  rootSessionId?: string;
-  /** The trace of a run started by a remote caller (`traceparent`): its spans join the caller's trace. */
-  trace?: { traceId: string; parentSpanId: string };
-}
-
-/** A span already over: its name, times and attributes. */
-export interface EndedSpan {
-  name: string;
-  startTime: number;
-  endTime: number;
-  attributes: Attributes;
-  /** The span's own id when others refer to it (a run, a tool that calls a sub-agent). */
-  spanId?: string;
-  /** Parent span id; default: the run's span. */
-  parentSpanId?: string;
-  /** No parent: the top of the session's trace (a top-level run). */
-  root?: boolean;
-  links?: Link[];
-  events?: Array<{ name: string; time: number; attributes?: Attributes }>;
-  error?: { type: string; message?: string };
-  kind?: SpanKind;
-}
-
 /**
  * The process's telemetry: spans emitted when their work ends (with the times it began and ended, under deterministic
  * ids), GenAI and agent metrics. Durable steps emit from their bodies, so a step replayed from its record emits nothing
@@ -66,6 +40,8 @@ export class AgentTelemetry {
   private readonly instruments: Instruments;
   private readonly meter: Meter;
   private stopObserving: (() => void) | undefined;
+  /** Whether the tracer's provider gives our spans the ids we ask for (probed once, at the first span). */
+  private idsHonored: boolean | undefined;
 
   /** @throws InvalidArgumentError `INVALID_ARGUMENT` for a tracer, meter or `captureContent` that is not one. */
   constructor(options: TelemetryOptions | false = {}) {
@@ -119,26 +95,18 @@ export class AgentTelemetry {
     return text.length <= this.captureContent ? text : `${text.slice(0, this.captureContent)}…`;
   }
 
-  /** Emit a span that is over, in the scope's trace. */
+  /** Emit a span that is over, in the scope's trace (once its step's record commits, inside a journaled step). */
   emit(scope: SpanScope, ended: EndedSpan): void {
     if (!this.tracing || this.tracer === undefined) return;
-    const tracer = this.tracer;
-    const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
-    const parentSpanId = ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
-    const options = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes, ...(ended.links === undefined ? {} : { links: ended.links }) };
-    const start = (): Span => {
-      if (parentSpanId !== undefined) return tracer.startSpan(ended.name, options, parentContext(traceId, parentSpanId));
-      // A session's top: its own root with a HelixIdGenerator, else a child of the session's virtual root.
-      if (helixIdsInstalled()) return tracer.startSpan(ended.name, { ...options, root: true }, ROOT_CONTEXT);
-      return tracer.startSpan(ended.name, options, parentContext(traceId, sessionRootSpanId(scope.rootSessionId ?? scope.sessionId)));
-    };
-    const span = ended.spanId === undefined ? start() : withSpanIds({ traceId, spanId: ended.spanId }, start);
-    for (const event of ended.events ?? []) span.addEvent(event.name, event.attributes ?? {}, event.time);
-    if (ended.error !== undefined) {
-      span.setAttribute(attr.ERROR_TYPE, ended.error.type);
-      span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error.message === undefined ? {} : { message: ended.error.message }) });
-    }
-    span.end(ended.endTime);
+    const held = heldSpans.getStore();
+    if (held !== undefined) held.push(() => this.emitNow(scope, ended));
+    else this.emitNow(scope, ended);
+  }
+
+  private emitNow(scope: SpanScope, ended: EndedSpan): void {
+    if (this.tracer === undefined) return;
+    this.idsHonored ??= honorsSpanIds(this.tracer);
+    emitEndedSpan(this.tracer, scope, ended, this.idsHonored);
   }
 }
 
@@ -153,10 +121,26 @@ function checkOptions(given: TelemetryOptions | undefined): void {
   if (!valid) throw new InvalidArgumentError('telemetry.captureContent must be a boolean or { maxChars: a non-negative integer }.', { field: 'telemetry.captureContent' });
 }
 
-/** A context whose active span is the given (remote, sampled) span: the parent of a span started in it. */
-function parentContext(traceId: string, spanId: string): Context {
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+/** Spans a journaled step's body emitted, held until its record commits (see {@link afterRecord}). */
+const heldSpans = new AsyncLocalStorage<Array<() => void>>();
+
+/**
+ * Run a durable step so that the spans its body emits go out only once `record` (the step, recorded) has resolved: a
+ * body killed before its record committed emits nothing, and the step's re-run emits once. Returns `record`'s outcome.
+ * Only while tracing; otherwise `record` runs as it is.
+ *
+ * @example
+ * return afterRecord((hold) => journal.runStep(name, (record) => hold(() => body(record))));
+ */
+export async function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Promise<B>) => Promise<T>): Promise<T> {
+  const spans: Array<() => void> = [];
+  try {
+    return await record((body) => heldSpans.run(spans, body));
+  } finally {
+    for (const emit of spans) emit();
+  }
 }
+
 
 /** The metric instruments (GenAI names where the conventions have one). */
 export interface Instruments {

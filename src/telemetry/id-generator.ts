@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
  * @internal
  */
 let pending: { traceId?: string; spanId?: string } | undefined;
-let installed = false;
 
 const random = (bytes: number): string => {
   const hex = randomBytes(bytes).toString('hex');
@@ -15,17 +14,14 @@ const random = (bytes: number): string => {
 /**
  * An OpenTelemetry SDK id generator that lets helix-agents-dbos give its spans their deterministic ids (one trace per
  * session, a run's span named the same in every process) and generates random ids for every other span. Install it in
- * your tracer provider; without it, a session's spans still share one trace, under a virtual session root.
+ * your tracer provider; without it, a session's spans still share one trace, but flat: each is a child of a virtual
+ * session root (no run, tool or sub-agent nesting, no links between runs).
  *
  * @example
  * import { NodeSDK } from '@opentelemetry/sdk-node';
  * const sdk = new NodeSDK({ idGenerator: new HelixIdGenerator(), traceExporter });
  */
 export class HelixIdGenerator {
-  constructor() {
-    installed = true;
-  }
-
   /** A trace id: the pending one when this package is starting a span, else random. */
   generateTraceId(): string {
     const id = pending?.traceId;
@@ -41,11 +37,6 @@ export class HelixIdGenerator {
     pending = { ...pending, spanId: undefined };
     return id;
   }
-}
-
-/** @internal Whether a `HelixIdGenerator` was constructed in this process. */
-export function helixIdsInstalled(): boolean {
-  return installed;
 }
 
 /**

@@ -11,6 +11,7 @@ import { runSpanId, sessionTraceId, toolSpanId } from '../../../src/telemetry/in
 import { useDrill } from '../support/drill.js';
 import { waitForSignal, type DoomedRun } from '../support/drill-flow.js';
 import { DRILL_SCENARIOS } from '../support/drill-scenarios.js';
+import { DRILL_TIMEOUTS } from '../support/drill-flow.js';
 import { checkpointExists, toolRunCounts, toolStepRecorded } from '../support/durable-probes.js';
 import { CRASH_AGENT_NAME } from '../worker/crash-agent.js';
 import { readSpanLines, type SpanLine } from './span-file.js';
@@ -18,6 +19,7 @@ import { killAndRecoverTraced, startTracedRun, useSpanFiles } from './telemetry-
 
 const TOOL_DRILL = 'otel-tool-drill';
 const LLM_DRILL = 'otel-llm-drill';
+const FINISH_DRILL = 'otel-finish-drill';
 /** The fake OpenAI model every worker calls (`openai.chat('fake-model')`). */
 const CHAT = 'chat fake-model';
 const RUN = `invoke_agent ${CRASH_AGENT_NAME}`;
@@ -26,6 +28,7 @@ const env = useDrill('crash_telemetry', {
   sessions: [
     [TOOL_DRILL, DRILL_SCENARIOS.toolCrash, { crash: true }],
     [LLM_DRILL, DRILL_SCENARIOS.betweenSteps, { crash: true }],
+    [FINISH_DRILL, DRILL_SCENARIOS.betweenSteps, { crash: false }],
   ],
 });
 const spanFileOf = useSpanFiles();
@@ -123,10 +126,8 @@ describe('crash drill: spans across SIGKILL and recovery', () => {
     expect(outlineOf(spans, { doomed: doomed.worker.pid, recoverer: recoverer.pid })).toEqual([
       ...beforeKill,
       stepSpan('execute_tool lookup', doomed, { step: 1, attempt: 2, by: 'recoverer', spanId: lookupB }),
-      // KNOWN MISLABEL (src/steps/call-llm.step.ts, `needsStreamReset`): step 2's call never ran before the kill, yet
-      // it is marked attempt 2 / recovered: the first LLM step a recovering process runs counts as a re-run, even
-      // after a live tool step of the previous agent step proved it is not. Once fixed: attempt 1, no `recovered`.
-      stepSpan(CHAT, doomed, { step: 2, attempt: 2, by: 'recoverer' }),
+      // Step 2's call never ran before the kill: the live tool step of step 1 proved it, so it is a first attempt.
+      stepSpan(CHAT, doomed, { step: 2, attempt: 1, by: 'recoverer' }),
       runSpan(doomed, 'recoverer'),
     ]);
     expectOneTrace(spans, doomed, 2);
@@ -168,5 +169,25 @@ describe('crash drill: spans across SIGKILL and recovery', () => {
     ]);
     expectOneTrace(spans, doomed, 2);
     expect(spans.filter((span) => span.spanId === lookupA)).toHaveLength(1);
+  }, 120_000);
+
+  it('exports the run span once when killed after the finish step ran but before it was recorded', async () => {
+    const spanFile = spanFileOf(FINISH_DRILL);
+    const doomed = await startTracedRun(env, spanFile, 'otel-finish', FINISH_DRILL, [], { holdFinish: true });
+    await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.start, (event) => event.point === 'finish_deferred');
+    // The finish step's body is over, its record is not: its spans are held until it is.
+    const beforeKill = [
+      stepSpan(CHAT, doomed, { step: 1, attempt: 1, by: 'doomed' }),
+      stepSpan('execute_tool lookup', doomed, { step: 1, attempt: 1, by: 'doomed', spanId: toolSpanId(FINISH_DRILL, 'call_1_lookup_a') }),
+      stepSpan(CHAT, doomed, { step: 2, attempt: 1, by: 'doomed' }),
+    ];
+    expect(outlineOf(readSpanLines(spanFile), { doomed: doomed.worker.pid })).toEqual(beforeKill);
+
+    const { worker: recoverer, result } = await killAndRecoverTraced(env, spanFile, doomed);
+
+    expect(result).toMatchObject({ sessionId: FINISH_DRILL, runId: doomed.runId, status: 'completed', stepCount: 2 });
+    const spans = readSpanLines(spanFile);
+    expect(outlineOf(spans, { doomed: doomed.worker.pid, recoverer: recoverer.pid })).toEqual([...beforeKill, runSpan(doomed, 'recoverer')]);
+    expectOneTrace(spans, doomed, 2);
   }, 120_000);
 });

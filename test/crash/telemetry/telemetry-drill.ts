@@ -26,6 +26,8 @@ const TELEMETRY_WORKER_SCRIPT = fileURLToPath(new URL('../worker/telemetry-worke
 export interface TelemetryWorkerConfig extends WorkerConfig {
   mode: 'start' | 'recover';
   spanFile: string;
+  /** Start mode: the run's onAgentComplete hook never returns (its finish step never records). */
+  holdFinish?: boolean;
 }
 
 /**
@@ -57,8 +59,9 @@ export async function startTracedRun(
   executorId: string,
   sessionId: string,
   blockToolCalls: string[],
+  options: { holdFinish?: boolean } = {},
 ): Promise<DoomedRun> {
-  const config = { ...env.workerConfig('start', [sessionId], { blockToolCalls }), mode: 'start' as const, spanFile };
+  const config = { ...env.workerConfig('start', [sessionId], { blockToolCalls }), mode: 'start' as const, spanFile, ...options };
   const worker = spawnTraced(env, config, executorId, 'doomed');
   const started = await worker.waitForEvent('started', DRILL_TIMEOUTS.start, (event) => event.sessionId === sessionId);
   return { worker, executorId, sessionId, runId: started.runId, workflowId: started.workflowId };

@@ -13,6 +13,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import { HookManager } from '../../../src/hooks/index.js';
 import { VercelAIAdapter } from '../../../src/llm/vercel-ai-adapter.js';
 import { registerAgent } from '../../../src/steps/runtime-registry.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
@@ -56,7 +57,13 @@ async function main(): Promise<void> {
   registerAgent(agent);
   registerDBOSAgentWorkflows();
   const telemetry = { tracer };
-  const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, telemetry });
+  // holdFinish: the run's finish step body is over (its spans emitted, if emitted early) but its record is not.
+  const onAgentComplete = async (): Promise<void> => {
+    emit({ event: 'paused', point: 'finish_deferred', toolCallId: '' });
+    await new Promise(() => undefined);
+  };
+  const hookManager = config.mode === 'start' && config.holdFinish === true ? new HookManager({ hooks: [{ onAgentComplete }] }) : undefined;
+  const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter, telemetry, ...(hookManager === undefined ? {} : { hookManager }) });
   DBOS.setConfig({
     name: CRASH_APPLICATION_NAME,
     systemDatabaseUrl: connectionString,

@@ -2,33 +2,50 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentTelemetry, useTelemetry } from '../../../src/telemetry/agent-telemetry.js';
 import { chatSpan, runSpan, toolSpan } from '../../../src/telemetry/agent-spans.js';
+import { HelixIdGenerator } from '../../../src/telemetry/id-generator.js';
 import { runSpanId, sessionRootSpanId, sessionTraceId, toolSpanId } from '../../../src/telemetry/ids.js';
 
-// No HelixIdGenerator is constructed in this file: the fallback a user without it gets.
 const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-useTelemetry(new AgentTelemetry({ tracer: provider.getTracer('unit') }));
-afterEach(() => exporter.reset());
+const tracerOf = (idGenerator?: HelixIdGenerator) =>
+  new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], ...(idGenerator === undefined ? {} : { idGenerator }) }).getTracer('unit');
+const withIds = new AgentTelemetry({ tracer: tracerOf(new HelixIdGenerator()) });
+const withoutIds = new AgentTelemetry({ tracer: tracerOf() });
+useTelemetry(withIds);
+afterEach(() => {
+  exporter.reset();
+  useTelemetry(withIds);
+});
 
 const scope = { sessionId: 's1', runId: 'r1', agentType: 'assistant' };
 
-describe('spans without HelixIdGenerator', () => {
-  it('a top-level run is a child of the virtual session root, in the session trace', () => {
-    runSpan(scope, { startedAt: 1_000, endedAt: 2_000, status: 'completed', completionReason: 'text_response', stepCount: 1 });
-    const [span] = exporter.getFinishedSpans();
-    expect(span?.spanContext().traceId).toBe(sessionTraceId('s1'));
-    expect(span?.parentSpanContext?.spanId).toBe(sessionRootSpanId('s1'));
-    expect(span?.startTime).toEqual([1, 0]);
-    expect(span?.endTime).toEqual([2, 0]);
+describe('spans without HelixIdGenerator in the provider', () => {
+  it('every span of the session is a child of its virtual root, in the session trace, with no links', () => {
+    useTelemetry(withoutIds);
+    runSpan(scope, { startedAt: 1_000, endedAt: 2_000, status: 'completed', completionReason: 'text_response', stepCount: 1, previousRunId: 'r0' });
+    chatSpan({ ...scope, sessionId: 'child', rootSessionId: 's1' }, { step: 1, startedAt: 1, endedAt: 2, attempt: 1 });
+    toolSpan(scope, { step: 1, toolCallId: 'c1', toolName: 'search', startedAt: 1, endedAt: 2, outcome: 'success', attempt: 1 });
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(3);
+    for (const span of spans) {
+      expect(span.spanContext().traceId).toBe(sessionTraceId('s1'));
+      expect(span.parentSpanContext?.spanId).toBe(sessionRootSpanId('s1'));
+      expect(span.links).toEqual([]);
+    }
+    expect(spans[0]?.startTime).toEqual([1, 0]);
+    expect(spans[0]?.endTime).toEqual([2, 0]);
   });
+});
 
-  it('a chat span is a child of its run, in the root session trace of a sub-agent', () => {
+describe('spans with HelixIdGenerator', () => {
+  it('a top-level run is a root of the session trace under its own id; a sub-agent chat span a child of its run', () => {
+    runSpan(scope, { startedAt: 1, endedAt: 2, status: 'completed', stepCount: 1 });
     chatSpan({ ...scope, sessionId: 'child', rootSessionId: 'root' }, { step: 1, startedAt: 1, endedAt: 2, attempt: 1, requestModel: 'openai:gpt-5' });
-    const [span] = exporter.getFinishedSpans();
-    expect(span?.name).toBe('chat gpt-5');
-    expect(span?.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-5', 'gen_ai.conversation.id': 'root' });
-    expect(span?.spanContext().traceId).toBe(sessionTraceId('root'));
-    expect(span?.parentSpanContext?.spanId).toBe(runSpanId('r1'));
+    const [run, chat] = exporter.getFinishedSpans();
+    expect(run?.spanContext()).toMatchObject({ traceId: sessionTraceId('s1'), spanId: runSpanId('r1') });
+    expect(run?.parentSpanContext).toBeUndefined();
+    expect(chat?.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-5', 'gen_ai.conversation.id': 'root' });
+    expect(chat?.spanContext().traceId).toBe(sessionTraceId('root'));
+    expect(chat?.parentSpanContext?.spanId).toBe(runSpanId('r1'));
   });
 });
 

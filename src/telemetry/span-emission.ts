@@ -1,0 +1,75 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, Tracer } from '@opentelemetry/api';
+import { withSpanIds } from './id-generator.js';
+import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
+import { ERROR_TYPE } from './semconv.js';
+
+/** Where a span of a run belongs: the run, its session tree and the trace a remote caller passed. */
+export interface SpanScope {
+  sessionId: string;
+  runId: string;
+  agentType: string;
+  rootSessionId?: string;
+  /** The trace of a run started by a remote caller (`traceparent`): its spans join the caller's trace. */
+  trace?: { traceId: string; parentSpanId: string };
+}
+
+/** A span already over: its name, times and attributes. */
+export interface EndedSpan {
+  name: string;
+  startTime: number;
+  endTime: number;
+  attributes: Attributes;
+  /** The span's own id when others refer to it (a run, a tool that calls a sub-agent). */
+  spanId?: string;
+  /** Parent span id; default: the run's span. */
+  parentSpanId?: string;
+  /** No parent: the top of the session's trace (a top-level run). */
+  root?: boolean;
+  links?: Link[];
+  events?: Array<{ name: string; time: number; attributes?: Attributes }>;
+  error?: { type: string; message?: string };
+  kind?: SpanKind;
+}
+
+/** The id a probe span asks for: a provider that hands it out honors our ids (it uses `HelixIdGenerator`). */
+const PROBE_SPAN_ID = '4865c1780b5e1d00';
+
+/**
+ * Whether `tracer`'s provider gives our spans the ids we ask for. Probed once per tracer with a span under an
+ * unsampled parent (a parent-based sampler does not record it, so no processor sees it; it is never ended).
+ */
+export function honorsSpanIds(tracer: Tracer): boolean {
+  const unsampled = trace.setSpanContext(ROOT_CONTEXT, { traceId: sessionTraceId('helix.probe'), spanId: sessionRootSpanId('helix.probe'), traceFlags: TraceFlags.NONE, isRemote: true });
+  const probe = withSpanIds({ spanId: PROBE_SPAN_ID }, () => tracer.startSpan('helix.id_probe', {}, unsampled));
+  return probe.spanContext().spanId === PROBE_SPAN_ID;
+}
+
+/**
+ * Start and end one span that is over. With ids honored: under its deterministic id and parent (a top-level run a
+ * root of the session's trace). Without (no `HelixIdGenerator` in the provider): every span of the session a child of
+ * its virtual root, so no span names a parent that does not exist; links to other runs are dropped for the same reason.
+ */
+export function emitEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): void {
+  const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
+  const virtualRoot = scope.trace?.parentSpanId ?? sessionRootSpanId(scope.rootSessionId ?? scope.sessionId);
+  const parentSpanId = !idsHonored ? virtualRoot : ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
+  const links = idsHonored ? ended.links : undefined;
+  const options = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes, ...(links === undefined ? {} : { links }) };
+  const start = (): Span =>
+    parentSpanId === undefined
+      ? tracer.startSpan(ended.name, { ...options, root: true }, ROOT_CONTEXT)
+      : tracer.startSpan(ended.name, options, parentContext(traceId, parentSpanId));
+  const span = ended.spanId === undefined ? start() : withSpanIds({ traceId, spanId: ended.spanId }, start);
+  for (const event of ended.events ?? []) span.addEvent(event.name, event.attributes ?? {}, event.time);
+  if (ended.error !== undefined) {
+    span.setAttribute(ERROR_TYPE, ended.error.type);
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error.message === undefined ? {} : { message: ended.error.message }) });
+  }
+  span.end(ended.endTime);
+}
+
+/** A context whose active span is the given (remote, sampled) span: the parent of a span started in it. */
+function parentContext(traceId: string, spanId: string): Context {
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+}
