@@ -54,7 +54,13 @@ export async function emitRunEnded(stateStore: SessionStateStore, given: SpanSco
   const [child, runs] = await Promise.all([stateStore.loadState(scope.sessionId), stateStore.listRuns(scope.sessionId)]);
   const callingRunId = recordedWorkflowInput(runs.runs[0]?.metadata)?.parent?.runId ?? parent.runId;
   toolSpan(
-    { sessionId: parent.sessionId, runId: callingRunId, agentType: parent.agentType, ...(scope.rootSessionId === undefined ? {} : { rootSessionId: scope.rootSessionId }) },
+    {
+      sessionId: parent.sessionId,
+      runId: callingRunId,
+      agentType: parent.agentType,
+      ...(scope.rootSessionId === undefined ? {} : { rootSessionId: scope.rootSessionId }),
+      ...(scope.trace === undefined ? {} : { trace: scope.trace }),
+    },
     {
       step: parent.step,
       toolCallId: parent.callId,

@@ -181,6 +181,8 @@ async function recordChildRun(
     },
     journal: journalStamp(),
     ...(queue === undefined ? {} : { queue }),
+    // A tree started by a remote caller stays in the caller's trace.
+    ...(input.trace === undefined ? {} : { trace: input.trace }),
   };
   const recorded = await stateStore.createRun(call.childSessionId, {
     runId,

@@ -41,3 +41,16 @@ export function memoryMetrics(): { reader: CollectingReader; meter: ReturnType<M
   const provider = new MeterProvider({ readers: [reader] });
   return { reader, meter: provider.getMeter('test') };
 }
+
+/**
+ * The spans `pick` selects once there are `count` of them: a run's outcome can be read before its finish step's record
+ * commits, and the step's spans go out only after that.
+ */
+export async function awaitSpans(exporter: InMemorySpanExporter, count: number, pick: (span: ReadableSpan) => boolean): Promise<ReadableSpan[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const spans = exporter.getFinishedSpans().filter(pick);
+    if (spans.length >= count || Date.now() > deadline) return spans;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

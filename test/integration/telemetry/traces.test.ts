@@ -5,7 +5,8 @@ import { runSpanId, sessionTraceId, toolSpanId } from '../../../src/telemetry/in
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
 import { executions, frontDesk, treeScript } from '../sub-agents/hitl-kit.js';
-import { memoryTracing, parentOf, spansOfTrace } from './telemetry-kit.js';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { awaitSpans, memoryTracing, parentOf, spansOfTrace } from './telemetry-kit.js';
 
 const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({ q: z.string() }), execute: async ({ q }) => ({ found: q.toUpperCase() }) });
 const researcher = defineAgent({ name: 'tele_researcher', systemPrompt: 'Research.', tools: [lookup], maxSteps: 4 });
@@ -68,7 +69,8 @@ describe('OpenTelemetry traces', () => {
     expect((await first.result()).status).toBe('completed');
     const second = await runtime.executor.execute(researcher, 'again', { sessionId: 'tele-persistent', mode: 'persistent' });
     expect((await second.result()).status).toBe('completed');
-    const runs = spansOfTrace(tracing.exporter, sessionTraceId('tele-persistent')).filter((span) => span.name === 'invoke_agent tele_researcher');
+    const inSession = (sessionId: string) => (span: ReadableSpan) => span.spanContext().traceId === sessionTraceId(sessionId) && span.name === 'invoke_agent tele_researcher';
+    const runs = await awaitSpans(tracing.exporter, 2, inSession('tele-persistent'));
     expect(runs.map((span) => span.attributes['helix.run.id'])).toEqual([first.runId, second.runId]);
     expect(runs.map((span) => span.spanContext().spanId)).toEqual([runSpanId(first.runId), runSpanId(second.runId)]);
 
@@ -77,7 +79,7 @@ describe('OpenTelemetry traces', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await slow.interrupt('enough');
     expect((await slow.result()).status).toBe('interrupted');
-    const interrupted = spansOfTrace(tracing.exporter, sessionTraceId('tele-interrupt')).find((span) => span.name === 'invoke_agent tele_researcher');
+    const [interrupted] = await awaitSpans(tracing.exporter, 1, inSession('tele-interrupt'));
     expect(interrupted?.attributes['helix.run.status']).toBe('interrupted');
     expect(interrupted?.events.map((event) => event.name)).toContain('helix.run.interrupted');
   });
