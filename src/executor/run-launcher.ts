@@ -27,6 +27,7 @@ import { journalStamp } from '../journal/format.js';
 import { withStartWrites, type StartWriter } from './start-writes.js';
 import { enqueueParams } from '../orchestration/queue-placement.js';
 import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
+import { telemetry } from '../telemetry/agent-telemetry.js';
 import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
 
 /**
@@ -216,10 +217,7 @@ export class RunLauncher {
 
   /** Start a run's workflow (a child workflow when called from a workflow body; the id makes it start once). */
   async launch(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
-    markWorkflowStartedHere(input.workflowId);
-    // DBOS needs the registered (decorated) static method itself, not a wrapper.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
+    return startRunWorkflow(input);
   }
 
   private async startWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown> | undefined> {
@@ -228,11 +226,20 @@ export class RunLauncher {
       deferred.push(input);
       return undefined;
     }
-    markWorkflowStartedHere(input.workflowId);
-    // DBOS needs the registered (decorated) static method itself, not a wrapper.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    return DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
+    return startRunWorkflow(input);
   }
+}
+
+/**
+ * Start a run's DBOS workflow (deterministic id: it starts once), marked as started here. With DBOS tracing on, DBOS's
+ * workflow span starts in the run's span context: a child of the run's `invoke_agent` span.
+ */
+function startRunWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
+  markWorkflowStartedHere(input.workflowId);
+  // DBOS needs the registered (decorated) static method itself, not a wrapper.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const start = () => DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
+  return telemetry().startingRun(input, start);
 }
 
 /**

@@ -3,7 +3,7 @@ import { ProxyTracerProvider, createNoopMeter, metrics, trace } from '@opentelem
 import type { Counter, Histogram, Meter, Tracer } from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors/index.js';
 import * as attr from './semconv.js';
-import { emitEndedSpan, honorsSpanIds, type EndedSpan, type SpanScope } from './span-emission.js';
+import { emitEndedSpan, honorsSpanIds, inRunContext, type EndedSpan, type SpanScope } from './span-emission.js';
 
 export type { EndedSpan, SpanScope } from './span-emission.js';
 
@@ -101,6 +101,16 @@ export class AgentTelemetry {
     const held = heldSpans.getStore();
     if (held !== undefined) held.push(() => this.emitNow(scope, ended));
     else this.emitNow(scope, ended);
+  }
+
+  /**
+   * Start a run's DBOS workflow with the run's span active: DBOS's workflow span (DBOS tracing on) becomes its child.
+   * As is without tracing or without ids the provider honors.
+   */
+  startingRun<T>(scope: SpanScope, start: () => T): T {
+    if (!this.tracing || this.tracer === undefined) return start();
+    this.idsHonored ??= honorsSpanIds(this.tracer);
+    return this.idsHonored ? inRunContext(scope, start) : start();
   }
 
   private emitNow(scope: SpanScope, ended: EndedSpan): void {

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Link, Span, Tracer } from '@opentelemetry/api';
 import { withSpanIds } from './id-generator.js';
 import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
@@ -72,4 +72,14 @@ export function emitEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan
 /** A context whose active span is the given (remote, sampled) span: the parent of a span started in it. */
 function parentContext(traceId: string, spanId: string): Context {
   return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+}
+
+/**
+ * Run `start` (a DBOS workflow start) with the run's span as the active context, so that DBOS's own workflow span
+ * (with DBOS tracing on) is a child of the run's `invoke_agent` span, in the session's trace. Ids must be honored: the
+ * run's span must come to exist under that id.
+ */
+export function inRunContext<T>(scope: SpanScope, start: () => T): T {
+  const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
+  return context.with(parentContext(traceId, runSpanId(scope.runId)), start);
 }

@@ -22,6 +22,7 @@ export async function startTestRuntime(
   prefix: string,
   llmAdapter: LLMAdapter,
   extra: Partial<Omit<DBOSAgentExecutorConfig, 'stateStore' | 'streamManager' | 'llmAdapter' | 'usageStore'>> = {},
+  dbos: { tracingEnabled?: boolean } = {},
 ): Promise<TestRuntime> {
   const database = await createTestDatabase(prefix);
   const stateStore = new PostgresStateStore({ connectionString: database.url });
@@ -29,7 +30,7 @@ export async function startTestRuntime(
   const streamManager = new PostgresStreamManager({ connectionString: database.url });
   const usageStore = new PostgresUsageStore({ connectionString: database.url });
   const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter, usageStore, ...extra });
-  DBOS.setConfig({ name: 'helix-test', systemDatabaseUrl: database.url, applicationVersion: 'test', logLevel: 'warn' });
+  DBOS.setConfig({ name: 'helix-test', systemDatabaseUrl: database.url, applicationVersion: 'test', logLevel: 'warn', ...dbos });
   await DBOS.launch();
   return {
     database,
