@@ -76,7 +76,8 @@ export class RunLifecycleStep {
       else await deferFinish(record, environment, joined, writes);
       await atRunBoundary('finish_deferred', input.sessionId);
       if (!superseded) {
-        const ending = { status: input.status, completionReason: input.completionReason, stepCount: input.stepCount, run: current };
+        const modelKey = dependencies.llmAdapter?.modelKey?.(environment.agent.llmConfig);
+        const ending = { status: input.status, completionReason: input.completionReason, stepCount: input.stepCount, run: current, ...(modelKey === undefined ? {} : { modelKey }) };
         await emitRunEnded(stateStore, input, { ...ending, ...(input.error === undefined ? {} : { error: input.error }), ...(input.parent === undefined ? {} : { parent: input.parent }) });
       }
       if (input.status === 'completed') {

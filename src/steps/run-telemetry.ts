@@ -15,6 +15,8 @@ export interface RunEnding {
   /** The run's record when the caller has it (else read, only while tracing). */
   run?: RunRecord | null;
   parent?: ParentLink;
+  /** The agent's model key (`provider:model`), when the caller knows it. */
+  modelKey?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function emitRunEnded(stateStore: SessionStateStore, given: SpanSco
     ...(run?.previousRunId === undefined ? {} : { previousRunId: run.previousRunId }),
     ...(callingRun === undefined ? {} : { parent: callingRun }),
     ...(ending.error === undefined ? {} : { error: ending.error }),
+    ...(ending.modelKey === undefined ? {} : { modelKey: ending.modelKey }),
   });
   if (parent?.runId === undefined || !['completed', 'failed', 'aborted'].includes(ending.status)) return;
   // The parent's tool call is over once its child ended for good: its span, on the parent's behalf, under the run that

@@ -151,6 +151,8 @@ export interface RunSpanDetails {
   /** A sub-agent run: the calling session and call (that call's span is this run's parent). */
   parent?: { sessionId: string; toolCallId: string };
   error?: string;
+  /** The model the agent calls (`provider:model`), for `gen_ai.provider.name`. */
+  modelKey?: string;
 }
 
 /**
@@ -168,6 +170,7 @@ export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   const attributes: Attributes = {
     [attr.OPERATION]: 'invoke_agent',
     [attr.AGENT_NAME]: scope.agentType,
+    ...providerOf(details.modelKey),
     ...identity(scope),
     [attr.RUN_STATUS]: details.status,
     [attr.STEP_COUNT]: details.stepCount,
@@ -209,6 +212,11 @@ export function stepDuration(stepName: string, startedAt: number): void {
 
 function identity(scope: SpanScope): Attributes {
   return { [attr.CONVERSATION_ID]: scope.rootSessionId ?? scope.sessionId, [attr.AGENT_ID]: scope.sessionId, [attr.SESSION_ID]: scope.sessionId, [attr.RUN_ID]: scope.runId };
+}
+
+function providerOf(modelKey: string | undefined): Attributes {
+  const [provider] = splitModel(modelKey);
+  return provider === undefined ? {} : { [attr.PROVIDER]: provider };
 }
 
 /** `provider:model` → [provider, model]; a bare model id → [undefined, model]. */

@@ -40,6 +40,7 @@ describe('OpenTelemetry traces', () => {
     expect(firstRun.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'tele_researcher',
+      'gen_ai.provider.name': 'mock',
       'gen_ai.conversation.id': 'tele-1',
       'helix.run.status': 'completed',
       'helix.run.completion_reason': 'text_response',
