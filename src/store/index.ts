@@ -1,4 +1,5 @@
 export type { SessionStateStore, StoredMessage } from './state-store.js';
+export type { SessionListPage, SessionListQuery, SessionSummary } from './session-listing.js';
 export type { StateStoreStepRecords, StepCommitOnConnection } from './step-records.js';
 export { InMemoryStateStore } from './memory/in-memory-state-store.js';
 export {

@@ -23,6 +23,7 @@ const optionalStepId = optionalIdArgument('stepId');
 export const STATE_STORE_ARGUMENTS = {
   listFinishedSessions: [],
   countSessionsAwaitingHumans: [],
+  listSessions: [],
   close: [],
   createSession: [sessionId, objectFields(linkedIds)],
   cloneSession: [idArgument('sourceSessionId'), idArgument('targetSessionId'), objectFields({ checkpointId: optionalIdArgument('checkpointId') })],

@@ -21,6 +21,7 @@ import type {
   SubSessionRef,
 } from '../types/session.js';
 import type { JsonPatchOperation } from '../types/json-patch.js';
+import type { SessionListPage, SessionListQuery } from './session-listing.js';
 import type { StateStoreStepRecords } from './step-records.js';
 
 /**
@@ -71,6 +72,11 @@ export interface SessionStateStore {
    * (the `helix.sessions.waiting_for_human` gauge). Optional: a store without it leaves the gauge unreported.
    */
   countSessionsAwaitingHumans?(): Promise<number>;
+  /**
+   * Operators' view (the console, the CLI): a page of sessions, most recently written first, with how many match in
+   * all. Optional: a store without it cannot back them. `INVALID_ARGUMENT` for a malformed query.
+   */
+  listSessions?(query?: SessionListQuery): Promise<SessionListPage>;
   /** Delete a session and everything it owns (messages, runs, checkpoints, refs, staging). No-op if absent. */
   deleteSession(sessionId: string): Promise<void>;
   /**

@@ -33,6 +33,7 @@ import * as runs from './runs.js';
 import * as sessions from './sessions.js';
 import * as staging from './staging.js';
 import * as state from './state.js';
+import { awaitsHuman, listMemorySessions, resolveSessionListQuery, type SessionListPage, type SessionListQuery } from '../session-listing.js';
 import * as subSessions from './sub-sessions.js';
 
 /**
@@ -56,10 +57,10 @@ export class InMemoryStateStore implements SessionStateStore {
     return this.data.find(sessionId) !== undefined;
   }
   async countSessionsAwaitingHumans(): Promise<number> {
-    const waiting = [...this.data.sessions.values()].filter(({ state }) => {
-      return state.status === 'active' && Object.values(state.pendingClientToolCalls ?? {}).some((call) => call.submittedAt === undefined);
-    });
-    return waiting.length;
+    return [...this.data.sessions.values()].filter(({ state }) => awaitsHuman(state)).length;
+  }
+  async listSessions(query?: SessionListQuery): Promise<SessionListPage> {
+    return listMemorySessions([...this.data.sessions.values()].map(({ state }) => state), resolveSessionListQuery(query));
   }
   async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
     return [...this.data.sessions.values()]

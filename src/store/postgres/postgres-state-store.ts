@@ -45,6 +45,8 @@ import * as state from './state.js';
 import * as subSessions from './sub-sessions.js';
 import { storeTables } from './tables.js';
 import { POSTGRES_STORE_ARGUMENTS } from './store-arguments.js';
+import { resolveSessionListQuery, type SessionListPage, type SessionListQuery } from '../session-listing.js';
+import { listPostgresSessions } from './session-list.js';
 import { openStoreKnex, type PostgresStateStoreConnection, type PostgresStateStoreOptions } from './store-options.js';
 
 export type { PostgresStateStoreConnection, PostgresStateStoreOptions } from './store-options.js';
@@ -131,6 +133,9 @@ export class PostgresStateStore implements SessionStateStore {
   }
   async listFinishedSessions(finishedBefore: number, options?: { limit?: number }): Promise<Array<{ sessionId: string; streamId: string }>> {
     return sessions.listPostgresFinishedSessions(this.context, finishedBefore, finishedLimit(options?.limit));
+  }
+  async listSessions(query?: SessionListQuery): Promise<SessionListPage> {
+    return listPostgresSessions(this.context, resolveSessionListQuery(query));
   }
   async countSessionsAwaitingHumans(): Promise<number> {
     return sessions.countPostgresSessionsAwaitingHumans(this.context);

@@ -8,6 +8,7 @@ import { chainSql, checkpointFromChain, insertCheckpointRow, type CheckpointRow 
 import type { PostgresContext, SqlConnection } from './database.js';
 import { insertSession } from './session-lock.js';
 import { lockSession, readSession } from './session-read.js';
+import { AWAITING_HUMAN_SQL } from './session-list.js';
 
 /**
  * Create a session with one `INSERT … ON CONFLICT DO NOTHING`: exactly one concurrent caller wins, the
@@ -179,9 +180,7 @@ export async function clonePostgresSession(
 export async function countPostgresSessionsAwaitingHumans({ database, tables }: PostgresContext): Promise<number> {
   return database.run('count sessions awaiting humans', async (connection) => {
     const result = await connection.query<{ waiting: number }>(
-      `SELECT count(*)::int AS waiting FROM ${tables.sessions} AS s
-       WHERE s.status = 'active' AND jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
-         AND EXISTS (SELECT 1 FROM jsonb_each(s.state->'pendingClientToolCalls') AS call(id, entry) WHERE NOT (call.entry ? 'submittedAt'))`,
+      `SELECT count(*)::int AS waiting FROM ${tables.sessions} AS s WHERE ${AWAITING_HUMAN_SQL}`,
     );
     return result.rows[0]?.waiting ?? 0;
   });

@@ -11,6 +11,7 @@ import { defineSessionContract } from './state-store-contract/sessions.js';
 import { defineStagingContract } from './state-store-contract/staging.js';
 import { defineStateContract } from './state-store-contract/state.js';
 import { defineStateHistoryContract } from './state-store-contract/state-history.js';
+import { defineSessionListContract } from './state-store-contract/session-list.js';
 import { defineSubSessionContract } from './state-store-contract/sub-sessions.js';
 
 /**
@@ -56,6 +57,7 @@ export function describeStateStoreContract(name: string, factory: StateStoreCont
       return subject.store;
     });
     defineSessionContract(context);
+    defineSessionListContract(context);
     defineStateContract(context);
     defineCommitContract(context);
     defineMessageContract(context);
