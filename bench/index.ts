@@ -11,7 +11,8 @@
  * `HELIX_BENCH_ONLY=persistent` runs only the persistent-session figures (bench/persistent-sessions.ts);
  * `HELIX_BENCH_ONLY=fleet` runs only issue 22's fleet figures (bench/fleet/: steps/s of an API process with 1, 2 and
  * 4 worker processes against the single-process executor, and what enqueueing adds to a one-step run; the full run
- * measures them last).
+ * measures them last); `HELIX_BENCH_ONLY=telemetry` runs only issue 23's telemetry overhead (bench/telemetry/: ms/step with
+ * `telemetry: false`, the default without an SDK and tracing on; the full run measures it before the fleet part).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSAgentExecutor, PostgresStateStore, PostgresStreamManager, PostgresUsageStore } from '../src/index.js';
@@ -29,6 +30,7 @@ import { measureResumeLatencies } from './resume-latency.js';
 import { measurePersistentSessions } from './persistent-sessions.js';
 import { measureFleet } from './fleet/fleet.js';
 import { measureSideBySide } from './side-by-side/side-by-side.js';
+import { measureTelemetry } from './telemetry/telemetry.js';
 import { measureTurnLatency } from './turn-latency/turn-latency.js';
 import { measureRetention } from './retention-report.js';
 import { measureSubAgentStep } from './sub-agent-step.js';
@@ -174,6 +176,10 @@ async function main(): Promise<void> {
       await measureFleet(database);
       return;
     }
+    if (process.env.HELIX_BENCH_ONLY === 'telemetry') {
+      await measureTelemetry(database);
+      return;
+    }
     await measureSideBySide(database);
     if (process.env.HELIX_BENCH_ONLY === 'side-by-side') return;
     await measureTurnLatency(database);
@@ -181,6 +187,7 @@ async function main(): Promise<void> {
     await measureInProcess(database);
     await measureFootprints(database);
     await measurePersistentSessions(database);
+    await measureTelemetry(database);
     await measureFleet(database);
   } finally {
     await database.close();

@@ -21,7 +21,7 @@ async function benchDatabases(adminUrl: string): Promise<string[]> {
 }
 
 describe('npm run bench (bench/index.ts)', () => {
-  it('prints the side-by-side comparison, the one-step turn latencies, per-step costs, the step 1 vs step 200 ratio, HITL latencies and warm vs parked footprints, then drops its databases', async () => {
+  it('prints the side-by-side comparison, the one-step turn latencies, per-step costs, the step 1 vs step 200 ratio, HITL latencies, warm vs parked footprints and the telemetry overhead, then drops its databases', async () => {
     const adminUrl = inject('postgresUrl');
     const before = await benchDatabases(adminUrl);
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/index.ts'], {
@@ -94,6 +94,23 @@ describe('npm run bench (bench/index.ts)', () => {
     expect(verdicts, output).toHaveLength(11);
     expect(verdicts.filter((line) => /(fused|public) journal/.test(line) && /LangGraph sync|write transactions|disk KiB/.test(line)), output).toHaveLength(5);
     expect(output, output).toMatch(/^Step-journal targets: \d of 5 PASS/m);
+    // The telemetry overhead (issue 23; BENCH_SCALE=small: 6 rounds of 4-step runs per configuration): spans only with
+    // tracing on (a chat span per step, an execute_tool span per tool call, one invoke_agent span), ratios to (a), and the
+    // two targets as lines that open with their verdict; the section ends with the targets' count.
+    const telemetryStart = output.indexOf('Telemetry overhead (issue 23)');
+    const telemetryEnd = output.search(/^Telemetry targets: \d of 2 PASS/m);
+    expect(telemetryStart, output).toBeGreaterThan(0);
+    expect(telemetryEnd, output).toBeGreaterThan(telemetryStart);
+    const telemetrySection = output.slice(telemetryStart, telemetryEnd);
+    for (const [label, spans] of [['(a) telemetry: false', 0], ['(b) default, no SDK registered', 0], ['(c) tracing on', 8]] as const) {
+      const [runs, ...figures] = columns(label, 8);
+      expect(runs, label).toBe('6');
+      for (const cell of figures.slice(0, 4)) expect(Number(cell), label).toBeGreaterThan(0);
+      expect(Number(figures[4]), label).toBe(spans);
+      expect(Number(figures[5]) > 0, label).toBe(spans > 0);
+    }
+    expect(telemetrySection.split('\n').filter((line) => /^\([bc]\) \/ \(a\), .*\s\d+\.\d{3}x\s/.test(line)), output).toHaveLength(6);
+    expect(telemetrySection.split('\n').filter((line) => /^(PASS|MISS)\s+tracing (on|off) /.test(line)), output).toHaveLength(2);
     const [noneRss, warmRss, parkedRss] = columns('RSS after GC, MB', 4).map((cell) => Number(cell));
     for (const rss of [noneRss, warmRss, parkedRss]) expect(rss).toBeGreaterThan(0);
     const idle = columns('idle Postgres transactions/s', 4);
