@@ -1,14 +1,15 @@
 /**
  * `npm run serve`: an agent served over HTTP (helix-agents-dbos/server) on 127.0.0.1:3000, backed by DBOS on
  * Postgres (embedded, or DATABASE_URL). Executor routes (`/start`, `/sse`, `/status`, …) and the AI SDK chat
- * routes (`/chat`, what `useChat` speaks). Requests need `Authorization: Bearer $SERVE_TOKEN` (default
+ * routes (`/chat`, what `useChat` speaks), and the console's JSON API (`/console/api/…`: sessions, runs, steps, human
+ * waits, usage, and actions on them). Requests need `Authorization: Bearer $SERVE_TOKEN` (default
  * `dev-token`). Without OPENAI_API_KEY a scripted model answers. `npm run serve -- --once` starts, makes
  * one run through HTTP, prints it and exits (a smoke test).
  */
 import { createServer } from 'node:http';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { z } from 'zod';
-import { DBOSAgentExecutor, defineAgent, defineTool, PostgresStateStore, PostgresStreamManager, registerAgent, VercelAIAdapter, type LLMAdapter } from '../src/index.js';
+import { DBOSAgentExecutor, defineAgent, defineTool, PostgresStateStore, PostgresStreamManager, PostgresUsageStore, registerAgent, VercelAIAdapter, type LLMAdapter } from '../src/index.js';
 import { createAgentServer, createHttpAdapter } from '../src/server/index.js';
 import { MockLLMAdapter } from '../src/testing/index.js';
 import { openDemoDatabase } from './demo/demo-database.js';
@@ -40,9 +41,10 @@ async function chooseModel(): Promise<LLMAdapter> {
 const database = await openDemoDatabase();
 const stateStore = new PostgresStateStore({ connectionString: database.url });
 const streamManager = new PostgresStreamManager({ connectionString: database.url });
+const usageStore = new PostgresUsageStore({ connectionString: database.url });
 await stateStore.migrate();
 registerAgent(assistant); // agents and executor before DBOS.launch(): launch recovers pending runs
-const executor = new DBOSAgentExecutor({ stateStore, streamManager, llmAdapter: await chooseModel() });
+const executor = new DBOSAgentExecutor({ stateStore, streamManager, usageStore, llmAdapter: await chooseModel() });
 DBOS.setConfig({ name: 'helix-agents-serve', systemDatabaseUrl: database.url, applicationVersion: 'helix-serve-1', logLevel: 'warn' });
 await DBOS.launch();
 
@@ -52,6 +54,8 @@ const server = createAgentServer({
   streamManager,
   agents: [assistant],
   chat: { agent: assistant },
+  console: { path: '/console' }, // the console's JSON API under /console/api, with usage from the usage store
+  usageStore,
   // Replace with your real authentication: the principal's id owns the sessions it creates.
   authenticate: (request) => (request.headers.get('authorization') === `Bearer ${TOKEN}` ? { id: 'developer' } : null),
 });
@@ -63,7 +67,10 @@ console.log(`Agent server on ${base} (Postgres: ${database.source})
        -d '{"agentType":"assistant","sessionId":"s1","input":"Weather in Lisbon?"}'
   curl -N '${base}/sse?sessionId=s1&fromSequence=0' -H 'authorization: Bearer ${TOKEN}'
   curl -s '${base}/status?sessionId=s1' -H 'authorization: Bearer ${TOKEN}'
-  useChat: new DefaultChatTransport({ api: '${base}/chat', headers: { authorization: 'Bearer ${TOKEN}' } })`);
+  useChat: new DefaultChatTransport({ api: '${base}/chat', headers: { authorization: 'Bearer ${TOKEN}' } })
+Console API on ${base}/console/api
+  curl -s '${base}/console/api/sessions' -H 'authorization: Bearer ${TOKEN}'
+  curl -s '${base}/console/api/sessions/s1' -H 'authorization: Bearer ${TOKEN}'`);
 
 async function shutdown(): Promise<void> {
   http.closeAllConnections();
@@ -71,7 +78,7 @@ async function shutdown(): Promise<void> {
   // Warm persistent sessions end with completion reason `shutdown` (their next message restarts them).
   await executor.close({ timeoutMs: 10_000 });
   await DBOS.shutdown();
-  await Promise.allSettled([stateStore.close(), streamManager.close()]);
+  await Promise.allSettled([stateStore.close(), streamManager.close(), usageStore.close()]);
   await database.stop();
 }
 
@@ -93,6 +100,8 @@ if (once) {
     status = (await (await fetch(`${base}/status?sessionId=${sessionId}`, { headers })).json()) as { status: string };
   }
   console.log(`POST /start → ${started.status}; streamed text: ${JSON.stringify(text)}; status: ${status.status}`);
+  const page = (await (await fetch(`${base}/console/api/sessions/${sessionId}`, { headers })).json()) as { runs: unknown[]; history: { steps: unknown[] }; usage: { session: { totalTokens: number } } | null };
+  console.log(`GET /console/api/sessions/${sessionId} → ${page.runs.length} run, ${page.history.steps.length} steps, ${page.usage?.session.totalTokens ?? 0} tokens`);
   await shutdown();
 } else {
   // No process.exit: once shut down, nothing keeps the process alive.

@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { noopLogger } from '../hooks/logger.js';
+import { InvalidArgumentError } from '../errors/index.js';
 import { chatRoutes } from './chat-routes.js';
+import { consolePath, consoleRoutes } from './console/console-routes.js';
 import { executorRoutes } from './executor-routes.js';
 import { errorResponse } from './http-errors.js';
 import { AgentServerAuthConfigurationError, AgentServerHttpError } from './server-errors.js';
@@ -19,7 +21,8 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * `fromSequence`), `GET /status` (with `awaitingClientTool`), `POST /interrupt`, `POST /abort`,
  * `POST /submit-tool-result`, `GET /workspace` (404 `RUNTIME_NO_WORKSPACE_SUPPORT`). With `chat`: the AI SDK
  * chat routes `POST /chat`, `GET /chat/{sessionId}/stream`, `POST /chat/{sessionId}/submit-tool-result`,
- * `/interrupt` and `/abort`. Interrupt and abort are durable: any instance serving the same database works.
+ * `/interrupt` and `/abort`. With `console`: the console's JSON API under `{console.path}/api` (default
+ * `/console/api`; see `console-api.ts`). Interrupt and abort are durable: any instance serving the same database works.
  * A valid W3C `traceparent` header on a request that starts a session's run (`POST /start`, `POST /chat`) puts the
  * run in the caller's trace (a remote sub-agent's run under the caller's tool span); a malformed one is ignored.
  *
@@ -29,6 +32,7 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  *
  * @throws AgentServerAuthConfigurationError `SERVER_AUTH_NOT_CONFIGURED` without `authenticate` and without
  *   `allowUnauthenticated: true`.
+ * @throws InvalidArgumentError `INVALID_ARGUMENT` for a malformed `console.path`.
  * @example
  * const server = new AgentServer({ executor, stateStore, streamManager, agents: [assistant], chat: { agent: assistant }, authenticate });
  * export const GET = (request: Request) => server.fetch(request); // e.g. a Next.js route handler
@@ -38,6 +42,8 @@ export class AgentServer {
 
   constructor(options: AgentServerOptions) {
     if (options.authenticate === undefined && options.allowUnauthenticated !== true) throw new AgentServerAuthConfigurationError();
+    const consoleAt = options.console === undefined ? null : consolePath(options.console.path);
+    if (options.console !== undefined && consoleAt === null) throw new InvalidArgumentError('console.path must be / followed by path segments of [A-Za-z0-9._~-], without a trailing /.', { field: 'console.path' });
     const logger = options.logger ?? noopLogger;
     const context = new ServerContext(options, logger);
     const app = new Hono<AgentServerEnvironment>();
@@ -57,6 +63,7 @@ export class AgentServer {
     );
     routes.route('/', executorRoutes(context));
     if (options.chat !== undefined) routes.route('/', chatRoutes(context, options.chat.agent.name));
+    if (consoleAt !== null) routes.route(consoleAt, consoleRoutes(context));
     this.app = app;
   }
 

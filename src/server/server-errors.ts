@@ -1,4 +1,4 @@
-import { HelixError, hasCode } from '../errors/helix-error.js';
+import { HelixError, hasCode, type HelixErrorCode } from '../errors/helix-error.js';
 
 /**
  * Thrown by `new AgentServer(...)` without an `authenticate` hook and without `allowUnauthenticated: true`:
@@ -36,7 +36,19 @@ export type AgentServerErrorCode =
   | 'RUNTIME_NO_WORKSPACE_SUPPORT'
   | 'SESSION_NOT_FOUND'
   | 'NOT_FOUND'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  | 'SESSION_ALREADY_EXISTS'
+  | ConsoleErrorCode;
+
+/**
+ * Codes only the console API answers with: 501 `SESSION_LISTING_UNSUPPORTED` (the state store has no `listSessions`),
+ * 404 `CHECKPOINT_NOT_FOUND` (a branch from a checkpoint the session does not have), 409 `NOT_A_ROOT_SESSION` (run
+ * control of a sub-agent's session: act on its root, which cascades to the tree).
+ *
+ * @example
+ * if (body.error.code === ('NOT_A_ROOT_SESSION' satisfies ConsoleErrorCode)) openRoot();
+ */
+export type ConsoleErrorCode = 'SESSION_LISTING_UNSUPPORTED' | 'CHECKPOINT_NOT_FOUND' | 'NOT_A_ROOT_SESSION';
 
 /**
  * An HTTP error answer of the agent server: `status` and a stable `code`, rendered as
@@ -47,12 +59,13 @@ export type AgentServerErrorCode =
  */
 export class AgentServerHttpError extends HelixError {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 500,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 500 | 501,
     code: AgentServerErrorCode,
     message: string,
     readonly issues?: ReadonlyArray<{ path: string; code: string }>,
   ) {
-    super(code, message);
+    // The console's codes are not in HELIX_ERROR_CODES yet (src/errors/ is another layer): recognized here by name.
+    super(code as HelixErrorCode, message);
     this.name = 'AgentServerHttpError';
   }
   static override isInstance(error: unknown): error is AgentServerHttpError {

@@ -3,6 +3,7 @@ import type { DBOSAgentExecutor } from '../executor/dbos-agent-executor.js';
 import type { Logger } from '../hooks/types.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
+import type { UsageStore } from '../usage/usage-store.js';
 
 /**
  * Who made a request, as returned by `authenticate`. `id` is bound to every session the principal
@@ -57,4 +58,23 @@ export interface AgentServerOptions {
   basePath?: string;
   /** Defaults to a no-op logger. Errors are logged with their code only. */
   logger?: Logger;
+  /**
+   * Enables the console's JSON API under `{path}/api` (see `console-api.ts`): the principal's sessions, each
+   * session's runs, steps, checkpoints, human waits, sub-agent tree and usage, and actions on them. Disabled unless
+   * given; `path` defaults to `/console` (relative to `basePath`). Listing needs a state store with `listSessions`.
+   */
+  console?: AgentServerConsoleOptions;
+  /** The executor's usage store: the console shows usage per run, session and tree from it. Default none (no usage). */
+  usageStore?: UsageStore;
+}
+
+/**
+ * Options of the console (`AgentServerOptions.console`).
+ *
+ * @example
+ * const console: AgentServerConsoleOptions = { path: '/admin/console' };
+ */
+export interface AgentServerConsoleOptions {
+  /** Where the console is served: `/` followed by path segments of `[A-Za-z0-9._~-]`, no trailing `/`. Default `/console`. */
+  path?: string;
 }

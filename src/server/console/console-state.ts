@@ -1,0 +1,114 @@
+import { decideSessionOperation, sessionViewOf } from '../../orchestration/session-transitions.js';
+import type { PendingClientToolCall, RunRecord, SessionState } from '../../types/session.js';
+import type { ServerContext } from '../server-context.js';
+import { openCalls } from '../session-operations.js';
+import { CONSOLE_LIMITS, type ConsoleRunSummary, type ConsoleSessionState } from './console-api.js';
+import { consoleError } from './console-values.js';
+
+/**
+ * The open human calls a session waits for: its own and, for a root, every descendant's (found through the root's
+ * call ownership), oldest first, at most `CONSOLE_LIMITS.pendingCalls`.
+ *
+ * @example
+ * const open = await openCallsOfTree(context, root);
+ */
+export async function openCallsOfTree(context: ServerContext, state: SessionState): Promise<PendingClientToolCall[]> {
+  const calls = openCalls(state);
+  if (state.parentSessionId === undefined) calls.push(...(await descendantOpenCalls(context, state)));
+  return calls.sort((left, right) => left.createdAt - right.createdAt).slice(0, CONSOLE_LIMITS.pendingCalls);
+}
+
+async function descendantOpenCalls(context: ServerContext, root: SessionState): Promise<PendingClientToolCall[]> {
+  const completed = root.completedClientToolCalls ?? {};
+  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([callId, owner]) => owner !== root.sessionId && completed[callId] === undefined);
+  const owners = [...new Set(owned.map(([, owner]) => owner))].slice(0, CONSOLE_LIMITS.pendingCalls);
+  const states = await Promise.all(owners.map((owner) => context.options.stateStore.loadState(owner)));
+  const ownerOf = new Map(owned);
+  return states.flatMap((owner) => (owner === null ? [] : openCalls(owner).filter((call) => ownerOf.get(call.toolCallId) === owner.sessionId)));
+}
+
+/**
+ * A run as the session's current run.
+ *
+ * @example
+ * const current = run === null ? null : runSummary(run);
+ */
+export function runSummary(run: RunRecord): ConsoleRunSummary {
+  return {
+    runId: run.runId,
+    turn: run.turn,
+    status: run.status,
+    ...(run.completionReason === undefined ? {} : { completionReason: run.completionReason }),
+    startedAt: run.startedAt,
+    ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+  };
+}
+
+/**
+ * The root of a session's tree as far as streams go: its id and its stream.
+ *
+ * @example
+ * const root: StreamRoot = { sessionId: 's1', streamId: 's1' };
+ */
+export interface StreamRoot {
+  sessionId: string;
+  streamId: string;
+}
+
+/**
+ * The stream root of a session (`ConsoleSessionAccess.root`).
+ *
+ * @example
+ * const root = streamRootOf(access.root);
+ */
+export function streamRootOf(root: SessionState): StreamRoot {
+  return { sessionId: root.sessionId, streamId: root.streamId ?? root.sessionId };
+}
+
+/**
+ * The session's state as the console answers it, from the session, its current run, its open calls
+ * (`openCallsOfTree`) and its tree's root. `canResume`/`canRetry` are the executor's own session state machine's answers.
+ *
+ * @example
+ * const state = consoleSessionState(session, run, await openCallsOfTree(context, session), streamRootOf(root));
+ */
+export function consoleSessionState(state: SessionState, run: RunRecord | null, open: readonly PendingClientToolCall[], root: StreamRoot): ConsoleSessionState {
+  const view = sessionViewOf(state, run);
+  const streamId = state.streamId ?? (state.parentSessionId === undefined ? state.sessionId : root.streamId);
+  const error = consoleError(state.error);
+  const failed = error !== undefined || state.failureReason !== undefined;
+  const interrupt = state.interruptContext;
+  return {
+    sessionId: state.sessionId,
+    agentType: state.agentType,
+    status: state.status,
+    mode: state.mode ?? 'standard',
+    stepCount: state.stepCount,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    ...(state.parentSessionId === undefined ? {} : { parentSessionId: state.parentSessionId }),
+    ...(state.rootSessionId === undefined ? {} : { rootSessionId: state.rootSessionId }),
+    ...(failed ? { failure: { ...(state.failureReason === undefined ? {} : { reason: state.failureReason }), ...(error === undefined ? {} : { error }) } } : {}),
+    ...(interrupt === undefined ? {} : { interrupt: { ...(interrupt.reason === undefined ? {} : { reason: consoleError(interrupt.reason) }), interruptedAt: interrupt.interruptedAt } }),
+    currentRun: run === null ? null : runSummary(run),
+    awaitingHuman: open.length > 0,
+    openCallCount: open.length,
+    canResume: decideSessionOperation('resume', view).action === 'take_and_start',
+    canRetry: decideSessionOperation('retry', view).action === 'restart',
+    streamId,
+    liveSessionId: state.parentSessionId === undefined ? state.sessionId : streamId === root.streamId ? root.sessionId : null,
+  };
+}
+
+/**
+ * Read a session's state afresh (after an action), as {@link consoleSessionState}; `root` defaults to the session's own.
+ *
+ * @example
+ * const after = await readSessionState(context, 's1');
+ */
+export async function readSessionState(context: ServerContext, sessionId: string, root?: StreamRoot): Promise<ConsoleSessionState | null> {
+  const { stateStore } = context.options;
+  const [state, run] = await Promise.all([stateStore.loadState(sessionId), stateStore.getCurrentRun(sessionId)]);
+  if (state === null) return null;
+  return consoleSessionState(state, run, await openCallsOfTree(context, state), root ?? streamRootOf(state));
+}
