@@ -1,6 +1,6 @@
 import { ProxyTracerProvider, type Meter, type Tracer } from '@opentelemetry/api';
 import { AggregationTemporality, DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { HelixIdGenerator } from '../../src/telemetry/index.js';
 import type { TelemetryOptions } from '../../src/telemetry/agent-telemetry.js';
 
@@ -76,8 +76,9 @@ export interface Emitted {
 }
 
 /**
- * The SDK of configuration (c): a `BasicTracerProvider` with a `SimpleSpanProcessor(InMemorySpanExporter)` and the
- * package's `HelixIdGenerator`, and a `MeterProvider` with a reader collected between runs. Nothing is registered
+ * The SDK of configuration (c): a `BasicTracerProvider` with a `BatchSpanProcessor(InMemorySpanExporter)` (the
+ * processor the Node SDK puts in front of every exporter; `take` flushes it after each run) and the package's
+ * `HelixIdGenerator`, and a `MeterProvider` with a reader collected between runs. Nothing is registered
  * globally, so the default configuration keeps the no-op path in the same process.
  *
  * @example
@@ -87,7 +88,7 @@ export interface Emitted {
 export class TracingKit {
   private readonly exporter = new InMemorySpanExporter();
   private readonly reader = new BetweenRunsReader();
-  private readonly tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(this.exporter)], idGenerator: new HelixIdGenerator() });
+  private readonly tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(this.exporter)], idGenerator: new HelixIdGenerator() });
   private readonly meterProvider = new MeterProvider({ readers: [this.reader] });
   private readonly tracer = this.tracerProvider.getTracer('helix-bench');
   private readonly meter = this.meterProvider.getMeter('helix-bench');

@@ -142,13 +142,21 @@ const heldSpans = new AsyncLocalStorage<Array<() => void>>();
  * @example
  * return afterRecord((hold) => journal.runStep(name, (record) => hold(() => body(record))));
  */
-export async function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Promise<B>) => Promise<T>): Promise<T> {
+export function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Promise<B>) => Promise<T>): Promise<T> {
   const spans: Array<() => void> = [];
-  try {
-    return await record((body) => heldSpans.run(spans, body));
-  } finally {
+  const flush = (): void => {
     for (const emit of spans) emit();
-  }
+  };
+  return record((body) => heldSpans.run(spans, body)).then(
+    (value) => {
+      flush();
+      return value;
+    },
+    (error: unknown) => {
+      flush();
+      throw error;
+    },
+  );
 }
 
 

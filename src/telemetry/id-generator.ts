@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
-
 /**
  * The ids the next span started by this package must get (set around one synchronous `startSpan`).
  * @internal
  */
 let pending: { traceId?: string; spanId?: string } | undefined;
 
+/** Random lowercase hex of `bytes` bytes (as the SDK's own generator: ids need to be unique, not secret). */
 const random = (bytes: number): string => {
-  const hex = randomBytes(bytes).toString('hex');
+  let hex = '';
+  for (let index = 0; index < bytes; index += 4) hex += ((Math.random() * 0x1_0000_0000) >>> 0).toString(16).padStart(8, '0');
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 };
 

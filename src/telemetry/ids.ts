@@ -1,17 +1,52 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Deterministic span and trace ids. A run's spans are emitted when their work ends, possibly in another process than
  * the one that began it (a crash, a park, a queue): their ids come from the run's identity, never from the process,
  * so every process, and every replay, names the same span the same way.
  */
 
-function hexOf(parts: readonly string[], length: number): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\u0000');
-  const hex = hash.digest('hex').slice(0, length);
-  // An all-zero id is invalid in W3C trace context; a hash that produces one is astronomically unlikely, but fixed.
-  return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+/**
+ * cyrb128 (public domain): four 32-bit lanes over the key's UTF-16 code units, mixed. Not cryptographic, and need not
+ * be: ids must be stable and spread, not secret; a sha256 per id cost more than the rest of a span.
+ */
+function cyrb128(key: string): [number, number, number, number] {
+  let h1 = 1779033703;
+  let h2 = 3144134277;
+  let h3 = 1013904242;
+  let h4 = 2773480762;
+  for (let index = 0; index < key.length; index += 1) {
+    const code = key.charCodeAt(index);
+    h1 = h2 ^ Math.imul(h1 ^ code, 597399067);
+    h2 = h3 ^ Math.imul(h2 ^ code, 2869860233);
+    h3 = h4 ^ Math.imul(h3 ^ code, 951274213);
+    h4 = h1 ^ Math.imul(h4 ^ code, 2716044179);
+  }
+  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
+  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
+  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
+  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
+  h1 ^= h2 ^ h3 ^ h4;
+  h2 ^= h1;
+  h3 ^= h1;
+  h4 ^= h1;
+  return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
+}
+
+/** Ids asked for again and again: a session's trace id by each of its spans, a run's span id by its children. */
+const recent = new Map<string, string>();
+const RECENT_IDS = 4_096;
+
+/** A 16- or 32-digit lowercase hex id of the key's parts (never all zeros: invalid in W3C trace context). */
+function hexOf(parts: readonly string[], length: 16 | 32): string {
+  const key = parts.join('\u0000');
+  const known = recent.get(key);
+  if (known !== undefined) return known;
+  const lanes = cyrb128(key);
+  let hex = '';
+  for (let lane = 0; lane < length / 8; lane += 1) hex += lanes[lane]!.toString(16).padStart(8, '0');
+  const id = /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+  if (recent.size >= RECENT_IDS) recent.clear();
+  recent.set(key, id);
+  return id;
 }
 
 /**
