@@ -1,4 +1,4 @@
-import { HelixError, hasCode, type HelixErrorCode } from '../errors/helix-error.js';
+import { HelixError, hasCode } from '../errors/helix-error.js';
 
 /**
  * Thrown by `new AgentServer(...)` without an `authenticate` hook and without `allowUnauthenticated: true`:
@@ -64,8 +64,7 @@ export class AgentServerHttpError extends HelixError {
     message: string,
     readonly issues?: ReadonlyArray<{ path: string; code: string }>,
   ) {
-    // The console's codes are not in HELIX_ERROR_CODES yet (src/errors/ is another layer): recognized here by name.
-    super(code as HelixErrorCode, message);
+    super(code, message);
     this.name = 'AgentServerHttpError';
   }
   static override isInstance(error: unknown): error is AgentServerHttpError {
