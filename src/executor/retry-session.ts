@@ -37,7 +37,12 @@ export async function retrySession(context: RetryContext, agent: AnyAgentConfig,
   const decision = decideSessionOperation('retry', view);
   if (decision.action !== 'restart' || state === null) throw refusalError('retry', decision.action === 'refuse' ? decision.reason : 'not_retryable', sessionId, view);
   const swapped = await stateStore.compareAndSetStatus(sessionId, ['failed'], 'active', { expectedVersion: state.version });
-  if (!swapped.ok) return launcher.handleOfRunningSession(agent, sessionId, run?.runId);
+  if (!swapped.ok) {
+    // Another writer came first: a concurrent retry (wait for its run), or a late write to the failed session (a
+    // cancel recorded twice, a patch): decide again.
+    if ((await stateStore.loadState(sessionId))?.status === 'failed') return retrySession(context, agent, sessionId, options);
+    return launcher.handleOfRunningSession(agent, sessionId, run?.runId);
+  }
   await stateStore.saveState(sessionId, { error: undefined, failureReason: undefined });
   await stateStore.clearInterruptFlag(sessionId); // a flag left by abort() must not stop the retried run
   await config.streamManager.reactivateStream(state.streamId ?? sessionId);

@@ -101,4 +101,28 @@ describe('retry()', () => {
     expect((await runtime.stateStore.listRuns('retry-done')).runs).toHaveLength(1);
     expect((await runtime.stateStore.loadState('retry-done'))?.status).toBe('completed');
   });
+
+  it('retry() whose session got a late write between its read and its swap (a cancel recorded twice) still runs', async () => {
+    llm.use((_input, callIndex) => (callIndex === 0 ? { type: 'error', message: 'model exploded', retryable: false } : { type: 'text', text: 'again' }));
+    const first = await runtime.executor.execute(agent, 'go', { sessionId: 'retry-late-write' });
+    expect((await first.result()).status).toBe('failed');
+    // The swap's first attempt finds the version moved by another writer of the failed session.
+    const store = runtime.stateStore;
+    const swap = store.compareAndSetStatus.bind(store);
+    let late = true;
+    store.compareAndSetStatus = (async (sessionId: string, ...rest: Parameters<typeof swap> extends [string, ...infer R] ? R : never) => {
+      if (late && sessionId === 'retry-late-write') {
+        late = false;
+        await store.updateStatus(sessionId, 'failed', { failureReason: 'aborted' });
+      }
+      return swap(sessionId, ...rest);
+    }) as typeof store.compareAndSetStatus;
+    try {
+      const retried = await runtime.executor.retry(agent, 'retry-late-write');
+      expect(await retried.result()).toMatchObject({ status: 'completed', output: 'again' });
+      expect(late).toBe(false);
+    } finally {
+      store.compareAndSetStatus = swap;
+    }
+  });
 });
