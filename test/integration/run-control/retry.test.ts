@@ -116,7 +116,7 @@ describe('retry()', () => {
         await store.updateStatus(sessionId, 'failed', { failureReason: 'aborted' });
       }
       return swap(sessionId, ...rest);
-    }) as typeof store.compareAndSetStatus;
+    });
     try {
       const retried = await runtime.executor.retry(agent, 'retry-late-write');
       expect(await retried.result()).toMatchObject({ status: 'completed', output: 'again' });
