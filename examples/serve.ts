@@ -1,8 +1,8 @@
 /**
  * `npm run serve`: an agent served over HTTP (helix-agents-dbos/server) on 127.0.0.1:3000, backed by DBOS on
  * Postgres (embedded, or DATABASE_URL). Executor routes (`/start`, `/sse`, `/status`, …) and the AI SDK chat
- * routes (`/chat`, what `useChat` speaks), and the console's JSON API (`/console/api/…`: sessions, runs, steps, human
- * waits, usage, and actions on them). Requests need `Authorization: Bearer $SERVE_TOKEN` (default
+ * routes (`/chat`, what `useChat` speaks), the console's JSON API (`/console/api/…`: sessions, runs, steps, human
+ * waits, usage, and actions on them) and its web UI at `/console/` (after `npm run build`). Requests need `Authorization: Bearer $SERVE_TOKEN` (default
  * `dev-token`). Without OPENAI_API_KEY a scripted model answers. `npm run serve -- --once` starts, makes
  * one run through HTTP, prints it and exits (a smoke test).
  */
@@ -68,6 +68,7 @@ console.log(`Agent server on ${base} (Postgres: ${database.source})
   curl -N '${base}/sse?sessionId=s1&fromSequence=0' -H 'authorization: Bearer ${TOKEN}'
   curl -s '${base}/status?sessionId=s1' -H 'authorization: Bearer ${TOKEN}'
   useChat: new DefaultChatTransport({ api: '${base}/chat', headers: { authorization: 'Bearer ${TOKEN}' } })
+Console on ${base}/console/ (sign in with the token: ${TOKEN}; built by npm run build)
 Console API on ${base}/console/api
   curl -s '${base}/console/api/sessions' -H 'authorization: Bearer ${TOKEN}'
   curl -s '${base}/console/api/sessions/s1' -H 'authorization: Bearer ${TOKEN}'`);

@@ -4,6 +4,7 @@ import { noopLogger } from '../hooks/logger.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { chatRoutes } from './chat-routes.js';
 import { consolePath, consoleRoutes } from './console/console-routes.js';
+import { consoleAssetsDirectory, consoleStatic } from './console/console-static.js';
 import { executorRoutes } from './executor-routes.js';
 import { errorResponse } from './http-errors.js';
 import { AgentServerAuthConfigurationError, AgentServerHttpError } from './server-errors.js';
@@ -22,7 +23,8 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * `POST /submit-tool-result`, `GET /workspace` (404 `RUNTIME_NO_WORKSPACE_SUPPORT`). With `chat`: the AI SDK
  * chat routes `POST /chat`, `GET /chat/{sessionId}/stream`, `POST /chat/{sessionId}/submit-tool-result`,
  * `/interrupt` and `/abort`. With `console`: the console's JSON API under `{console.path}/api` (default
- * `/console/api`; see `console-api.ts`). Interrupt and abort are durable: any instance serving the same database works.
+ * `/console/api`; see `console-api.ts`) and its web UI at `{console.path}/` (the built `dist/console/`, loaded without
+ * authentication: it holds no data). Interrupt and abort are durable: any instance serving the same database works.
  * A valid W3C `traceparent` header on a request that starts a session's run (`POST /start`, `POST /chat`) puts the
  * run in the caller's trace (a remote sub-agent's run under the caller's tool span); a malformed one is ignored.
  *
@@ -50,6 +52,8 @@ export class AgentServer {
     const routes = options.basePath === undefined ? app : app.basePath(options.basePath);
     app.onError((error) => errorResponse(error, logger));
     app.notFound(() => Response.json({ error: { code: 'NOT_FOUND', message: 'No such route.' } }, { status: 404 }));
+    // The console's page and assets hold no data: served before authentication (its API calls carry the token).
+    if (consoleAt !== null) app.use('*', consoleStatic(`${options.basePath ?? ''}${consoleAt}`, options.basePath ?? '', consoleAssetsDirectory()));
     routes.use('*', async (c, next) => {
       c.set('principal', await authenticate(options, c.req.raw, logger));
       await next();

@@ -1,0 +1,54 @@
+/**
+ * The browser tests' agent and scripted model. `clerk` reads the last user message: `approve:` streams a short text
+ * and calls the approval-gated `pay`; `slow:` streams {@link SLOW_TEXT} word by word; anything else is echoed. After
+ * `pay`'s result it streams {@link PAID_TEXT}. Deltas are {@link CHUNK_DELAY_MS} apart, so a page sees text arrive.
+ */
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import type { LLMAdapter } from '../../../src/llm/adapter.js';
+import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+
+export const CHUNK_DELAY_MS = 60;
+export const ASK_TEXT = 'I will pay the invoice once you approve.';
+export const PAID_TEXT = 'Paid five euros. The invoice is settled and the receipt is filed under this session for later review.';
+/** ~60 words: ~3.6 s of streaming, time enough to reload the page in the middle. */
+export const SLOW_TEXT = Array.from({ length: 60 }, (_, index) => `word${index + 1}`).join(' ');
+
+const pay = defineTool({
+  name: 'pay',
+  description: 'Pay an amount',
+  parameters: z.object({ amount: z.number() }),
+  requireApproval: true,
+  execute: async ({ amount }) => ({ paid: amount }),
+});
+
+/** A tool that takes {@link LOOKUP_MS}: a chat page reloads while it runs. */
+export const LOOKUP_MS = 2_500;
+export const LOOKUP_ASK = 'Looking it up.';
+export const LOOKUP_TEXT = 'Found it: the invoice was paid on Monday.';
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Look something up (slowly)',
+  parameters: z.object({ query: z.string() }),
+  execute: async ({ query }) => {
+    await new Promise((done) => setTimeout(done, LOOKUP_MS));
+    return { query, found: true };
+  },
+});
+
+export const clerk = defineAgent({ name: 'clerk', description: 'Pays invoices after approval.', systemPrompt: 'Serve.', tools: [pay, lookup], maxSteps: 4 });
+
+export function clerkModel(): LLMAdapter {
+  return new MockLLMAdapter((input) => {
+    const index = input.messages.map((message) => message.role).lastIndexOf('user');
+    const user = input.messages[index];
+    const text = user?.role === 'user' ? user.content : '';
+    const answered = input.messages.slice(index + 1).some((message) => message.role === 'tool');
+    if (answered && text.startsWith('lookup:')) return { type: 'text', text: LOOKUP_TEXT, chunkDelayMs: CHUNK_DELAY_MS };
+    if (text.startsWith('lookup:')) return { type: 'tool_calls', text: LOOKUP_ASK, toolCalls: [{ name: 'lookup', arguments: { query: text.slice(7).trim() } }] };
+    if (answered) return { type: 'text', text: PAID_TEXT, chunkDelayMs: CHUNK_DELAY_MS };
+    if (text.startsWith('approve:')) return { type: 'tool_calls', text: ASK_TEXT, chunkDelayMs: CHUNK_DELAY_MS, toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] };
+    if (text.startsWith('slow:')) return { type: 'text', text: SLOW_TEXT, chunkDelayMs: CHUNK_DELAY_MS };
+    return { type: 'text', text: `You said: ${text}` };
+  });
+}
