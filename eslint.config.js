@@ -82,6 +82,12 @@ export default tseslint.config(
               message: 'stream/ and usage/ use the store only through its public index (shared SQL and JSON helpers live in src/database/).',
             },
             {
+              target: './src/cli',
+              from: './src',
+              except: ['./cli', './index.ts', './server/index.ts'],
+              message: 'src/cli/ is an entry point over the public API: it imports src/index.ts, src/server/index.ts and its own files only.',
+            },
+            {
               target: ['./src/store', './src/stream', './src/usage', './src/llm', './src/agent', './src/state', './src/hooks', './src/types', './src/errors', './src/database', './src/remote', './src/limits', './src/fleet', './src/telemetry'],
               from: ['./src/steps', './src/workflows', './src/executor', './src/channels'],
               message: 'Lower layers never import the runtime (steps/, workflows/, executor/, channels/).',
@@ -162,6 +168,17 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The operator CLI (src/cli/) reaches the database only through the public stores and DBOS only through its public
+    // API (the path zone above keeps it off src/ internals). Repeats the DBOS-internals rule this block's options replace.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@dbos-inc/dbos-sdk/*', 'pg', 'knex', 'ioredis', '**/journal/fused/*'], message: 'src/cli/ uses the public API only.' }] },
       ],
     },
   },

@@ -46,6 +46,7 @@ const cases: Array<[string, string, string, string]> = [
   ['steps/ send no raw DBOS message', 'steps', RAW_SEND, 'no-restricted-properties'],
   ['workflows/ send no raw DBOS message (kept beside the determinism rules)', 'workflows', RAW_SEND, 'no-restricted-properties'],
   ['channels/ never import the runtime', 'channels', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
+  ['cli/ uses the public API only (src/index.ts, src/server/index.ts)', 'cli', "import { interruptSession } from '../executor/run-control.js';\nexport const x = interruptSession;\n", 'import-x/no-restricted-paths'],
   ['server/ uses the public executor API only', 'server', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", '@typescript-eslint/no-restricted-imports'],
   ['one statement a line (no packing to stay under 300 lines)', 'steps', 'export const x = (): number => {\n  let a = 1; a += 1;\n  return a;\n};\n', 'max-statements-per-line'],
   ['DBOS internals only in the fused journal', 'steps', "import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';\nexport const x = globalParams;\n", '@typescript-eslint/no-restricted-imports'],
