@@ -1,4 +1,4 @@
-import type { HelixErrorCode } from '../index.js';
+import { HelixError, type HelixErrorCode } from '../index.js';
 import type { AgentServerErrorCode } from '../server/index.js';
 
 /**
@@ -33,13 +33,10 @@ export type CliReportedCode = CliErrorCode | HelixErrorCode | AgentServerErrorCo
  * @example
  * throw new HelixCliError('CLI_USAGE', '--limit must be an integer from 1 to 500.');
  */
-export class HelixCliError extends Error {
-  readonly code: CliReportedCode;
-
+export class HelixCliError extends HelixError {
   constructor(code: CliReportedCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HelixCliError';
-    this.code = code;
   }
 
   /**
@@ -48,8 +45,8 @@ export class HelixCliError extends Error {
    * @example
    * if (HelixCliError.isInstance(error)) console.error(error.code);
    */
-  static isInstance(error: unknown): error is HelixCliError {
-    if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== 'string') return false;
+  static override isInstance(error: unknown): error is HelixCliError {
+    if (!HelixError.isInstance(error)) return false;
     return error instanceof HelixCliError || /^(HelixCli|Cli)[A-Za-z]*Error$/.test(error.name);
   }
 }

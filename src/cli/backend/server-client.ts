@@ -1,4 +1,4 @@
-import { CliConnectionError, CliRouteMissingError, CliServerError, type CliReportedCode } from '../cli-errors.js';
+import { CliConnectionError, CliRouteMissingError, CliServerError, HelixCliError, type CliReportedCode } from '../cli-errors.js';
 import { safeText } from '../error-report.js';
 
 /**
@@ -69,7 +69,9 @@ export class ServerClient {
     if (status === 404 && (code === 'NOT_FOUND' || code === undefined)) return new CliRouteMissingError(request.command, request.path.split('?')[0] ?? request.path);
     if (status === 401) return new CliServerError(401, 'UNAUTHENTICATED', 'The AgentServer refused the credentials (401); check --token / HELIX_TOKEN.');
     const message = typeof error?.message === 'string' ? safeText(error.message) : `The AgentServer answered ${status}.`;
-    return new CliServerError(status, (code ?? 'CLI_SERVER_ERROR') as CliReportedCode, message);
+    const answered = new CliServerError(status, (code ?? 'CLI_SERVER_ERROR') as CliReportedCode, message);
+    // A code this release does not know (another server version) is reported as the server's error.
+    return HelixCliError.isInstance(answered) ? answered : new CliServerError(status, 'CLI_SERVER_ERROR', message);
   }
 
   private origin(): string {
