@@ -46,7 +46,7 @@ describe('sessions list and session page', () => {
     await expect.poll(() => page.getByTestId('runs').textContent(), WAIT).toContain('completed');
     await page.getByTestId('steps').locator('details.tool').first().click(); // expand the pay call
     expect(await page.getByTestId('steps').textContent()).toContain('{"paid":5}');
-    expect(await page.getByTestId('usage').textContent()).toMatch(/2 model calls/);
+    await expect.poll(() => page.getByTestId('usage').textContent(), WAIT).toMatch(/^session2 model calls/);
     await page.screenshot({ path: join(kit.artifacts, 'console-session.png'), fullPage: true });
     await page.context().close();
   });
@@ -80,8 +80,7 @@ describe('chat page (useChat against /chat)', () => {
     await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
     expect(await textOf(page, '[data-role=user] .text')).toBe('approve: the invoice');
     await page.screenshot({ path: join(kit.artifacts, 'console-chat.png'), fullPage: true });
-    const session = await kit.call('/console/api/sessions/chat-pay', ALICE);
-    expect(session.body.session.status).toBe('completed');
+    await expect.poll(async () => (await kit.call('/console/api/sessions/chat-pay', ALICE)).body.session.status, WAIT).toBe('completed');
     await page.context().close();
   });
 
@@ -113,9 +112,13 @@ describe('isolation', () => {
     await page.locator('.error').waitFor(WAIT);
     expect(await page.locator('.error').textContent()).toMatch(/No session with this id/);
     expect(await page.locator('[data-testid=steps]').count()).toBe(0);
+    // Reconnecting to alice's chat (resume: true) is refused: the same 404 as a missing session, nothing shown.
+    const refused = page.waitForResponse((response) => response.url().endsWith('/chat/chat-pay/stream'));
     await page.goto(`${kit.url}/console/#/chat/chat-pay`);
-    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
+    expect((await refused).status()).toBe(404);
+    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('error');
     expect(await page.locator('[data-role]').count()).toBe(0);
+    expect(await page.locator('main').textContent()).not.toContain(ASK_TEXT);
     await page.context().close();
   });
 });
