@@ -102,6 +102,27 @@ describe('chat page (useChat against /chat)', () => {
   });
 });
 
+describe('sessions list filters', () => {
+  it('filters by status, agent and waiting for a human (each through the API)', async () => {
+    expect((await kit.call('/start', ALICE, { agentType: 'clerk', sessionId: 'wait-1', input: 'approve: later' })).status).toBe(201);
+    const page = await kit.signedIn(ALICE);
+    const rows = (): Promise<string[]> => page.locator('tr[data-session]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session') ?? ''));
+    await expect.poll(async () => (await rows()).includes('wait-1') && (await rows()).includes('pay-1'), WAIT).toBe(true);
+    await page.getByLabel('waiting for a human').check();
+    await expect.poll(rows, WAIT).toEqual(['wait-1']);
+    await page.getByLabel('waiting for a human').uncheck();
+    await page.getByLabel('Status').selectOption('completed');
+    await expect.poll(async () => (await rows()).sort(), WAIT).toEqual(['chat-lookup', 'chat-pay', 'pay-1', 'slow-1']);
+    expect(await page.getByTestId('total').textContent()).toBe('4 sessions');
+    await page.getByLabel('Status').selectOption('active');
+    await page.getByLabel('Agent').selectOption('clerk');
+    await expect.poll(rows, WAIT).toEqual(['wait-1']);
+    expect((await kit.call('/console/api/sessions/wait-1/abort', ALICE, {})).status).toBe(200);
+    await expect.poll(rows, WAIT).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe('isolation', () => {
   it("another principal sees none of alice's sessions, pages or chats", async () => {
     await expect.poll(async () => (await kit.call('/console/api/sessions', ALICE)).body.total, WAIT).toBeGreaterThanOrEqual(4);
