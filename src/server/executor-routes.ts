@@ -6,9 +6,9 @@ import { owns, type AgentServerEnvironment, type ServerContext } from './server-
 import { abortRun, describeRun, interruptRun, sessionStatus, submitAndContinue } from './session-operations.js';
 import { sseRoute } from './sse-route.js';
 import { incomingTrace } from './trace-context.js';
-import { controlRequestSchema, resumeRequestSchema, startRequestSchema, statusQuerySchema, submitRequestSchema } from './wire-schemas.js';
+import { controlRequestSchema, resumeRequestSchema, retryRequestSchema, startRequestSchema, statusQuerySchema, submitRequestSchema } from './wire-schemas.js';
 
-/** @internal The executor routes: /start, /resume, /sse, /status, /interrupt, /abort, /submit-tool-result, /workspace. */
+/** @internal The executor routes: /start, /resume, /retry, /sse, /status, /interrupt, /abort, /submit-tool-result, /workspace. */
 export function executorRoutes(context: ServerContext): Hono<AgentServerEnvironment> {
   const app = new Hono<AgentServerEnvironment>();
   const { executor, stateStore } = context.options;
@@ -49,6 +49,14 @@ export function executorRoutes(context: ServerContext): Hono<AgentServerEnvironm
       ...(body.message === undefined ? {} : { message: body.message }),
       ...(body.checkpointId === undefined ? {} : { checkpointId: body.checkpointId }),
     });
+    return c.json(await describeRun(context, handle), 200);
+  });
+
+  // A failed or aborted session runs again from its history (the executor's retry()).
+  app.post('/retry', async (c) => {
+    const body = await parseBody(c, retryRequestSchema);
+    const state = await context.ownedSession(c.get('principal'), body.sessionId);
+    const handle = await executor.retry(context.agentOf(state), body.sessionId);
     return c.json(await describeRun(context, handle), 200);
   });
 

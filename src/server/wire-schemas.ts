@@ -66,6 +66,14 @@ export const resumeRequestSchema = z.object({
 export const controlRequestSchema = z.object({ sessionId: sessionIdSchema, reason: reasonSchema.optional() });
 
 /**
+ * Body of POST /retry.
+ *
+ * @example
+ * retryRequestSchema.parse({ sessionId: 's1' });
+ */
+export const retryRequestSchema = z.object({ sessionId: sessionIdSchema });
+
+/**
  * Body of POST /chat/{sessionId}/interrupt and /abort (optional).
  *
  * @example

@@ -155,6 +155,7 @@ describe('executor routes', () => {
       ['/sse?sessionId=owned-1'],
       ['/start', { agentType: 'assistant', sessionId: 'owned-1', input: 'hijack' }],
       ['/resume', { sessionId: 'owned-1', mode: 'with_message', message: 'hijack' }],
+      ['/retry', { sessionId: 'owned-1' }],
       ['/interrupt', { sessionId: 'owned-1' }],
       ['/abort', { sessionId: 'owned-1' }],
       ['/submit-tool-result', { kind: 'client-tool-result', sessionId: 'owned-1', toolCallId, result: { city: 'Mallory' } }],
@@ -202,6 +203,13 @@ describe('executor routes', () => {
     const notResumable = await kit.call('/resume', { token: ALICE, body: { sessionId: 'stop-2' } });
     expect(notResumable.status).toBe(409);
     expect((await jsonOf(notResumable)).error.code).toBe('NOT_RESUMABLE');
+    const retried = await kit.call('/retry', { token: ALICE, body: { sessionId: 'stop-2' } });
+    expect(retried.status).toBe(200);
+    expect((await jsonOf(retried)).runId).toEqual(expect.any(String));
+    await waitFor(async () => (await status('stop-2')).status === 'completed', 15_000, 'stop-2 retried and completed');
+    const nothingToRetry = await kit.call('/retry', { token: ALICE, body: { sessionId: 'stop-2' } });
+    expect(nothingToRetry.status).toBe(409);
+    expect((await jsonOf(nothingToRetry)).error.code).toBe('NOT_RESUMABLE');
   });
 
   it('/start with an existing session id of the same principal answers its run without starting another', async () => {
