@@ -3,6 +3,12 @@ import type { ConsoleAgentsResponse, ConsoleSessionListResponse } from '../../sr
 import { getJson, when } from './api.js';
 
 const STATUSES = ['active', 'completed', 'failed', 'interrupted', 'paused'] as const;
+/** The "updated" filter's windows (ms before now). */
+const UPDATED_WITHIN: ReadonlyArray<[label: string, ms: number]> = [
+  ['last hour', 3_600_000],
+  ['last day', 86_400_000],
+  ['last week', 604_800_000],
+];
 
 /** The principal's top-level sessions: filters (agent, status, waiting for a human), counts and cursor paging. */
 export function SessionsPage() {
@@ -10,6 +16,7 @@ export function SessionsPage() {
   const [agent, setAgent] = useState('');
   const [status, setStatus] = useState('');
   const [awaitingHuman, setAwaitingHuman] = useState(false);
+  const [updatedWithin, setUpdatedWithin] = useState('');
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one
   const [page, setPage] = useState<ConsoleSessionListResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -23,6 +30,7 @@ export function SessionsPage() {
     if (agent !== '') query.set('agent', agent);
     if (status !== '') query.set('status', status);
     if (awaitingHuman) query.set('awaitingHuman', 'true');
+    if (updatedWithin !== '') query.set('updatedSince', String(Date.now() - Number(updatedWithin)));
     if (cursor !== undefined) query.set('cursor', cursor);
     let live = true;
     const load = (): void =>
@@ -33,7 +41,7 @@ export function SessionsPage() {
     load();
     const timer = setInterval(load, 3_000);
     return () => ((live = false), clearInterval(timer));
-  }, [agent, status, awaitingHuman, cursor]);
+  }, [agent, status, awaitingHuman, updatedWithin, cursor]);
   const filter = (apply: () => void): void => (apply(), setCursors([]));
 
   return (
@@ -65,6 +73,17 @@ export function SessionsPage() {
             <option value="">all</option>
             {STATUSES.map((name) => (
               <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Updated{' '}
+          <select value={updatedWithin} onChange={(event) => filter(() => setUpdatedWithin(event.target.value))}>
+            <option value="">any time</option>
+            {UPDATED_WITHIN.map(([label, ms]) => (
+              <option key={label} value={String(ms)}>
+                {label}
+              </option>
             ))}
           </select>
         </label>

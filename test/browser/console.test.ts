@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { ASK_TEXT, LOOKUP_ASK, LOOKUP_TEXT, PAID_TEXT, SLOW_TEXT } from './support/browser-agents.js';
 import { ALICE, BOB, startBrowserKit, type BrowserKit } from './support/browser-kit.js';
 
@@ -103,7 +104,7 @@ describe('chat page (useChat against /chat)', () => {
 });
 
 describe('sessions list filters', () => {
-  it('filters by status, agent and waiting for a human (each through the API)', async () => {
+  it('filters by status, update time, agent and waiting for a human (each through the API)', async () => {
     expect((await kit.call('/start', ALICE, { agentType: 'clerk', sessionId: 'wait-1', input: 'approve: later' })).status).toBe(201);
     const page = await kit.signedIn(ALICE);
     const rows = (): Promise<string[]> => page.locator('tr[data-session]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session') ?? ''));
@@ -114,6 +115,13 @@ describe('sessions list filters', () => {
     await page.getByLabel('Status').selectOption('completed');
     await expect.poll(async () => (await rows()).sort(), WAIT).toEqual(['chat-lookup', 'chat-pay', 'pay-1', 'slow-1']);
     expect(await page.getByTestId('total').textContent()).toBe('4 sessions');
+    // A session last written two days ago leaves the list of the last day, and comes back for the last week.
+    await backdate('slow-1', 2 * 86_400_000);
+    await page.getByLabel('Updated').selectOption({ label: 'last day' });
+    await expect.poll(async () => (await rows()).sort(), WAIT).toEqual(['chat-lookup', 'chat-pay', 'pay-1']);
+    await page.getByLabel('Updated').selectOption({ label: 'last week' });
+    await expect.poll(async () => (await rows()).sort(), WAIT).toEqual(['chat-lookup', 'chat-pay', 'pay-1', 'slow-1']);
+    await page.getByLabel('Updated').selectOption({ label: 'any time' });
     await page.getByLabel('Status').selectOption('active');
     await page.getByLabel('Agent').selectOption('clerk');
     await expect.poll(rows, WAIT).toEqual(['wait-1']);
@@ -188,3 +196,14 @@ describe('the console page and assets (no browser)', () => {
     expect((await get('/console/', { method: 'POST' })).status).toBe(401);
   });
 });
+
+/** Move a session's last write back in time (what a session idle for that long looks like). */
+async function backdate(sessionId: string, byMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: kit.runtime.database.url });
+  await client.connect();
+  try {
+    await client.query('UPDATE __agents_sessions SET updated_at = updated_at - $2 WHERE session_id = $1', [sessionId, byMs]);
+  } finally {
+    await client.end();
+  }
+}
