@@ -102,7 +102,7 @@ export type {
 
 // Storage
 export { withIdleTransactionTimeout, DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS } from './store/postgres/session-timeouts.js';
-export { PostgresStateStore, runMigrations, type SessionStateStore, type SessionListPage, type SessionListQuery, type SessionSummary, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
+export { PostgresStateStore, runMigrations, openCallsOf, openCallsOfDescendants, type SessionStateStore, type SessionListPage, type SessionListQuery, type SessionSummary, type PostgresStateStoreOptions, type PostgresStateStoreConnection } from './store/index.js';
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
 // What a component declares (`stepRecords`) to commit its writes in the fused journal's step record transaction.
 export type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from './types/step-records.js';

@@ -4,7 +4,7 @@ import { isDBOSControlError } from '../workflows/dbos-control-errors.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
-import type { PendingClientToolCall, RunRecord, SessionState } from '../types/session.js';
+import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
@@ -12,6 +12,7 @@ import { waitingResultOf } from './waiting-result.js';
 import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS } from './remote-result.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
+import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 import type { UsageStore } from '../usage/usage-store.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
@@ -253,26 +254,11 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     if (run?.status !== 'running') return undefined;
     const state = await this.context.stateStore.loadState(this.sessionId);
     const open = [
-      ...Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined),
+      ...openCallsOf(state),
       ...(state === null ? [] : await openCallsOfDescendants(this.context.stateStore, state)),
     ];
     // An interrupted run is ending (woken, it records `interrupted`): its outcome is that, not the wait.
     if (open.length === 0 || (await this.context.stateStore.isInterruptRequested(this.sessionId))) return undefined;
     return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
   }
-}
-
-/**
- * @internal Calls that sub-agents of this (root) session wait on: the root's ownership map names each call's owner; a call
- * is open while its owner's entry has no submission and the root has not recorded it completed.
- */
-export async function openCallsOfDescendants(stateStore: SessionStateStore, root: SessionState): Promise<PendingClientToolCall[]> {
-  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([toolCallId, owner]) => owner !== root.sessionId && root.completedClientToolCalls?.[toolCallId] === undefined);
-  if (owned.length === 0) return [];
-  const owners = new Map<string, SessionState | null>();
-  for (const owner of new Set(owned.map(([, owner]) => owner))) owners.set(owner, await stateStore.loadState(owner));
-  return owned.flatMap(([toolCallId, owner]) => {
-    const entry = owners.get(owner)?.pendingClientToolCalls?.[toolCallId];
-    return entry !== undefined && entry.submittedAt === undefined ? [entry] : [];
-  });
 }

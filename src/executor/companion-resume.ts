@@ -6,6 +6,7 @@ import { peekRegisteredAgent } from '../steps/runtime-registry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { SessionState } from '../types/session.js';
 import { descendantSessions } from './run-control.js';
+import { openCallsOf } from '../store/open-calls.js';
 import type { AgentExecutionHandle } from './types.js';
 
 /** Resume one session (the executor's `resume()`). */
@@ -44,8 +45,7 @@ export async function resumeParkedCompanions(stateStore: SessionStateStore, logg
 async function answeredAndParked(stateStore: SessionStateStore, state: SessionState): Promise<boolean> {
   if (readPersistentMarker(state.metadata) === undefined || state.parentSessionId === undefined) return false;
   if (state.status !== 'active' || state.suspendedStepId === undefined) return false;
-  const open = Object.values(state.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
-  if (open.length > 0) return false;
+  if (openCallsOf(state).length > 0) return false;
   return isParkedRunStatus((await stateStore.getCurrentRun(state.sessionId))?.status);
 }
 

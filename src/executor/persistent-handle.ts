@@ -13,6 +13,7 @@ import { waitForRunChange } from '../steps/run-signals.js';
 import type { HandleCallbacks } from './agent-handle.js';
 import { waitingResultOf } from './waiting-result.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
+import { openCallsOf } from '../store/open-calls.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 
 /** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
@@ -174,7 +175,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
   /** While the turn waits warm for client tool results or approvals. */
   private async waitingResult(run: RunRecord): Promise<AgentResult<TOutput> | undefined> {
     const state = await this.context.stateStore.loadState(this.sessionId);
-    const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined && entry.runId === this.runId);
+    const open = openCallsOf(state).filter((entry) => entry.runId === this.runId);
     if (open.length === 0) return undefined;
     return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
   }

@@ -9,6 +9,7 @@ import { forwardToRemoteSubAgents } from './remote-control.js';
 import { readPersistentMarker } from '../orchestration/persistent-session.js';
 import { closeCompanionSession } from '../steps/companion-children.js';
 import { openStreamWriter, recordRunAborted, settleOpenCalls } from '../steps/aborted-run.js';
+import { openCallsOf } from '../store/open-calls.js';
 import { abortErrorText } from '../orchestration/abort-text.js';
 
 /**
@@ -17,7 +18,7 @@ import { abortErrorText } from '../orchestration/abort-text.js';
  */
 export async function wakeWaitingRun(stateStore: SessionStateStore, sessionId: string, workflowId: string): Promise<number> {
   const state = await stateStore.loadState(sessionId);
-  const open = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
+  const open = openCallsOf(state);
   await Promise.all(open.map((entry) => wakeCallWaiter(workflowId, entry.toolCallId)));
   return open.length;
 }

@@ -6,7 +6,7 @@ import { companionEntry, resumeParkedCompanions } from './companion-resume.js';
 import { peekRegisteredAgent } from '../steps/runtime-registry.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { SessionState } from '../types/session.js';
-import { openCallsOfDescendants } from './agent-handle.js';
+import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 import { dbosCallContext } from './replay-safe.js';
 import { submitToolResult, type SubmitToolResult, type SubmitToolResultResponse } from './submit-tool-result.js';
 import type { AgentExecutionHandle } from './types.js';
@@ -32,7 +32,7 @@ export async function followUpSubmission(stateStore: SessionStateStore, sessionI
   const state = await stateStore.loadState(sessionId);
   const run = await stateStore.getCurrentRun(sessionId);
   const decision = decideSessionOperation('submit', sessionViewOf(state, run));
-  const own = Object.values(state?.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined).length;
+  const own = openCallsOf(state).length;
   const descendants = state === null ? 0 : (await openCallsOfDescendants(stateStore, state)).length;
   return { next: decision.action === 'wake' ? 'continues' : 'needs_resume', openCalls: own + descendants, agentType: state?.agentType, parked: isParkedRunStatus(run?.status) };
 }

@@ -1,7 +1,7 @@
 import type { SubmitToolResult } from '../executor/submit-tool-result.js';
 import type { SessionState } from '../types/session.js';
 import type { KnownToolCalls } from './ui-message-chunks.js';
-import { openCalls } from './session-operations.js';
+import { openCallsOf } from '../store/open-calls.js';
 import type { ChatMessage } from './wire-schemas.js';
 
 /** A tool part of a UI message, read leniently (static `tool-<name>` parts and `dynamic-tool` parts). */
@@ -33,7 +33,7 @@ export function userText(message: ChatMessage): string {
  * Parts for anything else (answered before, unknown ids) are ignored.
  */
 export function answersOf(message: ChatMessage, state: SessionState): SubmitToolResult[] {
-  const open = new Map(openCalls(state).map((entry) => [entry.toolCallId, entry]));
+  const open = new Map(openCallsOf(state).map((entry) => [entry.toolCallId, entry]));
   const submissions: SubmitToolResult[] = [];
   for (const part of toolParts(message)) {
     const pending = open.get(part.toolCallId);

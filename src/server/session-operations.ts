@@ -1,8 +1,9 @@
 import { isParkedRunStatus } from '../index.js';
 import type { AgentExecutionHandle } from '../executor/types.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from '../executor/submit-tool-result.js';
-import type { PendingClientToolCall, SessionState } from '../types/session.js';
+import type { SessionState } from '../types/session.js';
 import { AgentServerHttpError } from './server-errors.js';
+import { openCallsOf } from '../store/open-calls.js';
 import type { ServerContext } from './server-context.js';
 
 /** @internal Where a run's chunks are: read `streamId` after `startSequence` to get exactly this run. */
@@ -22,17 +23,12 @@ export async function describeRun(context: ServerContext, handle: AgentExecution
   return { sessionId: handle.sessionId, runId: handle.runId, streamId, startSequence };
 }
 
-/** @internal Calls still waiting for a client result or an approval. */
-export function openCalls(state: SessionState): PendingClientToolCall[] {
-  return Object.values(state.pendingClientToolCalls ?? {}).filter((entry) => entry.submittedAt === undefined);
-}
-
 /** @internal What GET /status answers. */
 export async function sessionStatus(context: ServerContext, state: SessionState): Promise<Record<string, unknown>> {
   const { stateStore, streamManager } = context.options;
   const streamId = state.streamId ?? state.sessionId;
   const [run, stream] = await Promise.all([stateStore.getCurrentRun(state.sessionId), streamManager.getInfo(streamId)]);
-  const open = openCalls(state);
+  const open = openCallsOf(state);
   const ended = state.failureReason === 'aborted' || state.status === 'failed' || state.status === 'completed';
   return {
     sessionId: state.sessionId,
@@ -84,7 +80,7 @@ export async function submitAndContinue(
   for (const submission of submissions) responses.push(await executor.submitToolResult(submission));
   const agent = context.agentOf(state);
   const [after, run] = await Promise.all([stateStore.loadState(state.sessionId), stateStore.getCurrentRun(state.sessionId)]);
-  if (after === null || run === null || openCalls(after).length > 0) return { responses, handle: null };
+  if (after === null || run === null || openCallsOf(after).length > 0) return { responses, handle: null };
   if (isParkedRunStatus(run.status)) return { responses, handle: await executor.resume(agent, state.sessionId) };
   return { responses, handle: run.status === 'running' ? await executor.getHandle(agent, state.sessionId) : null };
 }

@@ -1,7 +1,7 @@
 import { createUIMessageStream, type FinishReason, type UIMessage, type UIMessageChunk } from 'ai';
 import type { StreamChunk } from '../types/stream.js';
 import type { ServerContext } from './server-context.js';
-import { openCalls } from './session-operations.js';
+import { openCallsOf } from '../store/open-calls.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
 import { UIMessageChunkMapper, type KnownToolCalls } from './ui-message-chunks.js';
 
@@ -44,7 +44,7 @@ export function uiRunStream(context: ServerContext, input: UIRunStreamInput): Re
       const announced = new Set(Object.keys(input.knownToolCalls ?? {}));
       const waitsForClient = async (): Promise<boolean> => {
         const state = await stateStore.loadState(input.sessionId);
-        const open = state === null ? [] : openCalls(state);
+        const open = state === null ? [] : openCallsOf(state);
         return open.length > 0 && open.every((entry) => announced.has(entry.toolCallId));
       };
       let lastSequence = input.fromSequence;

@@ -1,5 +1,6 @@
 export type { SessionStateStore, StoredMessage } from './state-store.js';
 export type { SessionListPage, SessionListQuery, SessionSummary } from './session-listing.js';
+export { openCallsOf, openCallsOfDescendants } from './open-calls.js';
 export type { StateStoreStepRecords, StepCommitOnConnection } from './step-records.js';
 export { InMemoryStateStore } from './memory/in-memory-state-store.js';
 export {

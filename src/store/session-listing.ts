@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { openCallsOf } from './open-calls.js';
 import type { DBOSAgentMode, SessionState, SessionStatus } from '../types/session.js';
 
 /**
@@ -106,7 +107,7 @@ function decodeCursor(cursor: string): { updatedAt: number; sessionId: string } 
 
 /** Whether a session holds a human call no one has answered (an `active` session only). */
 export function awaitsHuman(state: Pick<SessionState, 'status' | 'pendingClientToolCalls'>): boolean {
-  return state.status === 'active' && Object.values(state.pendingClientToolCalls ?? {}).some((call) => call.submittedAt === undefined);
+  return state.status === 'active' && openCallsOf(state).length > 0;
 }
 
 /** A session's list row. */

@@ -1,4 +1,5 @@
 import {
+  openCallsOfDescendants,
   HelixError,
   PostgresStateStore,
   PostgresStreamManager,
@@ -14,7 +15,7 @@ import {
 import { CliUnsupportedError } from '../cli-errors.js';
 import type { OperatorBackend, PendingCallView, PruneOutcome, RunStarted, SessionDetail } from './operator-backend.js';
 import { OperatorRuntime } from './operator-runtime.js';
-import { messageViewOf, openCallsOf, pendingViewOf, runViewOf, sessionViewOf } from './store-views.js';
+import { byCreation, messageViewOf, openCallsOf, pendingViewOf, runViewOf, sessionViewOf } from './store-views.js';
 
 /**
  * Options of `DirectBackend`.
@@ -143,12 +144,8 @@ export class DirectBackend implements OperatorBackend {
   /** A session's open calls and, for a root, its sub-agents' (through the root's call ownership), addressed to the root. */
   private async treeCalls(state: SessionState): Promise<PendingCallView[]> {
     const answerTo = state.rootSessionId ?? state.sessionId;
-    const completed = state.completedClientToolCalls ?? {};
-    const owned = Object.entries(state.clientToolCallOwnership ?? {}).filter(([callId, owner]) => owner !== state.sessionId && completed[callId] === undefined);
-    const owners = await Promise.all([...new Set(owned.map(([, owner]) => owner))].map((owner) => this.stateStore.loadState(owner)));
-    const ownerOf = new Map(owned);
-    const below = owners.flatMap((owner) => (owner === null ? [] : openCallsOf(owner).filter((call) => ownerOf.get(call.toolCallId) === owner.sessionId)));
-    return [...openCallsOf(state), ...below].sort((left, right) => left.createdAt - right.createdAt).map((call) => pendingViewOf(answerTo, call));
+    const below = await openCallsOfDescendants(this.stateStore, state);
+    return byCreation([...openCallsOf(state), ...below]).map((call) => pendingViewOf(answerTo, call));
   }
 
   private async session(sessionId: string): Promise<SessionState> {

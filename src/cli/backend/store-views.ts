@@ -1,4 +1,4 @@
-import type { PendingClientToolCall, RunRecord, SessionState, StoredMessage } from '../../index.js';
+import { openCallsOf as openCalls, type PendingClientToolCall, type RunRecord, type SessionState, type StoredMessage } from '../../index.js';
 import type { MessageView, PendingCallView, RunView, SessionView } from './operator-backend.js';
 
 /**
@@ -52,9 +52,12 @@ export function runViewOf(run: RunRecord): RunView {
  * openCallsOf(state).length; // 1
  */
 export function openCallsOf(state: Pick<SessionState, 'pendingClientToolCalls'>): PendingClientToolCall[] {
-  return Object.values(state.pendingClientToolCalls ?? {})
-    .filter((call) => call.submittedAt === undefined)
-    .sort((left, right) => left.createdAt - right.createdAt);
+  return byCreation(openCalls(state));
+}
+
+/** Calls oldest first. */
+export function byCreation(calls: PendingClientToolCall[]): PendingClientToolCall[] {
+  return calls.sort((left, right) => left.createdAt - right.createdAt);
 }
 
 /**

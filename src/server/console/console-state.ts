@@ -1,8 +1,8 @@
 import { decideSessionOperation, sessionViewOf } from '../../orchestration/session-transitions.js';
 import type { PendingClientToolCall, RunRecord, SessionState } from '../../types/session.js';
 import type { ServerContext } from '../server-context.js';
-import { openCalls } from '../session-operations.js';
 import { CONSOLE_LIMITS, type ConsoleRunSummary, type ConsoleSessionState } from './console-api.js';
+import { openCallsOf, openCallsOfDescendants } from '../../store/open-calls.js';
 import { consoleError } from './console-values.js';
 
 /**
@@ -13,18 +13,9 @@ import { consoleError } from './console-values.js';
  * const open = await openCallsOfTree(context, root);
  */
 export async function openCallsOfTree(context: ServerContext, state: SessionState): Promise<PendingClientToolCall[]> {
-  const calls = openCalls(state);
-  if (state.parentSessionId === undefined) calls.push(...(await descendantOpenCalls(context, state)));
+  const calls = openCallsOf(state);
+  if (state.parentSessionId === undefined) calls.push(...(await openCallsOfDescendants(context.options.stateStore, state, { maxOwners: CONSOLE_LIMITS.pendingCalls })));
   return calls.sort((left, right) => left.createdAt - right.createdAt).slice(0, CONSOLE_LIMITS.pendingCalls);
-}
-
-async function descendantOpenCalls(context: ServerContext, root: SessionState): Promise<PendingClientToolCall[]> {
-  const completed = root.completedClientToolCalls ?? {};
-  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([callId, owner]) => owner !== root.sessionId && completed[callId] === undefined);
-  const owners = [...new Set(owned.map(([, owner]) => owner))].slice(0, CONSOLE_LIMITS.pendingCalls);
-  const states = await Promise.all(owners.map((owner) => context.options.stateStore.loadState(owner)));
-  const ownerOf = new Map(owned);
-  return states.flatMap((owner) => (owner === null ? [] : openCalls(owner).filter((call) => ownerOf.get(call.toolCallId) === owner.sessionId)));
 }
 
 /**
