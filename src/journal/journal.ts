@@ -64,9 +64,9 @@ export function journalFromEnvironment(): JournalKind {
 export function runJournaledStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions = {}): Promise<T> {
   if (!DBOS.isInWorkflow() || DBOS.isInStep()) return body(SEPARATE_RECORD);
   // Timed only when it really runs: a replay from the record takes no step time.
-  if (!telemetry().tracing) return active.runStep(name, (record) => timedStep(name, startedAt(), body(record)), options);
+  if (!telemetry().tracing) return active.runStep(name, (record) => timedStep(name, Date.now(), body(record)), options);
   // Its spans go out once the step is recorded: a body killed before that emits none, its re-run emits once.
-  return afterRecord((hold) => active.runStep(name, (record) => timedStep(name, startedAt(), hold(() => body(record))), options));
+  return afterRecord((hold) => active.runStep(name, (record) => timedStep(name, Date.now(), hold(() => body(record))), options));
 }
 
 /**
@@ -79,8 +79,6 @@ export function runJournaledStep<T>(name: string, body: (record: StepRecord) => 
 export function workflowCancelled(workflowID: string): Promise<boolean> {
   return active.workflowCancelled(workflowID);
 }
-
-const startedAt = (): number => Date.now();
 
 /** The body's outcome, its duration recorded (`helix.agent.step.duration`) whether it returned or threw. */
 function timedStep<T>(name: string, since: number, outcome: Promise<T>): Promise<T> {

@@ -1,8 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
 import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
-import { ConfigurationError, HelixError, LLMCallError } from '../errors/index.js';
-import { chatSpan } from '../telemetry/agent-spans.js';
+import { ConfigurationError, LLMCallError } from '../errors/index.js';
+import { chatSpan, errorTypeOf, spanRetry, type SpanRetry } from '../telemetry/agent-spans.js';
 import type { LLMAdapter } from '../llm/adapter.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
 import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
@@ -23,7 +23,7 @@ import { rememberStepStartState } from './step-start-state.js';
 import { pauseUnlessInterrupted, watchInterruptFlag } from './interruptible-pause.js';
 import { waitOutRateLimit } from './rate-limit-wait.js';
 import { acquireModelPermit, releaseModelPermit } from './model-permit.js';
-import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { describeError, hookIdentity, modelKeyOf, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { llmFailure } from './failure-text.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
 import { reopenResumedRun } from './reopen-run.js';
@@ -93,12 +93,12 @@ export class CallLLMStep {
     let resetNeeded = needsStreamReset(turnKeyOf(input));
     const rateLimitWaits = { count: 0, waitedMs: 0 };
     // The first live LLM step of a process that recovered the run is (most likely) a killed attempt's re-run.
-    const requestModel = dependencies.llmAdapter?.modelKey?.(agent.llmConfig);
+    const requestModel = modelKeyOf(environment);
     const span = {
       step: input.step,
       attempt: resetNeeded ? 2 : 1,
       recovered: resetNeeded,
-      retries: [] as Array<{ at: number; errorType: string }>,
+      retries: [] as SpanRetry[],
       input: () => messages,
       ...(requestModel === undefined ? {} : { requestModel }),
     };
@@ -185,12 +185,11 @@ export class CallLLMStep {
           continue;
         }
         const retryable = LLMCallError.isInstance(error) && error.retryable;
-        const errorType = HelixError.isInstance(error) ? error.code : 'Error';
         if (!retryable || attempt >= LLM_ATTEMPTS) {
-          chatSpan(input, { ...span, startedAt: callStartedAt, endedAt: Date.now(), error: { type: errorType } });
+          chatSpan(input, { ...span, startedAt: callStartedAt, endedAt: Date.now(), error: { type: errorTypeOf(error) } });
           throw error;
         }
-        span.retries.push({ at: Date.now(), errorType });
+        span.retries.push(spanRetry(error));
         firstChunkAt = undefined;
         dependencies.logger.warn('llm.retry', { sessionId: input.sessionId, step: input.step, attempt, error: describeError(error) });
         if (await pauseUnlessInterrupted(stateStore, input.sessionId, LLM_RETRY_BASE_MS * 2 ** (attempt - 1))) {

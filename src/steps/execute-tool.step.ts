@@ -13,9 +13,8 @@ import { invokeTool } from './tool-invocation.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
 import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
 import { markWorkflowStartedHere, seenHere } from './stream-reset-tracker.js';
-import { toolSpan } from '../telemetry/agent-spans.js';
+import { spanRetry, toolSpan, type SpanRetry } from '../telemetry/agent-spans.js';
 import { LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME } from '../orchestration/skill-catalog.js';
-import { HelixError } from '../errors/index.js';
 import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { runJournaledStep } from '../journal/journal.js';
@@ -79,7 +78,7 @@ export class ExecuteToolStep {
 
     const base = await seedState(stateStore, input, stepId);
     const startedAt = Date.now();
-    const retries: Array<{ at: number; errorType: string }> = [];
+    const retries: SpanRetry[] = [];
     const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
     // A failure's `error` is what the model reads; `streamed` is its sanitized form for the tool_end chunk.
     let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string; streamed: string } = { error: 'The tool did not run.', streamed: 'TOOL_ERROR: The tool did not run.' };
@@ -93,7 +92,7 @@ export class ExecuteToolStep {
         // A cancelled workflow (abort(), or an operator through DBOS) retries nothing: its step is not recorded.
         if (DBOS.stepStatus?.cancelSignal.aborted === true) break;
         if (attempt < attempts) {
-          retries.push({ at: Date.now(), errorType: HelixError.isInstance(error) ? error.code : 'Error' });
+          retries.push(spanRetry(error));
           dependencies.logger.warn('tool.retry', { sessionId: input.sessionId, toolCallId: call.toolCallId, attempt });
           if (await pauseUnlessInterrupted(stateStore, input.sessionId, retryDelayMs(dependencies.toolRetryPolicy, attempt))) break;
         }

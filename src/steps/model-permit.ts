@@ -4,7 +4,7 @@ import { estimateTokens, permitHolder, type ModelPermit } from '../limits/model-
 import type { RunScope } from '../orchestration/workflow-input.js';
 import type { Message } from '../types/message.js';
 import { pauseUnlessInterrupted } from './interruptible-pause.js';
-import type { StepEnvironment } from './step-scope.js';
+import { modelKeyOf, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
 
 /** A permit taken (release it), no limit on this call, or an interrupt that ended the wait. */
@@ -22,7 +22,7 @@ export async function acquireModelPermit(environment: StepEnvironment, scope: Ru
   const { dependencies, agent, emitter } = environment;
   const limiter = dependencies.modelLimiter;
   if (limiter === undefined) return { kind: 'unlimited' };
-  const modelKey = dependencies.llmAdapter?.modelKey?.(agent.llmConfig) ?? '*';
+  const modelKey = modelKeyOf(environment) ?? '*';
   if (limiter.limitOf(modelKey) === undefined) return { kind: 'unlimited' };
   const estimatedTokens = estimateTokens(JSON.stringify(messages).length, agent.llmConfig.maxOutputTokens);
   const holder = permitHolder(DBOS.executorID, scope.workflowId, scope.step, randomUUID());

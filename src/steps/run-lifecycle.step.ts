@@ -12,7 +12,7 @@ import { forgetHistory } from './history-cache.js';
 import { runJournaledStep } from '../journal/journal.js';
 import { runtimeDependencies, workflowHookManagers, workflowUsageStores } from './runtime-registry.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
-import { describeError, hookIdentity, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
+import { describeError, hookIdentity, modelKeyOf, stepEnvironment, turnKeyOf, type RunScope, type StepEnvironment } from './step-scope.js';
 import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow, markWorkflowStartedHere } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
@@ -76,7 +76,7 @@ export class RunLifecycleStep {
       else await deferFinish(record, environment, joined, writes);
       await atRunBoundary('finish_deferred', input.sessionId);
       if (!superseded) {
-        const modelKey = dependencies.llmAdapter?.modelKey?.(environment.agent.llmConfig);
+        const modelKey = modelKeyOf(environment);
         const ending = { status: input.status, completionReason: input.completionReason, stepCount: input.stepCount, run: current, ...(modelKey === undefined ? {} : { modelKey }) };
         await emitRunEnded(stateStore, input, { ...ending, ...(input.error === undefined ? {} : { error: input.error }), ...(input.parent === undefined ? {} : { parent: input.parent }) });
       }

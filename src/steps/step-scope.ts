@@ -27,6 +27,16 @@ export async function stepEnvironment(scope: RunScope, step: number): Promise<St
 }
 
 /**
+ * The model key of the step's agent (`provider:model`, as the adapter names it), or undefined when the adapter has none.
+ *
+ * @example
+ * const modelKey = modelKeyOf(environment) ?? '*';
+ */
+export function modelKeyOf({ dependencies, agent }: Pick<StepEnvironment, 'dependencies' | 'agent'>): string | undefined {
+  return dependencies.llmAdapter?.modelKey?.(agent.llmConfig);
+}
+
+/**
  * The key of a run's process-local registrations (hooks, stream-reset tracking): `turnKey` for a persistent turn,
  * else the workflow id.
  *

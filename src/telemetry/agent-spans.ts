@@ -4,9 +4,36 @@ import type { CompletionReason, RunStatus } from '../types/session.js';
 import type { StepResult } from '../types/llm.js';
 import { telemetry, type SpanScope } from './agent-telemetry.js';
 import { runSpanId, sessionTraceId, toolSpanId } from './ids.js';
+import { HelixError } from '../errors/index.js';
 import * as attr from './semconv.js';
 
 const seconds = (ms: number): number => ms / 1000;
+
+/** A failed attempt retried inside a step: when, and its error type (a HelixError's code, else `Error`). */
+export interface SpanRetry {
+  at: number;
+  errorType: string;
+}
+
+/**
+ * The `error.type` of a thrown value: a HelixError's code (never its text), else `Error`.
+ *
+ * @example
+ * chatSpan(scope, { ...details, error: { type: errorTypeOf(error) } });
+ */
+export function errorTypeOf(error: unknown): string {
+  return HelixError.isInstance(error) ? error.code : 'Error';
+}
+
+/**
+ * The retry event of an attempt that failed now with `error`.
+ *
+ * @example
+ * retries.push(spanRetry(error));
+ */
+export function spanRetry(error: unknown): SpanRetry {
+  return { at: Date.now(), errorType: errorTypeOf(error) };
+}
 
 /** What a `chat` span reports of one LLM call. */
 export interface ChatSpanDetails {
@@ -21,7 +48,7 @@ export interface ChatSpanDetails {
   attempt: number;
   recovered?: boolean;
   /** Provider attempts retried inside the step (after a retryable error), with when they failed. */
-  retries?: Array<{ at: number; errorType: string }>;
+  retries?: SpanRetry[];
   error?: { type: string; message?: string };
   /** The prompt, when content capture is on (read lazily). */
   input?: () => unknown;
@@ -93,7 +120,7 @@ export interface ToolSpanDetails {
   executor?: 'server' | 'client' | 'sub_agent' | 'remote_agent' | 'companion';
   attempt: number;
   recovered?: boolean;
-  retries?: Array<{ at: number; errorType: string }>;
+  retries?: SpanRetry[];
   error?: { type: string; message?: string };
   arguments?: unknown;
   result?: unknown;

@@ -109,14 +109,17 @@ export class AgentTelemetry {
    */
   startingRun<T>(scope: SpanScope, start: () => T): T {
     if (!this.tracing || this.tracer === undefined) return start();
-    this.idsHonored ??= honorsSpanIds(this.tracer);
-    return this.idsHonored ? inRunContext(scope, start) : start();
+    return this.honorsIds(this.tracer) ? inRunContext(scope, start) : start();
   }
 
   private emitNow(scope: SpanScope, ended: EndedSpan): void {
     if (this.tracer === undefined) return;
-    this.idsHonored ??= honorsSpanIds(this.tracer);
-    emitEndedSpan(this.tracer, scope, ended, this.idsHonored);
+    emitEndedSpan(this.tracer, scope, ended, this.honorsIds(this.tracer));
+  }
+
+  private honorsIds(tracer: Tracer): boolean {
+    this.idsHonored ??= honorsSpanIds(tracer);
+    return this.idsHonored;
   }
 }
 
@@ -158,7 +161,6 @@ export function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Pro
     },
   );
 }
-
 
 /** The metric instruments (GenAI names where the conventions have one). */
 export interface Instruments {
