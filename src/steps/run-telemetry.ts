@@ -5,6 +5,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { CompletionReason, RunRecord, RunStatus } from '../types/session.js';
 import { telemetry, type SpanScope } from '../telemetry/agent-telemetry.js';
 import { runSpan, toolSpan } from '../telemetry/agent-spans.js';
+import { STEP, TOOL_CALL_ID, TOOL_NAME } from '../telemetry/semconv.js';
 
 /** How a run ended, as its `invoke_agent` span reports it. */
 export interface RunEnding {
@@ -109,7 +110,7 @@ export async function emitHumanWaits(stateStore: SessionStateStore, scope: SpanS
       name: `await_approval ${call.call.toolName}`,
       startTime: times.startedAt,
       endTime: times.endedAt,
-      attributes: { 'gen_ai.tool.name': call.call.toolName, 'gen_ai.tool.call.id': id, 'helix.approval.decision': decision, 'helix.step': scope.step },
+      attributes: { [TOOL_NAME]: call.call.toolName, [TOOL_CALL_ID]: id, 'helix.approval.decision': decision, [STEP]: scope.step },
       ...(decision === 'approved' || error === undefined ? {} : { error: { type: `approval_${decision}` } }),
     });
   }
