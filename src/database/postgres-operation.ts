@@ -52,7 +52,11 @@ export async function runPostgresOperation<T>(
   body: (attempt: RetryAttempt) => Promise<T>,
   options: { retry: TransientRetryPolicy; logger?: Logger | undefined },
 ): Promise<T> {
-  return withStoreErrors(operation, () => retryTransient(operation, body, { policy: options.retry, classify: transientPostgresCondition, logger: options.logger }), options.logger);
+  return withStoreErrors(
+    operation,
+    () => retryTransient(operation, body, { policy: options.retry, classify: transientPostgresCondition, logger: options.logger }),
+    options.logger,
+  );
 }
 
 /**

@@ -14,10 +14,17 @@ export class RemoteAgentTransportError extends HelixError {
   readonly retryable: boolean;
 
   constructor(operation: string, options: { status?: number; remoteCode?: string; retryable: boolean; cause?: unknown }) {
-    const answer = options.status === undefined ? 'the server could not be reached' : `the server answered ${options.status}${options.remoteCode === undefined ? '' : ` ${options.remoteCode}`}`;
+    const answer =
+      options.status === undefined
+        ? 'the server could not be reached'
+        : `the server answered ${options.status}${options.remoteCode === undefined ? '' : ` ${options.remoteCode}`}`;
     super('REMOTE_TRANSPORT_ERROR', `Remote agent ${operation} failed: ${answer}.`, {
       ...(options.cause === undefined ? {} : { cause: options.cause }),
-      data: { operation, ...(options.status === undefined ? {} : { status: options.status }), ...(options.remoteCode === undefined ? {} : { remoteCode: options.remoteCode }) },
+      data: {
+        operation,
+        ...(options.status === undefined ? {} : { status: options.status }),
+        ...(options.remoteCode === undefined ? {} : { remoteCode: options.remoteCode }),
+      },
     });
     this.name = 'RemoteAgentTransportError';
     this.retryable = options.retryable;
@@ -40,7 +47,10 @@ export class RemoteAgentTransportError extends HelixError {
 export class RemoteSubAgentClientToolUnsupportedError extends HelixError {
   readonly failureReason = 'client-tool-unsupported' as const;
 
-  constructor(readonly remoteSessionId: string, readonly agentType: string) {
+  constructor(
+    readonly remoteSessionId: string,
+    readonly agentType: string,
+  ) {
     super(
       'REMOTE_SUBAGENT_CLIENT_TOOL_UNSUPPORTED',
       `The remote sub-agent "${agentType}" called a client-executed tool; client tools are not supported inside remote sub-agents.`,

@@ -23,7 +23,12 @@ export type ResumeSession = (agent: AnyAgentConfig, sessionId: string) => Promis
  * @example
  * const started = await resumeParkedCompanions(stateStore, logger, 'root-1', (agent, id) => executor.resume(agent, id));
  */
-export async function resumeParkedCompanions(stateStore: SessionStateStore, logger: Logger, rootSessionId: string, resume: ResumeSession): Promise<Array<AgentExecutionHandle<any>>> {
+export async function resumeParkedCompanions(
+  stateStore: SessionStateStore,
+  logger: Logger,
+  rootSessionId: string,
+  resume: ResumeSession,
+): Promise<Array<AgentExecutionHandle<any>>> {
   const root = await stateStore.loadState(rootSessionId);
   if (root === null) return [];
   const started: Array<AgentExecutionHandle<any>> = [];

@@ -96,10 +96,16 @@ export class DBOSAgentExecutor {
    */
   async execute<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
     runTrace(options?.traceparent);
-    return startingRun(this.launcher, agent as AnyAgentConfig, 'execute', { ...options, persistent: options?.mode === 'persistent' }, () => this.executeNow(agent, input, options));
+    return startingRun(this.launcher, agent as AnyAgentConfig, 'execute', { ...options, persistent: options?.mode === 'persistent' }, () =>
+      this.executeNow(agent, input, options),
+    );
   }
 
-  private async executeNow<TState, TOutput>(agent: Agent<TState, TOutput>, input: AgentInput<TState>, options: ExecuteOptions): Promise<AgentExecutionHandle<TOutput>> {
+  private async executeNow<TState, TOutput>(
+    agent: Agent<TState, TOutput>,
+    input: AgentInput<TState>,
+    options: ExecuteOptions,
+  ): Promise<AgentExecutionHandle<TOutput>> {
     const sessionId = options?.sessionId;
     if (sessionId === undefined || sessionId === null) throw new SessionIdRequiredError();
     assertSessionId(sessionId);
@@ -121,7 +127,11 @@ export class DBOSAgentExecutor {
       if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
       const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
       // A stuck run is repaired; a finishing one (its stream ended, its status not yet written) is waited for.
-      if (run?.status === 'running' && ((await repairStuckRun(stateStore, this.config.streamManager, sessionId)) || (await finishedMeanwhile(stateStore, this.config.streamManager, existing)))) continue;
+      if (
+        run?.status === 'running' &&
+        ((await repairStuckRun(stateStore, this.config.streamManager, sessionId)) || (await finishedMeanwhile(stateStore, this.config.streamManager, existing)))
+      )
+        continue;
       const view = sessionViewOf(existing, run);
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {
@@ -131,7 +141,8 @@ export class DBOSAgentExecutor {
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':
           // Session and run read apart can straddle an ending's two writes (a finish's or an abort's): decide again.
-          if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await endedMeanwhile(stateStore, sessionId, run?.runId)))) continue;
+          if ((await repairLostStart(stateStore, sessionId)) || (run?.status !== 'running' && (await endedMeanwhile(stateStore, sessionId, run?.runId))))
+            continue;
           // The session was taken for a new run not recorded yet: wait for that run, not the ended one.
           return this.launcher.handleOfRunningSession(any, sessionId, run?.runId, sameTurn ?? '');
         case 'start_turn': {
@@ -168,7 +179,9 @@ export class DBOSAgentExecutor {
    * Parked companions below the session whose calls are all answered are resumed on their own sessions too.
    */
   async resume<TState, TOutput>(agent: Agent<TState, TOutput>, sessionId: string, options: ResumeOptions = {}): Promise<AgentExecutionHandle<TOutput>> {
-    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', { ...options, sessionId }, () => this.resumeNow(agent, sessionId, options));
+    const handle = await startingRun(this.launcher, agent as AnyAgentConfig, 'resume', { ...options, sessionId }, () =>
+      this.resumeNow(agent, sessionId, options),
+    );
     if (dbosCallContext() === 'outside') await resumeParkedCompanions(this.config.stateStore, this.logger, sessionId, (any, id) => this.resume(any, id));
     return handle;
   }
@@ -231,10 +244,16 @@ export class DBOSAgentExecutor {
       assertSessionAgent(state, agent.name);
       return this.persistent.currentHandle(agent as AnyAgentConfig, sessionId);
     }
-    return observingRun(this.launcher, agent as AnyAgentConfig, sessionId, async () => {
-      assertSessionAgent(await stateStore.loadState(sessionId), agent.name);
-      return stateStore.getCurrentRun(sessionId);
-    }, options);
+    return observingRun(
+      this.launcher,
+      agent as AnyAgentConfig,
+      sessionId,
+      async () => {
+        assertSessionAgent(await stateStore.loadState(sessionId), agent.name);
+        return stateStore.getCurrentRun(sessionId);
+      },
+      options,
+    );
   }
 
   /**

@@ -61,7 +61,8 @@ export class PersistentSessions {
   async execute(agent: AnyAgentConfig, input: AgentInput, options: ExecuteOptions): Promise<AgentExecutionHandle<any>> {
     const { stateStore } = this.config;
     const { sessionId } = options;
-    if (options.branch !== undefined) throw new InvalidArgumentError('A persistent session cannot be started as a branch; branch in standard mode.', { sessionId });
+    if (options.branch !== undefined)
+      throw new InvalidArgumentError('A persistent session cannot be started as a branch; branch in standard mode.', { sessionId });
     const idleTimeoutMs = validIdleTimeout(options.idleTimeoutMs);
     const runId = newRunId();
     const existing = await stateStore.loadState(sessionId);
@@ -112,11 +113,16 @@ export class PersistentSessions {
       if (state === null) throw new SessionNotFoundError(sessionId);
       this.assertPersistent(agent, state);
       const run = await stateStore.getCurrentRun(sessionId);
-      if (state.failureReason === 'aborted') throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
+      if (state.failureReason === 'aborted')
+        throw new NotResumableError(sessionId, 'aborted', 'an aborted session cannot be resumed; use retry() or a new session.');
       const parked = await parkedForHumans(this.config, state);
       if (!parked && state.status !== 'interrupted' && state.status !== 'paused') {
         if (state.status === 'active' && run !== null && run.status === 'running') return this.handle(agent, sessionId, run.runId, run.workflowId ?? '');
-        throw new NotResumableError(sessionId, state.status, state.status === 'failed' ? 'use retry() for a failed turn.' : 'use execute() to send the next message.');
+        throw new NotResumableError(
+          sessionId,
+          state.status,
+          state.status === 'failed' ? 'use retry() for a failed turn.' : 'use execute() to send the next message.',
+        );
       }
       const rewindTo = options.mode === 'from_checkpoint' ? await rewindTarget(stateStore, sessionId, options.checkpointId) : undefined;
       if (!(await takeForResume(stateStore, sessionId, state, parked))) continue;
@@ -198,7 +204,12 @@ export class PersistentSessions {
     }
   }
 
-  private restartInput(agent: AnyAgentConfig, state: SessionState, marker: PersistentMarker | undefined, carried: PersistentTurnMessage[]): PersistentWorkflowInput {
+  private restartInput(
+    agent: AnyAgentConfig,
+    state: SessionState,
+    marker: PersistentMarker | undefined,
+    carried: PersistentTurnMessage[],
+  ): PersistentWorkflowInput {
     const generation = (marker?.generation ?? 0) + 1;
     const override = [...carried].reverse().find((message) => message.idleTimeoutMs !== undefined)?.idleTimeoutMs;
     const previous = marker?.start;
@@ -259,7 +270,8 @@ async function parkedForHumans(config: DBOSAgentExecutorConfig, state: SessionSt
 
 function validIdleTimeout(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError('idleTimeoutMs must be a positive number of milliseconds.', { idleTimeoutMs: value });
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InvalidArgumentError('idleTimeoutMs must be a positive number of milliseconds.', { idleTimeoutMs: value });
   return value;
 }
 

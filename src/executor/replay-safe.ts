@@ -85,7 +85,12 @@ export async function observingRun(
   assertAgentConfig(agent, 'getHandle');
   const pick = async (): Promise<RecordedRun> => {
     const run = await read();
-    return { sessionId, run: run === null ? null : { runId: run.runId, ...(run.workflowId === undefined ? {} : { workflowId: run.workflowId }), startSequence: run.startSequence }, launch: null };
+    return {
+      sessionId,
+      run:
+        run === null ? null : { runId: run.runId, ...(run.workflowId === undefined ? {} : { workflowId: run.workflowId }), startSequence: run.startSequence },
+      launch: null,
+    };
   };
   const recorded = dbosCallContext() === 'workflow' ? await DBOS.runStep(pick, { name: 'helix.getHandle' }) : await pick();
   if (recorded.run === null) return null;

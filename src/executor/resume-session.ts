@@ -22,7 +22,12 @@ import type { AgentExecutionHandle, ResumeOptions } from './types.js';
  * @example
  * const handle = await resumeSession({ config, launcher, persistent }, agent, 's1', {});
  */
-export async function resumeSession(context: RetryContext, agent: AnyAgentConfig, sessionId: string, options: ResumeOptions): Promise<AgentExecutionHandle<any>> {
+export async function resumeSession(
+  context: RetryContext,
+  agent: AnyAgentConfig,
+  sessionId: string,
+  options: ResumeOptions,
+): Promise<AgentExecutionHandle<any>> {
   const { config, launcher } = context;
   assertSessionId(sessionId);
   registerAgent(agent);

@@ -48,7 +48,10 @@ export type PlannedTurn = TurnInput & Pick<AgentWorkflowInput, 'trace'>;
 export function runTrace(traceparent: unknown): Pick<AgentWorkflowInput, 'trace'> {
   if (traceparent === undefined) return {};
   const trace = typeof traceparent === 'string' ? parseTraceparent(traceparent) : undefined;
-  if (trace === undefined) throw new InvalidArgumentError('options.traceparent must be a W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>).', { field: 'traceparent' });
+  if (trace === undefined)
+    throw new InvalidArgumentError('options.traceparent must be a W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>).', {
+      field: 'traceparent',
+    });
   return { trace };
 }
 
@@ -139,7 +142,11 @@ export class RunLauncher {
   }
 
   /** Register a recorded run's hooks and start its workflow (deterministic id). */
-  async launchRun(agent: AnyAgentConfig, input: AgentWorkflowInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>): Promise<AgentExecutionHandle<any>> {
+  async launchRun(
+    agent: AnyAgentConfig,
+    input: AgentWorkflowInput,
+    options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
+  ): Promise<AgentExecutionHandle<any>> {
     const { sessionId, runId, workflowId, startSequence } = input;
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
@@ -168,7 +175,8 @@ export class RunLauncher {
         if (message !== undefined && input?.userMessage?.content !== message) throw new AgentAlreadyRunningError(sessionId, run.status);
         if ((await DBOS.getWorkflowStatus(run.workflowId)) !== null) return this.handleFor(agent, sessionId, run);
         if (input === undefined) throw new AgentAlreadyRunningError(sessionId, 'active');
-        if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS) return this.handleFor(agent, sessionId, run, localHandle(input, await this.startWorkflow(input)));
+        if (Date.now() - run.startedAt > ORPHANED_RUN_AFTER_MS)
+          return this.handleFor(agent, sessionId, run, localHandle(input, await this.startWorkflow(input)));
       }
       if (Date.now() > deadline) throw new AgentAlreadyRunningError(sessionId, 'active');
       await new Promise((resolve) => setTimeout(resolve, 25));

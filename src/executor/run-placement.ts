@@ -65,7 +65,10 @@ export async function placeRun(
   const persistent = options.persistent === true;
   const decision = decideQueuePlacement({
     queueName: agent.queue ?? (persistent ? undefined : config.queue),
-    options: { ...(options.priority === undefined ? {} : { priority: options.priority }), ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }) },
+    options: {
+      ...(options.priority === undefined ? {} : { priority: options.priority }),
+      ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+    },
     perCallRegistrations: options.hooks !== undefined || options.hookManager !== undefined || options.usageStore !== undefined,
   });
   switch (decision.kind) {
@@ -79,7 +82,10 @@ export async function placeRun(
       }
       return undefined;
     case 'queued':
-      return checkQueuePlacement(decision.placement, async () => options.userId ?? (options.sessionId === undefined ? undefined : await earlierPartitionKey(config.stateStore, options.sessionId)));
+      return checkQueuePlacement(
+        decision.placement,
+        async () => options.userId ?? (options.sessionId === undefined ? undefined : await earlierPartitionKey(config.stateStore, options.sessionId)),
+      );
     case 'refused':
       throw placementRefusal(decision.reason, decision.field, agent.name);
   }
@@ -95,7 +101,9 @@ async function earlierPartitionKey(stateStore: SessionStateStore, sessionId: str
 function placementRefusal(reason: PlacementRefusal, field: string, agentName: string): Error {
   switch (reason) {
     case 'option_without_queue':
-      return new InvalidArgumentError(`options.${field} applies to queued runs only: agent "${agentName}" has no queue (neither its own nor the executor's).`, { field });
+      return new InvalidArgumentError(`options.${field} applies to queued runs only: agent "${agentName}" has no queue (neither its own nor the executor's).`, {
+        field,
+      });
     case 'invalid_priority':
       return new InvalidArgumentError('options.priority must be an integer from 0 to 2147483647 (lower runs first).', { field });
     case 'invalid_partition_key':

@@ -47,7 +47,10 @@ export async function createAndStart(
       await reclaimStream(streamManager, sessionId);
       return launcher.launchRun(agent, recorded, options);
     }
-    await stateStore.cloneSession(branch.fromSessionId, sessionId, { agentType: agent.name, ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }) });
+    await stateStore.cloneSession(branch.fromSessionId, sessionId, {
+      agentType: agent.name,
+      ...(branch.checkpointId === undefined ? {} : { checkpointId: branch.checkpointId }),
+    });
   } catch (error) {
     if (!SessionAlreadyExistsError.isInstance(error)) throw error;
     return launcher.handleOfRunningSession(agent, sessionId, undefined, sameTurn ?? '');

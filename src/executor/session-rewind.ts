@@ -27,7 +27,12 @@ export async function rewindTarget(stateStore: SessionStateStore, sessionId: str
  */
 export async function rewindSession(stateStore: SessionStateStore, sessionId: string, checkpoint: Checkpoint): Promise<void> {
   await stateStore.truncateMessages(sessionId, checkpoint.messageCount);
-  await stateStore.saveState(sessionId, { customState: checkpoint.customState, checkpointId: checkpoint.id, pendingClientToolCalls: undefined, suspendedStepId: undefined });
+  await stateStore.saveState(sessionId, {
+    customState: checkpoint.customState,
+    checkpointId: checkpoint.id,
+    pendingClientToolCalls: undefined,
+    suspendedStepId: undefined,
+  });
   forgetHistory(sessionId);
 }
 

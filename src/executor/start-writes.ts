@@ -15,7 +15,12 @@ import type { CompareAndSetOptions, CompareAndSetResult, CreateRunInput, CreateS
  */
 export interface StartWriter {
   createSession(sessionId: string, options: CreateSessionOptions): Promise<void>;
-  compareAndSetStatus(sessionId: string, expectedStatuses: readonly SessionStatus[], newStatus: SessionStatus, options?: CompareAndSetOptions): Promise<CompareAndSetResult>;
+  compareAndSetStatus(
+    sessionId: string,
+    expectedStatuses: readonly SessionStatus[],
+    newStatus: SessionStatus,
+    options?: CompareAndSetOptions,
+  ): Promise<CompareAndSetResult>;
   reactivateStream(streamId: string): Promise<void>;
   clearInterruptFlag(sessionId: string): Promise<void>;
   createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;

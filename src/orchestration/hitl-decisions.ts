@@ -2,7 +2,14 @@ import type { Message, ToolResultMessage } from '../types/message.js';
 import type { SuspendedCall } from '../types/result.js';
 import type { PendingClientToolCall } from '../types/session.js';
 import { findUnpairedFinishCallId, synthesizeFinishToolResult } from './finish-history.js';
-import { APPROVAL_DENIED_MESSAGE, approvalDeniedMessage, CLIENT_TOOL_TIMEOUT_MESSAGE, type HitlCall, type HitlResolution, type Submission } from './hitl-types.js';
+import {
+  APPROVAL_DENIED_MESSAGE,
+  approvalDeniedMessage,
+  CLIENT_TOOL_TIMEOUT_MESSAGE,
+  type HitlCall,
+  type HitlResolution,
+  type Submission,
+} from './hitl-types.js';
 
 /** The pending/completed maps of a session, as the HITL decisions read them. */
 export interface HitlSessionView {
@@ -66,7 +73,11 @@ export function planHitlAnnouncement(
  * @example
  * markCallsCompleted(state.completedClientToolCalls, ['c2'], now); // { c1: 100, c2: now }
  */
-export function markCallsCompleted(completed: Readonly<Record<string, number>> | undefined, toolCallIds: readonly string[], at: number): Record<string, number> {
+export function markCallsCompleted(
+  completed: Readonly<Record<string, number>> | undefined,
+  toolCallIds: readonly string[],
+  at: number,
+): Record<string, number> {
   return { ...(completed ?? {}), ...Object.fromEntries(toolCallIds.map((id) => [id, at])) };
 }
 

@@ -54,9 +54,7 @@ export interface PlacementRequest {
  * const decision: PlacementDecision = { kind: 'queued', placement: { name: 'agents' } };
  */
 export type PlacementDecision =
-  | { kind: 'local' }
-  | { kind: 'queued'; placement: QueuePlacement }
-  | { kind: 'refused'; reason: PlacementRefusal; field: string };
+  { kind: 'local' } | { kind: 'queued'; placement: QueuePlacement } | { kind: 'refused'; reason: PlacementRefusal; field: string };
 
 /**
  * Why a placement is refused: an option without a queue to apply it, a malformed priority or partition key, or
@@ -99,7 +97,10 @@ export function decideQueuePlacement(request: PlacementRequest): PlacementDecisi
  * @example
  * DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID, ...enqueueParams(input.queue) })(input);
  */
-export function enqueueParams(placement: QueuePlacement | undefined): { queueName?: string; enqueueOptions?: { priority?: number; queuePartitionKey?: string } } {
+export function enqueueParams(placement: QueuePlacement | undefined): {
+  queueName?: string;
+  enqueueOptions?: { priority?: number; queuePartitionKey?: string };
+} {
   if (placement === undefined) return {};
   const enqueueOptions = {
     ...(placement.priority === undefined ? {} : { priority: placement.priority }),

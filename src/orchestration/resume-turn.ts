@@ -30,7 +30,9 @@ export function resumeTurnInput(
   const open =
     mode !== 'from_checkpoint' &&
     suspension !== undefined &&
-    (suspension.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) || (suspension.childCalls?.length ?? 0) > 0 || (suspension.companionCalls?.length ?? 0) > 0);
+    (suspension.hitlCalls.some(({ call }) => pending[call.toolCallId] !== undefined) ||
+      (suspension.childCalls?.length ?? 0) > 0 ||
+      (suspension.companionCalls?.length ?? 0) > 0);
   const text = mode === 'with_message' ? options.message : mode === 'with_confirmation' ? (options.message ?? 'Confirmed.') : undefined;
   const userMessage: UserMessage | undefined = text === undefined ? undefined : { id: `${runId}:0:0`, role: 'user', content: text };
   return {
@@ -38,4 +40,3 @@ export function resumeTurnInput(
     ...(run === null ? {} : { resume: { previousRunId: run.runId, ...(open && suspension !== undefined ? { suspension } : {}) } }),
   };
 }
-

@@ -35,13 +35,29 @@ export async function sessionStatus(context: ServerContext, state: SessionState)
     agentType: state.agentType,
     status: state.status,
     stepCount: state.stepCount,
-    run: run === null ? null : { runId: run.runId, status: run.status, turn: run.turn, stepCount: run.stepCount, startSequence: run.startSequence, ...(run.completionReason === undefined ? {} : { completionReason: run.completionReason }) },
+    run:
+      run === null
+        ? null
+        : {
+            runId: run.runId,
+            status: run.status,
+            turn: run.turn,
+            stepCount: run.stepCount,
+            startSequence: run.startSequence,
+            ...(run.completionReason === undefined ? {} : { completionReason: run.completionReason }),
+          },
     ...(state.output === undefined || state.output === null ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
     ...(state.failureReason === undefined ? {} : { failureReason: state.failureReason }),
     awaitingClientTool: open.some((entry) => entry.kind === 'client'),
     awaitingApproval: open.some((entry) => entry.kind === 'approval'),
-    pendingToolCalls: open.map((entry) => ({ toolCallId: entry.toolCallId, toolName: entry.toolName, kind: entry.kind, input: entry.input, ...(entry.approvalId === undefined ? {} : { approvalId: entry.approvalId }) })),
+    pendingToolCalls: open.map((entry) => ({
+      toolCallId: entry.toolCallId,
+      toolName: entry.toolName,
+      kind: entry.kind,
+      input: entry.input,
+      ...(entry.approvalId === undefined ? {} : { approvalId: entry.approvalId }),
+    })),
     canResume: !ended && (state.status === 'interrupted' || state.status === 'paused' || open.length > 0),
     stream: { streamId, status: stream?.status ?? 'active', lastSequence: stream?.lastSequence ?? 0 },
   };

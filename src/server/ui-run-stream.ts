@@ -39,7 +39,10 @@ export function uiRunStream(context: ServerContext, input: UIRunStreamInput): Re
       const close = (): void => void reader.close().catch(() => undefined);
       if (input.signal.aborted) close();
       else input.signal.addEventListener('abort', close, { once: true });
-      const mapper = new UIMessageChunkMapper({ rootAgentId: input.sessionId, ...(input.knownToolCalls === undefined ? {} : { knownToolCalls: input.knownToolCalls }) });
+      const mapper = new UIMessageChunkMapper({
+        rootAgentId: input.sessionId,
+        ...(input.knownToolCalls === undefined ? {} : { knownToolCalls: input.knownToolCalls }),
+      });
       for (const part of mapper.start(input.messageId)) writer.write(part);
       const announced = new Set(Object.keys(input.knownToolCalls ?? {}));
       const waitsForClient = async (): Promise<boolean> => {

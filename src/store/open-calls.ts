@@ -26,7 +26,9 @@ export async function openCallsOfDescendants(
   options: { maxOwners?: number } = {},
 ): Promise<PendingClientToolCall[]> {
   const completed = root.completedClientToolCalls ?? {};
-  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(([toolCallId, owner]) => owner !== root.sessionId && completed[toolCallId] === undefined);
+  const owned = Object.entries(root.clientToolCallOwnership ?? {}).filter(
+    ([toolCallId, owner]) => owner !== root.sessionId && completed[toolCallId] === undefined,
+  );
   if (owned.length === 0) return [];
   const ownerIds = [...new Set(owned.map(([, owner]) => owner))].slice(0, options.maxOwners);
   const owners = new Map(await Promise.all(ownerIds.map(async (owner) => [owner, await stateStore.loadState(owner)] as const)));

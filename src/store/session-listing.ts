@@ -80,11 +80,13 @@ export interface ResolvedSessionListQuery extends Omit<SessionListQuery, 'limit'
 export function resolveSessionListQuery(query: SessionListQuery = {}): ResolvedSessionListQuery {
   if (typeof query !== 'object' || query === null) throw new InvalidArgumentError('listSessions takes a query object.', { field: 'query' });
   const limit = query.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new InvalidArgumentError(`limit must be an integer from 1 to ${MAX_LIMIT}.`, { field: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new InvalidArgumentError(`limit must be an integer from 1 to ${MAX_LIMIT}.`, { field: 'limit' });
   if (query.status !== undefined && (!Array.isArray(query.status) || query.status.some((status) => !STATUSES.has(status)))) {
     throw new InvalidArgumentError('status must be a list of session statuses.', { field: 'status' });
   }
-  if (query.updatedSince !== undefined && !Number.isFinite(query.updatedSince)) throw new InvalidArgumentError('updatedSince must be epoch milliseconds.', { field: 'updatedSince' });
+  if (query.updatedSince !== undefined && !Number.isFinite(query.updatedSince))
+    throw new InvalidArgumentError('updatedSince must be epoch milliseconds.', { field: 'updatedSince' });
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const { cursor: _cursor, ...rest } = query;
   return { ...rest, limit, rootsOnly: query.rootsOnly ?? true, ...(after === undefined ? {} : { after }) };
@@ -144,7 +146,10 @@ export function listMemorySessions(states: readonly SessionState[], query: Resol
     .filter((state) => !query.rootsOnly || state.parentSessionId === undefined)
     .sort((left, right) => right.updatedAt - left.updatedAt || (left.sessionId < right.sessionId ? 1 : left.sessionId > right.sessionId ? -1 : 0));
   const { after } = query;
-  const rest = after === undefined ? matching : matching.filter((state) => state.updatedAt < after.updatedAt || (state.updatedAt === after.updatedAt && state.sessionId < after.sessionId));
+  const rest =
+    after === undefined
+      ? matching
+      : matching.filter((state) => state.updatedAt < after.updatedAt || (state.updatedAt === after.updatedAt && state.sessionId < after.sessionId));
   const sessions = rest.slice(0, query.limit).map(summaryOf);
   const last = sessions.at(-1);
   return { sessions, total: matching.length, ...(rest.length > query.limit && last !== undefined ? { nextCursor: cursorAfter(last) } : {}) };

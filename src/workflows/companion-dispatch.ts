@@ -67,7 +67,12 @@ export async function continueCompanionCalls(context: TurnContext, step: number,
   const outcome: CompanionCallsOutcome = { results: [], waiting: [] };
   for (const [index, wait] of waits.entries()) {
     const turnRunId = prepared[index]?.turnRunId;
-    const settled = await waitForTurn(context, step, wait.call, { name: wait.name, childSessionId: wait.childSessionId, agentType: wait.agentType, ...(turnRunId === undefined ? {} : { turnRunId }) });
+    const settled = await waitForTurn(context, step, wait.call, {
+      name: wait.name,
+      childSessionId: wait.childSessionId,
+      agentType: wait.agentType,
+      ...(turnRunId === undefined ? {} : { turnRunId }),
+    });
     if ('message' in settled) outcome.results.push(settled.message);
     else outcome.waiting.push(settled);
   }
@@ -77,7 +82,8 @@ export async function continueCompanionCalls(context: TurnContext, step: number,
 async function runCompanionCall(context: TurnContext, step: number, call: PlannedCompanionCall): Promise<{ message: IndexedMessage } | WaitingCompanion> {
   const { scope, input } = context;
   const prepared = await CompanionStep.prepare({ ...scope, step, call, rootSessionId: input.rootSessionId, hitlWarmWindowMs: input.warmWindowMs });
-  if (prepared.kind === 'answered') return { message: prepared.error === undefined ? resultFor(call, prepared.result ?? null) : errorMessage(call, prepared.error) };
+  if (prepared.kind === 'answered')
+    return { message: prepared.error === undefined ? resultFor(call, prepared.result ?? null) : errorMessage(call, prepared.error) };
   if (prepared.kind === 'sent') {
     await deliver(prepared.delivery);
     if (prepared.result !== undefined) return { message: resultFor(call, prepared.result) };
@@ -95,7 +101,12 @@ async function deliver({ start, sendAfterStart, workflowId }: CompanionDelivery)
  * Wait for the child's turn to end (or the deadline of `timeoutMs`), then answer with its outcome (a failure stays
  * a failure); a turn that parked for a human: the call waits (parked) for it.
  */
-async function waitForTurn(context: TurnContext, step: number, call: PlannedCompanionCall, wait: TurnWait): Promise<{ message: IndexedMessage } | WaitingCompanion> {
+async function waitForTurn(
+  context: TurnContext,
+  step: number,
+  call: PlannedCompanionCall,
+  wait: TurnWait,
+): Promise<{ message: IndexedMessage } | WaitingCompanion> {
   const { scope, input } = context;
   const startedAt = await DBOS.now();
   const deadline = wait.timeoutMs === undefined ? undefined : startedAt + wait.timeoutMs;
@@ -116,7 +127,8 @@ async function waitForTurn(context: TurnContext, step: number, call: PlannedComp
       return { wait: { call, name: wait.name, childSessionId: wait.childSessionId, agentType: wait.agentType }, toolCallIds: read.waitingCallIds };
     }
     if (read.result !== undefined) {
-      const message = read.outcome.kind === 'failed' ? errorMessage(call, `Companion ${wait.name} failed: ${read.outcome.error}`) : resultFor(call, read.result);
+      const message =
+        read.outcome.kind === 'failed' ? errorMessage(call, `Companion ${wait.name} failed: ${read.outcome.error}`) : resultFor(call, read.result);
       return { message };
     }
     await companionDoneReceiver.receive(wait.childSessionId, deadline === undefined ? COMPANION_WAIT_MS : Math.min(COMPANION_WAIT_MS, deadline - now));

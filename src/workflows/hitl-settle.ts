@@ -48,7 +48,10 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
   const { agent, scope, input } = context;
   const { step } = settle;
   const children = settle.waitingChildren ?? (await runChildren(context, step, settle.suspension.childCalls ?? [], 'continue'));
-  const companions = settle.waitingCompanions === undefined ? await continueCompanionCalls(context, step, settle.suspension.companionCalls ?? []) : { results: [], waiting: settle.waitingCompanions };
+  const companions =
+    settle.waitingCompanions === undefined
+      ? await continueCompanionCalls(context, step, settle.suspension.companionCalls ?? [])
+      : { results: [], waiting: settle.waitingCompanions };
   const priorResults = [...settle.priorResults, ...children.filter(({ outcome }) => isFinished(outcome)).map(childMessage), ...companions.results];
   const waiting = children.filter(({ outcome }) => !isFinished(outcome));
   const suspension: SuspensionRecord = {
@@ -56,7 +59,8 @@ export async function settleStep(context: TurnContext, settle: SettleInput): Pro
     childCalls: waiting.map(({ call }) => call),
     companionCalls: companions.waiting.map(({ wait }) => wait),
   };
-  if (waiting.length > 0 || companions.waiting.length > 0) return parkForChildren(context, { ...settle, priorResults, suspension }, waiting, companions.waiting);
+  if (waiting.length > 0 || companions.waiting.length > 0)
+    return parkForChildren(context, { ...settle, priorResults, suspension }, waiting, companions.waiting);
 
   const waited: HitlWaitOutcome =
     suspension.hitlCalls.length === 0
@@ -134,9 +138,15 @@ async function parkForChildren(context: TurnContext, settle: SettleInput, waitin
   }
   const awaitingChildren: Record<string, SuspendedChildWait> = Object.fromEntries([
     ...waiting.map(({ call }) => [call.toolCallId, { childSessionId: call.childSessionId, toolCallId: call.toolCallId, agentType: call.agentType }]),
-    ...companions.map(({ wait }) => [wait.call.toolCallId, { childSessionId: wait.childSessionId, toolCallId: wait.call.toolCallId, agentType: wait.agentType }]),
+    ...companions.map(({ wait }) => [
+      wait.call.toolCallId,
+      { childSessionId: wait.childSessionId, toolCallId: wait.call.toolCallId, agentType: wait.agentType },
+    ]),
   ]);
-  const childIds = [...waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : [])), ...companions.flatMap(({ toolCallIds }) => toolCallIds)];
+  const childIds = [
+    ...waiting.flatMap(({ outcome }) => (outcome.kind === 'suspended' ? outcome.toolCallIds : [])),
+    ...companions.flatMap(({ toolCallIds }) => toolCallIds),
+  ];
   const ownIds = suspension.hitlCalls.map(({ call }) => call.toolCallId);
   for (let attempt = 1; ; attempt += 1) {
     const { parked } = await ClientToolStep.park({
@@ -154,5 +164,12 @@ async function parkForChildren(context: TurnContext, settle: SettleInput, waitin
   }
   if (interrupted) return finished('interrupted', 'interrupted', step, { error: 'A sub-agent was interrupted.' });
   const calls = suspendedCallsOf(suspension.hitlCalls);
-  return { kind: 'parked', stepCount: step, toolCallIds: [...ownIds, ...childIds], calls, stepId: suspension.stepId, reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children' };
+  return {
+    kind: 'parked',
+    stepCount: step,
+    toolCallIds: [...ownIds, ...childIds],
+    calls,
+    stepId: suspension.stepId,
+    reason: ownIds.length > 0 ? 'client_tool' : 'awaiting_children',
+  };
 }

@@ -10,9 +10,7 @@ import { callReceiver } from './workflow-messages.js';
 
 /** How a human-in-the-loop wait ended. */
 export type HitlWaitOutcome =
-  | { kind: 'answered'; submissions: Record<string, Submission>; expired: string[] }
-  | { kind: 'parked' }
-  | { kind: 'interrupted'; reason?: string };
+  { kind: 'answered'; submissions: Record<string, Submission>; expired: string[] } | { kind: 'parked' } | { kind: 'interrupted'; reason?: string };
 
 /** What the wait needs besides the scope. */
 export interface HitlWaitInput {
@@ -44,7 +42,15 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
   for (;;) {
     const polled = await ClientToolStep.poll({ ...scope, toolCallIds: ids });
     if (polled.interrupted) {
-      await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: true, ...parentOf(input) });
+      await ClientToolStep.park({
+        ...scope,
+        step: input.step,
+        messages: input.messages,
+        toolOutcomes: input.toolOutcomes,
+        suspension: input.suspension,
+        force: true,
+        ...parentOf(input),
+      });
       return { kind: 'interrupted', ...(polled.interruptReason === undefined ? {} : { reason: polled.interruptReason }) };
     }
     const open = openCallIds(ids, polled);
@@ -52,7 +58,15 @@ export async function waitForHumans(scope: RunScope, input: HitlWaitInput): Prom
     if (first === undefined) return { kind: 'answered', submissions: polled.submissions, expired: polled.expired };
     const now = await DBOS.now();
     if (now >= warmUntil) {
-      const { parked } = await ClientToolStep.park({ ...scope, step: input.step, messages: input.messages, toolOutcomes: input.toolOutcomes, suspension: input.suspension, force: false, ...parentOf(input) });
+      const { parked } = await ClientToolStep.park({
+        ...scope,
+        step: input.step,
+        messages: input.messages,
+        toolOutcomes: input.toolOutcomes,
+        suspension: input.suspension,
+        force: false,
+        ...parentOf(input),
+      });
       if (parked) return { kind: 'parked' };
       continue;
     }

@@ -118,7 +118,12 @@ export class PersistentWorkflows {
  * turn found there reopens the session and is queued; a shutdown request closes it with `shutdown`); else
  * `closed`. Returns the reason the workflow ends with, or undefined when it goes on.
  */
-async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, reason: PersistentEndReason, idleDeadlineAt: number | undefined, queue: PersistentTurnMessage[]): Promise<PersistentEndReason | undefined> {
+async function closeWhenEmpty(
+  close: { sessionId: string; workflowId: string },
+  reason: PersistentEndReason,
+  idleDeadlineAt: number | undefined,
+  queue: PersistentTurnMessage[],
+): Promise<PersistentEndReason | undefined> {
   if (!(await PersistentStep.beginClose(close)).ok) return reason;
   const late = await persistentInboxReceiver.receive(undefined, 0);
   if (late?.kind === 'shutdown') {
@@ -138,12 +143,20 @@ async function closeWhenEmpty(close: { sessionId: string; workflowId: string }, 
  * A turn parked waiting for a human (`suspended`), or `executor.close()` asked the session to end (`shutdown`):
  * close, keeping every queued message as `deferred` for the resume or restart.
  */
-async function closeKeepingMessages(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[], reason: 'suspended' | 'shutdown'): Promise<void> {
+async function closeKeepingMessages(
+  close: { sessionId: string; workflowId: string },
+  queue: PersistentTurnMessage[],
+  reason: 'suspended' | 'shutdown',
+): Promise<void> {
   await PersistentStep.beginClose(close);
   await drainAndClose(close, queue, reason);
 }
 
-async function drainAndClose(close: { sessionId: string; workflowId: string }, queue: PersistentTurnMessage[], reason: 'suspended' | 'shutdown'): Promise<void> {
+async function drainAndClose(
+  close: { sessionId: string; workflowId: string },
+  queue: PersistentTurnMessage[],
+  reason: 'suspended' | 'shutdown',
+): Promise<void> {
   const deferred = [...queue];
   for (;;) {
     const late = await persistentInboxReceiver.receive(undefined, 0);
@@ -157,7 +170,12 @@ async function drainAndClose(close: { sessionId: string; workflowId: string }, q
  * One message → one recorded turn (undefined when its turn ran before: a restarted generation's initial message).
  * `opensGeneration`: the generation's first step, which also takes the inbox ('superseded': the session moved on).
  */
-async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflowInput, message: PersistentTurnMessage, opensGeneration: boolean): Promise<AgentResult | 'superseded' | undefined> {
+async function runPersistentTurn(
+  agent: AnyAgentConfig,
+  input: PersistentWorkflowInput,
+  message: PersistentTurnMessage,
+  opensGeneration: boolean,
+): Promise<AgentResult | 'superseded' | undefined> {
   const scope: RunScope = {
     sessionId: input.sessionId,
     runId: message.runId,
@@ -168,7 +186,11 @@ async function runPersistentTurn(agent: AnyAgentConfig, input: PersistentWorkflo
   };
   const opened = await PersistentStep.openTurn({
     ...scope,
-    message: { runId: message.runId, ...(message.resume === undefined ? {} : { resume: message.resume }), ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }) },
+    message: {
+      runId: message.runId,
+      ...(message.resume === undefined ? {} : { resume: message.resume }),
+      ...(message.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: message.idleTimeoutMs }),
+    },
     begin: beginOf(message),
     ...(opensGeneration ? { opensGeneration: true } : {}),
   });

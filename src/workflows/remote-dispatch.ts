@@ -23,7 +23,9 @@ export async function runRemoteCalls(context: TurnContext, step: number, calls: 
   for (;;) {
     const open = progress.flatMap((entry, index) => (entry.kind === 'continue' ? [{ entry, index }] : []));
     if (open.length === 0) break;
-    const next = await Promise.all(open.map(({ entry, index }) => RemoteSubAgentStep.window({ ...scope, step, call: calls[index] as PlannedRemoteCall, progress: entry })));
+    const next = await Promise.all(
+      open.map(({ entry, index }) => RemoteSubAgentStep.window({ ...scope, step, call: calls[index] as PlannedRemoteCall, progress: entry })),
+    );
     open.forEach(({ index }, position) => {
       progress[index] = next[position] as RemoteCallProgress;
     });

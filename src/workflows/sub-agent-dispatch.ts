@@ -36,12 +36,24 @@ export interface ChildCallOutcome {
  * `mode: 'dispatch'` starts fresh children; `'continue'` applies the cascade to children a suspended step waited for.
  * The wait is a DBOS message from the child (no polling); its result then comes from DBOS.
  */
-export async function runChildren(context: TurnContext, step: number, calls: PlannedSubAgentCall[], mode: 'dispatch' | 'continue'): Promise<ChildCallOutcome[]> {
+export async function runChildren(
+  context: TurnContext,
+  step: number,
+  calls: PlannedSubAgentCall[],
+  mode: 'dispatch' | 'continue',
+): Promise<ChildCallOutcome[]> {
   if (calls.length === 0) return [];
   const { scope, input } = context;
   const prepared = await Promise.all(
     calls.map((call) => {
-      const stepInput = { ...scope, step, call, rootSessionId: input.rootSessionId, warmWindowMs: input.warmWindowMs, ...(input.queue === undefined ? {} : { queue: input.queue }) };
+      const stepInput = {
+        ...scope,
+        step,
+        call,
+        rootSessionId: input.rootSessionId,
+        warmWindowMs: input.warmWindowMs,
+        ...(input.queue === undefined ? {} : { queue: input.queue }),
+      };
       return mode === 'dispatch' ? SubAgentStep.dispatch(stepInput) : SubAgentStep.prepareContinue(stepInput);
     }),
   );
@@ -58,7 +70,11 @@ export async function runChildren(context: TurnContext, step: number, calls: Pla
   return outcomes;
 }
 
-async function outcomeOf(call: PlannedSubAgentCall, preparation: ChildPreparation | undefined, start: Promise<WorkflowHandle<AgentResult>> | undefined): Promise<ChildOutcome> {
+async function outcomeOf(
+  call: PlannedSubAgentCall,
+  preparation: ChildPreparation | undefined,
+  start: Promise<WorkflowHandle<AgentResult>> | undefined,
+): Promise<ChildOutcome> {
   if (preparation === undefined || preparation.kind === 'failed') return { kind: 'error', error: preparation?.error ?? 'The sub-agent could not be started.' };
   if (preparation.kind === 'drained') return preparation.outcome;
   const workflowId = preparation.kind === 'start' ? (await start)?.workflowID : preparation.workflowId;
@@ -72,7 +88,8 @@ async function outcomeOf(call: PlannedSubAgentCall, preparation: ChildPreparatio
       if (result !== null) return childOutcomeOf(result);
     }
   } catch (error) {
-    if (error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError || (error as { name?: unknown }).name === 'DBOSAwaitedWorkflowCancelledError') return { kind: 'error', error: CHILD_TERMINATED_MESSAGE };
+    if (error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError || (error as { name?: unknown }).name === 'DBOSAwaitedWorkflowCancelledError')
+      return { kind: 'error', error: CHILD_TERMINATED_MESSAGE };
     throw error;
   }
 }

@@ -47,7 +47,9 @@ export async function runPhaseOne(context: TurnContext, step: number, plan: Step
   // A step whose only work is one tool call lets that call record the step's commit (see `soleToolCommit`).
   const commit = soleToolCommit(plan, agent);
   const tools = Promise.all(
-    [...plan.serverToolCalls, ...ungated].map((call) => executeServerTool({ ...scope, step, call, phase: 1, atStepStart: true, ...(commit === undefined ? {} : { commit }) })),
+    [...plan.serverToolCalls, ...ungated].map((call) =>
+      executeServerTool({ ...scope, step, call, phase: 1, atStepStart: true, ...(commit === undefined ? {} : { commit }) }),
+    ),
   );
   const children = await runChildren(context, step, plan.subAgentCalls, 'dispatch');
   const remote = await runRemoteCalls(context, step, plan.remoteCalls);
@@ -98,5 +100,7 @@ export function isFinished(outcome: ChildOutcome): boolean {
 
 /** The tool result message of a finished child (`toolName: 'subagent__<type>'`): its output, or an error for the model. */
 export function childMessage({ call, outcome }: ChildCallOutcome): IndexedMessage {
-  return outcome.kind === 'result' ? resultFor(call, outcome.output) : errorMessage(call, outcome.kind === 'error' ? outcome.error : 'The sub-agent did not finish.');
+  return outcome.kind === 'result'
+    ? resultFor(call, outcome.output)
+    : errorMessage(call, outcome.kind === 'error' ? outcome.error : 'The sub-agent did not finish.');
 }

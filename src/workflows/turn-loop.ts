@@ -36,7 +36,12 @@ export async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     // A draining process stops here: the last step is recorded, the next runs wherever the run is continued.
     await holdIfDraining();
     const step = (progress.step += 1);
-    const llm = await CallLLMStep.call({ ...scope, step, startSequence: input.startSequence, ...(progress.commit === undefined ? {} : { commit: progress.commit }) });
+    const llm = await CallLLMStep.call({
+      ...scope,
+      step,
+      startSequence: input.startSequence,
+      ...(progress.commit === undefined ? {} : { commit: progress.commit }),
+    });
     delete progress.commit;
     if (llm.kind === 'interrupted') return finished('interrupted', 'interrupted', step - 1, llm.reason === undefined ? {} : { error: llm.reason });
     const plan = planStepProcessing(llm.result, agent, { sessionId: input.sessionId, runId: input.runId, step });

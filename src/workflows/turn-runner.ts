@@ -24,12 +24,16 @@ export interface RecordedTurnOptions {
  * @example
  * await RunLifecycleStep.begin({ ...scope, ...beginOf(input) });
  */
-export function beginOf(input: Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>): Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom'> {
+export function beginOf(
+  input: Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>,
+): Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom'> {
   return {
     // A message sent with a resume that settles a parked step goes after that step's tool results.
     ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
     ...(input.initialState === undefined ? {} : { initialState: input.initialState }),
-    ...(input.resume === undefined ? {} : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
+    ...(input.resume === undefined
+      ? {}
+      : { resumedFrom: { previousRunId: input.resume.previousRunId, settlesSuspension: input.resume.suspension !== undefined } }),
   };
 }
 
@@ -50,7 +54,8 @@ export function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: A
 
 async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
   // Aborted between the run record and this begin: the run stays aborted and nothing runs.
-  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) })).aborted === true) return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) })).aborted === true)
+    return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
   const progress: TurnContext['progress'] = { step: 0 };
@@ -79,6 +84,10 @@ async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome
     };
   }
   const { kind: _kind, ...result } = outcome;
-  return RunLifecycleStep.finish({ ...scope, ...result, ...(input.parent === undefined ? {} : { parent: input.parent }), ...(commit === undefined ? {} : { commit }) });
+  return RunLifecycleStep.finish({
+    ...scope,
+    ...result,
+    ...(input.parent === undefined ? {} : { parent: input.parent }),
+    ...(commit === undefined ? {} : { commit }),
+  });
 }
-

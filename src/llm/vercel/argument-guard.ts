@@ -65,7 +65,10 @@ export function guardToolArguments(model: LanguageModel, limits: ToolArgumentLim
       specificationVersion: 'v3',
       wrapStream: async ({ doStream }) => {
         const { stream, ...rest } = await doStream();
-        const screen = new TransformStream<(typeof stream extends ReadableStream<infer Part> ? Part : never), (typeof stream extends ReadableStream<infer Part> ? Part : never)>({
+        const screen = new TransformStream<
+          typeof stream extends ReadableStream<infer Part> ? Part : never,
+          typeof stream extends ReadableStream<infer Part> ? Part : never
+        >({
           transform(part, controller) {
             if (part.type !== 'tool-call') return controller.enqueue(part);
             const violation = argumentTextViolation(part.input, limits);

@@ -152,7 +152,12 @@ export interface CommitCheckpointRow {
  * @example
  * const rows = await readCommitCheckpointRows(reads, tables, 's1', 'r1:2');
  */
-export async function readCommitCheckpointRows(connection: SqlConnection, tables: StoreTables, sessionId: string, checkpointId: string): Promise<CommitCheckpointRow[]> {
+export async function readCommitCheckpointRows(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  checkpointId: string,
+): Promise<CommitCheckpointRow[]> {
   return (await connection.query<CommitCheckpointRow>(commitCheckpointsSql(tables, 'session.checkpoint_id'), [sessionId, checkpointId])).rows;
 }
 
@@ -162,7 +167,11 @@ export async function readCommitCheckpointRows(connection: SqlConnection, tables
  * @example
  * const { exists, base } = decideCommitCheckpoints(rows, 'r1:2', 'r1:1');
  */
-export function decideCommitCheckpoints(rows: readonly CommitCheckpointRow[], checkpointId: string, pointerId: string | undefined): { exists: boolean; base: CheckpointBase | undefined } {
+export function decideCommitCheckpoints(
+  rows: readonly CommitCheckpointRow[],
+  checkpointId: string,
+  pointerId: string | undefined,
+): { exists: boolean; base: CheckpointBase | undefined } {
   const exists = rows.some((row) => row.checkpoint_id === checkpointId);
   const baseRow = rows.find((row) => row.checkpoint_id === pointerId && row.base_matches === true);
   return { exists, base: baseRow === undefined ? undefined : { checkpointId: baseRow.checkpoint_id, chainBytes: Number(baseRow.chain_bytes) } };

@@ -52,12 +52,20 @@ export async function commitPostgresStep(
   if (cache !== undefined && known !== undefined && mayCommitOptimistically(known, meta.checkpointId, options.expectedVersion)) {
     try {
       // ONE autocommit statement: the guarded write batch (see `commitPostgresStepOn`'s `known`).
-      return settled(await database.run('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache, known)));
+      return settled(
+        await database.run('commit a step', (connection) =>
+          commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache, known),
+        ),
+      );
     } catch (error) {
       if (!refusedOptimisticCommit(error)) throw error;
     }
   }
-  return settled(await database.transaction('commit a step', (connection) => commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache)));
+  return settled(
+    await database.transaction('commit a step', (connection) =>
+      commitPostgresStepOn(connection, tables, sessionId, write, appendMessages, meta, options, cache),
+    ),
+  );
 }
 
 /**
@@ -92,7 +100,8 @@ export async function commitPostgresStepOn(
   const guarded = cache !== undefined && isDeferring(connection) && connection.enforcesGuards === true;
   const last = known ?? (guarded ? cache.take(sessionId) : undefined);
   const optimistic = last !== undefined && (options.expectedVersion === undefined || options.expectedVersion === last.state.version) ? last : undefined;
-  const { read, checkpoints, staged, existing } = optimistic === undefined ? await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages) : knownRead(optimistic);
+  const { read, checkpoints, staged, existing } =
+    optimistic === undefined ? await lockAndRead(connection, tables, sessionId, meta.checkpointId, stepId, stableMessages) : knownRead(optimistic);
   const { state, messageCount, interruptRequested } = read;
   const { exists, base } = checkpoints;
   const messages = prepareMessagesForAppend(stableMessages, existing, messageCount);
@@ -170,7 +179,14 @@ function knownRead(known: CommittedSession) {
  * waited for a concurrent writer (the locked version is not the one the statement's snapshot sees), the other reads
  * may miss that writer's rows: they run again in a second statement, as before the lock was merged.
  */
-async function lockAndRead(connection: SqlConnection, tables: StoreTables, sessionId: string, checkpointId: string, stepId: string, messages: readonly Message[]) {
+async function lockAndRead(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  checkpointId: string,
+  stepId: string,
+  messages: readonly Message[],
+) {
   const reads = new SelectBatch();
   const pending = Promise.all([
     reads.query<SessionReadRow>(sessionReadSql(tables, { lock: true, chain: true, xmin: true }), [sessionId]),
@@ -194,4 +210,3 @@ async function lockAndRead(connection: SqlConnection, tables: StoreTables, sessi
   const [[checkpoints, stagedAgain, existingAgain]] = await Promise.all([retried, again.flush(connection)]);
   return { read, checkpoints, staged: stagedAgain, existing: existingAgain };
 }
-

@@ -30,7 +30,12 @@ export async function planPostgresAppend(
  * @example
  * const existing = await selectExistingMessageIds(connection, tables, 's1', messages);
  */
-export async function selectExistingMessageIds(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]): Promise<Set<string>> {
+export async function selectExistingMessageIds(
+  connection: SqlConnection,
+  tables: StoreTables,
+  sessionId: string,
+  messages: readonly Message[],
+): Promise<Set<string>> {
   const ids = messageIdsOf(messages);
   if (ids.length === 0) return new Set<string>();
   // The key of the hash index behind the ids' uniqueness (migration 010), one probe per id.
@@ -53,7 +58,12 @@ export async function selectExistingMessageIds(connection: SqlConnection, tables
 export async function insertPostgresMessages(connection: SqlConnection, tables: StoreTables, sessionId: string, rows: readonly StoredMessage[]): Promise<void> {
   if (rows.length === 0) return;
   const now = Date.now();
-  const records = rows.map(({ id, sequence, ...message }) => ({ sequence, message_id: id, message: toJsonText(message, 'messages'), created_at: message.createdAt ?? now }));
+  const records = rows.map(({ id, sequence, ...message }) => ({
+    sequence,
+    message_id: id,
+    message: toJsonText(message, 'messages'),
+    created_at: message.createdAt ?? now,
+  }));
   await connection.query(
     `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
      SELECT $1, record.sequence, record.message_id, record.message, record.created_at
@@ -89,7 +99,11 @@ export async function appendPostgresMessages({ database, tables }: PostgresConte
  * @example
  * const { messages, total, hasMore } = await getPostgresMessages(context, 's1', { offset: 0, limit: 50 });
  */
-export async function getPostgresMessages({ database, tables }: PostgresContext, sessionId: string, options: GetMessagesOptions = {}): Promise<GetMessagesResult> {
+export async function getPostgresMessages(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  options: GetMessagesOptions = {},
+): Promise<GetMessagesResult> {
   assertIdentifier(sessionId, 'sessionId');
   assertNonNegativeInteger(options.offset, 'offset', { optional: true });
   assertNonNegativeInteger(options.limit, 'limit', { optional: true });

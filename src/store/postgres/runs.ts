@@ -111,7 +111,17 @@ export async function updatePostgresRunStatus(
          ended_at = CASE WHEN $3 = 'running' THEN $7 ELSE COALESCE($7, ended_at) END, metadata = COALESCE($8::jsonb, metadata),
          workflow_id = COALESCE($9, workflow_id)
        WHERE session_id = $1 AND run_id = $2`,
-      [sessionId, runId, status, patch.stepCount ?? null, patch.completionReason ?? null, patch.error ?? null, patch.endedAt ?? null, metadata, patch.workflowId ?? null],
+      [
+        sessionId,
+        runId,
+        status,
+        patch.stepCount ?? null,
+        patch.completionReason ?? null,
+        patch.error ?? null,
+        patch.endedAt ?? null,
+        metadata,
+        patch.workflowId ?? null,
+      ],
     );
     if (result.rowCount === 1) return;
     const session = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
@@ -132,9 +142,10 @@ export async function readPostgresRuns(
   filter: { latestOnly?: boolean; runId?: string } = {},
 ): Promise<RunRecord[]> {
   assertIdentifier(sessionId, 'sessionId');
-  const sql = filter.latestOnly === true
-    ? `SELECT * FROM ${tables.runs} WHERE session_id = $1 ORDER BY turn DESC LIMIT 1`
-    : `SELECT * FROM ${tables.runs} WHERE session_id = $1 AND ($2::text IS NULL OR run_id = $2) ORDER BY turn`;
+  const sql =
+    filter.latestOnly === true
+      ? `SELECT * FROM ${tables.runs} WHERE session_id = $1 ORDER BY turn DESC LIMIT 1`
+      : `SELECT * FROM ${tables.runs} WHERE session_id = $1 AND ($2::text IS NULL OR run_id = $2) ORDER BY turn`;
   const parameters = filter.latestOnly === true ? [sessionId] : [sessionId, filter.runId ?? null];
   const rows = await database.run('read runs', async (connection) => (await connection.query<RunRow>(sql, parameters)).rows);
   return rows.map(runFromRow);

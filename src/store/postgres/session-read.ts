@@ -54,7 +54,9 @@ export async function readSession(
   options: { lock: boolean; chain?: boolean; xmin?: boolean },
 ): Promise<SessionRead | undefined> {
   const withChain = options.chain !== false;
-  const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: options.lock, chain: withChain, xmin: options.xmin === true }), [sessionId]);
+  const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: options.lock, chain: withChain, xmin: options.xmin === true }), [
+    sessionId,
+  ]);
   const row = result.rows[0];
   return row === undefined ? undefined : decodeSessionRead(connection, tables, row, withChain);
 }
@@ -93,7 +95,11 @@ export async function decodeSessionRead(connection: SqlConnection, tables: Store
   const reached = pointer !== undefined && pointer.checkpoint_id === row.checkpoint_id;
   if (stateInCheckpoint) {
     const chain = row.chain_rows ?? [];
-    customState = !withChain ? {} : reached ? checkpointFromChain(chain)?.customState : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
+    customState = !withChain
+      ? {}
+      : reached
+        ? checkpointFromChain(chain)?.customState
+        : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
   }
   const { chain_rows: _chain, locked_xmin: _locked, snapshot_xmin: _snapshot, ...sessionRow } = row;
   return {

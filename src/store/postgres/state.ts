@@ -48,7 +48,8 @@ export async function rewritePostgresSession(
     // the pointer but keeps customState stores the current state in the row (read now if the lock skipped it).
     const keptState = updated.customState === state.customState;
     const unchanged = keptState && updated.checkpointId === state.checkpointId;
-    if (keptState && !unchanged && !customStateResolved) updated.customState = await readCheckpointState(connection, tables, sessionId, state.checkpointId ?? null);
+    if (keptState && !unchanged && !customStateResolved)
+      updated.customState = await readCheckpointState(connection, tables, sessionId, state.checkpointId ?? null);
     await writeSession(connection, tables, updated, { stateInCheckpoint: stateInCheckpoint && unchanged });
     return { newVersion: updated.version };
   });
@@ -94,7 +95,12 @@ export async function mergePostgresCustomState(context: PostgresContext, session
  * @example
  * await updatePostgresStatus(context, 's1', 'failed', { error: 'Tool crashed' });
  */
-export async function updatePostgresStatus(context: PostgresContext, sessionId: string, status: SessionStatus, statusContext: StatusContext = {}): Promise<void> {
+export async function updatePostgresStatus(
+  context: PostgresContext,
+  sessionId: string,
+  status: SessionStatus,
+  statusContext: StatusContext = {},
+): Promise<void> {
   assertSessionStatus(status, 'status');
   const write = statusWrite(status, statusContext);
   await rewritePostgresSession(context, 'update session status', sessionId, (state) => applySessionWrite(state, write, Date.now()));
@@ -158,10 +164,10 @@ export async function incrementPostgresCounter(
   const now = Date.now();
   const row = await database.run('increment a session counter', async (connection, attempt) => {
     if (attempt.ambiguous) {
-      const applied = await connection.query<{ value: number }>(
-        `SELECT ${column} AS value FROM ${tables.sessions} WHERE session_id = $1 AND updated_at = $2`,
-        [sessionId, now],
-      );
+      const applied = await connection.query<{ value: number }>(`SELECT ${column} AS value FROM ${tables.sessions} WHERE session_id = $1 AND updated_at = $2`, [
+        sessionId,
+        now,
+      ]);
       if (applied.rows[0] !== undefined) return applied.rows[0];
     }
     const result = await connection.query<{ value: number }>(

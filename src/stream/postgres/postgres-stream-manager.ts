@@ -147,13 +147,18 @@ export class PostgresStreamManager implements StreamManager {
     const source: ChunkSource = {
       read: async (afterSequence) => {
         seenVersion = signal.version;
-        const result = await this.#pool.query<{ status: StreamStatus | null; agent_type: string | null; sequence: string | null; step: number | null; chunk: string | null; patches: string | null }>(
-          this.#sql.read,
-          [streamId, afterSequence, this.#readBatchSize],
-        );
+        const result = await this.#pool.query<{
+          status: StreamStatus | null;
+          agent_type: string | null;
+          sequence: string | null;
+          step: number | null;
+          chunk: string | null;
+          patches: string | null;
+        }>(this.#sql.read, [streamId, afterSequence, this.#readBatchSize]);
         const chunks: StreamChunk[] = [];
         for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null) chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches, row.agent_type));
+          if (row.chunk !== null && row.sequence !== null)
+            chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches, row.agent_type));
         }
         return { status: result.rows[0]?.status ?? null, chunks };
       },

@@ -81,7 +81,12 @@ function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is Keye
   if (next === undefined || chunk.type !== 'state_patch' || next.chunk.type === 'state_patch' || !keyed.key.startsWith('w/')) return false;
   const carrier = next.chunk as unknown as Record<string, unknown>;
   if (PATCHES_IN in carrier || PATCHES_BEFORE in carrier || PATCHED_AT in carrier) return false;
-  return Object.keys(chunk).every((name) => FOLDABLE_MEMBERS.has(name)) && chunk.agentId === next.chunk.agentId && chunk.agentType === next.chunk.agentType && chunk.step === next.chunk.step;
+  return (
+    Object.keys(chunk).every((name) => FOLDABLE_MEMBERS.has(name)) &&
+    chunk.agentId === next.chunk.agentId &&
+    chunk.agentType === next.chunk.agentType &&
+    chunk.step === next.chunk.step
+  );
 }
 
 /**
@@ -130,7 +135,14 @@ export function storedRows(chunks: readonly KeyedChunk[], streamId: string, with
  * chunkFromStored('{"type":"text_delta","delta":"Hi"}', 's1', 1, 7, null, 'a'); // { agentId: 's1', agentType: 'a', type: 'text_delta', delta: 'Hi', step: 1, sequence: 7 }
  * chunkFromStored('{"patchesIn":"run-1:2","type":"state_patch","agentType":"a"}', 's1', 2, 8, '[]'); // patches from the checkpoint
  */
-export function chunkFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk {
+export function chunkFromStored(
+  text: string,
+  streamId: string,
+  step: number,
+  sequence: number,
+  patches?: string | null,
+  agentType?: string | null,
+): StreamChunk {
   const stored = JSON.parse(text) as Partial<StreamChunk> & { [PATCHES_IN]?: unknown };
   const implied = impliedMembers(streamId, agentType);
   if (typeof stored[PATCHES_IN] === 'string' && stored.type === 'state_patch') {
@@ -157,7 +169,14 @@ function referencedPatches(patches: string | null | undefined): unknown {
  * @example
  * chunksFromStored('{"patchesBefore":"run-1:2","type":"tool_end","toolCallId":"c1","toolName":"t"}', 's1', 2, 9, '[]'); // state_patch (8), tool_end (9)
  */
-export function chunksFromStored(text: string, streamId: string, step: number, sequence: number, patches?: string | null, agentType?: string | null): StreamChunk[] {
+export function chunksFromStored(
+  text: string,
+  streamId: string,
+  step: number,
+  sequence: number,
+  patches?: string | null,
+  agentType?: string | null,
+): StreamChunk[] {
   if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches, agentType)];
   const { [PATCHES_BEFORE]: _checkpoint, [PATCHED_AT]: patchedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
   const chunk = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk;

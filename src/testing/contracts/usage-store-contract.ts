@@ -62,7 +62,9 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
     });
     /** Tool records may read back with zero token counts; compare what was recorded. */
     const comparable = (record: UsageRecord): UsageRecord =>
-      record.kind === 'llm' ? record : { ...record, inputTokens: record.inputTokens ?? 0, outputTokens: record.outputTokens ?? 0, totalTokens: record.totalTokens ?? 0 };
+      record.kind === 'llm'
+        ? record
+        : { ...record, inputTokens: record.inputTokens ?? 0, outputTokens: record.outputTokens ?? 0, totalTokens: record.totalTokens ?? 0 };
 
     it('reports zeros and no records for an unknown session, and accepts an empty batch', async () => {
       const sessionId = `usage-${randomUUID()}`;
@@ -77,10 +79,22 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
       await subject().record([llm(sessionId, 'run-1', 1, [100, 20]), tool(sessionId, 'run-1', 1, 'c1', 30), tool(sessionId, 'run-1', 1, 'c2', 12, false)]);
       await subject().record([llm(sessionId, 'run-2', 1, [7, 3])]);
       expect(await subject().getSessionUsage(sessionId)).toEqual({
-        llmCalls: 2, inputTokens: 107, outputTokens: 23, totalTokens: 130, toolCalls: 2, toolFailures: 1, toolDurationMs: 42,
+        llmCalls: 2,
+        inputTokens: 107,
+        outputTokens: 23,
+        totalTokens: 130,
+        toolCalls: 2,
+        toolFailures: 1,
+        toolDurationMs: 42,
       });
       expect(await subject().getRunUsage(sessionId, 'run-1')).toEqual({
-        llmCalls: 1, inputTokens: 100, outputTokens: 20, totalTokens: 120, toolCalls: 2, toolFailures: 1, toolDurationMs: 42,
+        llmCalls: 1,
+        inputTokens: 100,
+        outputTokens: 20,
+        totalTokens: 120,
+        toolCalls: 2,
+        toolFailures: 1,
+        toolDurationMs: 42,
       });
       expect(await subject().getRunUsage(sessionId, 'run-2')).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 7, outputTokens: 3, totalTokens: 10 });
     });
@@ -94,7 +108,15 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
       await subject().record([inTree(llm(root, 'run-1', 1, [10, 1])), inTree(tool(root, 'run-1', 1, 'c1', 5))]);
       await subject().record([inTree(llm(child, 'run-c', 1, [20, 2])), inTree(llm(grandchild, 'run-g', 1, [30, 3]))]);
       await subject().record([llm(stranger, 'run-s', 1, [1000, 1000])]);
-      expect(await subject().getTreeUsage(root)).toEqual({ llmCalls: 3, inputTokens: 60, outputTokens: 6, totalTokens: 66, toolCalls: 1, toolFailures: 0, toolDurationMs: 5 });
+      expect(await subject().getTreeUsage(root)).toEqual({
+        llmCalls: 3,
+        inputTokens: 60,
+        outputTokens: 6,
+        totalTokens: 66,
+        toolCalls: 1,
+        toolFailures: 0,
+        toolDurationMs: 5,
+      });
       expect(await subject().getSessionUsage(child)).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 20, outputTokens: 2, totalTokens: 22 });
       // A record without a root counts for its own session's tree only.
       expect(await subject().getTreeUsage(stranger)).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 1000, outputTokens: 1000, totalTokens: 2000 });
@@ -103,7 +125,12 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
 
     it('lists records as recorded, in recording order, optionally for one run', async () => {
       const sessionId = `usage-${randomUUID()}`;
-      const records = [llm(sessionId, 'run-1', 1, [5, 5]), tool(sessionId, 'run-1', 1, 'c1', 8), llm(sessionId, 'run-2', 1, [1, 2]), tool(sessionId, 'run-2', 1, 'c9', 4, false)];
+      const records = [
+        llm(sessionId, 'run-1', 1, [5, 5]),
+        tool(sessionId, 'run-1', 1, 'c1', 8),
+        llm(sessionId, 'run-2', 1, [1, 2]),
+        tool(sessionId, 'run-2', 1, 'c9', 4, false),
+      ];
       await subject().record(records.slice(0, 2));
       await subject().record(records.slice(2));
       expect((await subject().listRecords(sessionId)).map(comparable)).toEqual(records.map(comparable));
@@ -117,7 +144,15 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
       await subject().record([{ ...first, inputTokens: 555 }]);
       const racing = tool(sessionId, 'run-1', 1, 'c1', 5);
       await Promise.all(Array.from({ length: 8 }, () => subject().record([racing])));
-      expect(await subject().getSessionUsage(sessionId)).toEqual({ ...ZERO, llmCalls: 1, inputTokens: 10, outputTokens: 1, totalTokens: 11, toolCalls: 1, toolDurationMs: 5 });
+      expect(await subject().getSessionUsage(sessionId)).toEqual({
+        ...ZERO,
+        llmCalls: 1,
+        inputTokens: 10,
+        outputTokens: 1,
+        totalTokens: 11,
+        toolCalls: 1,
+        toolDurationMs: 5,
+      });
       expect((await subject().listRecords(sessionId)).map(comparable)).toEqual([first, racing].map(comparable));
     });
 
@@ -131,7 +166,17 @@ export function describeUsageStoreContract(name: string, factory: UsageStoreCont
 
     it('lists client-tool wait records without counting them as LLM or tool calls', async () => {
       const sessionId = `usage-${randomUUID()}`;
-      const wait: UsageRecord = { id: 'run-1:1:wait:c1', sessionId, runId: 'run-1', kind: 'client_tool_wait_ms', name: 'pick_file', step: 1, durationMs: 2500, success: true, createdAt: (clock += 1) };
+      const wait: UsageRecord = {
+        id: 'run-1:1:wait:c1',
+        sessionId,
+        runId: 'run-1',
+        kind: 'client_tool_wait_ms',
+        name: 'pick_file',
+        step: 1,
+        durationMs: 2500,
+        success: true,
+        createdAt: (clock += 1),
+      };
       await subject().record([wait]);
       expect(await subject().getSessionUsage(sessionId)).toEqual(ZERO);
       expect((await subject().listRecords(sessionId)).map(comparable)).toEqual([comparable(wait)]);

@@ -30,7 +30,9 @@ export class InMemoryUsageStore implements UsageStore {
 
   async getTreeUsage(rootSessionId: string): Promise<UsageSummary> {
     return summarizeUsage(
-      [...this.records.values()].filter((record) => record.rootSessionId === rootSessionId || (record.rootSessionId === undefined && record.sessionId === rootSessionId)),
+      [...this.records.values()].filter(
+        (record) => record.rootSessionId === rootSessionId || (record.rootSessionId === undefined && record.sessionId === rootSessionId),
+      ),
     );
   }
 
@@ -41,8 +43,6 @@ export class InMemoryUsageStore implements UsageStore {
   async close(): Promise<void> {}
 
   private select(sessionId: string, runId?: string): UsageRecord[] {
-    return [...this.records.values()].filter(
-      (record) => record.sessionId === sessionId && (runId === undefined || record.runId === runId),
-    );
+    return [...this.records.values()].filter((record) => record.sessionId === sessionId && (runId === undefined || record.runId === runId));
   }
 }
