@@ -2,6 +2,7 @@
  * Every data request of the console: the console's JSON API and the executor's `/sse`, with the bearer token the
  * user gave (kept in sessionStorage). The page itself holds no data.
  */
+import type { UIMessage } from 'ai';
 import type { ConsoleAction, ConsoleActionResponse } from '../../src/server/console/console-api.js';
 
 const TOKEN_KEY = 'helix-console-token';
@@ -51,6 +52,16 @@ export async function act(sessionId: string, action: ConsoleAction, body: object
     body: JSON.stringify(body),
   });
   return answer<ConsoleActionResponse>(response);
+}
+
+/**
+ * A chat's earlier messages as `UIMessage`s (`GET /chat/{id}/messages`); none for a chat that does not exist yet (a
+ * new chat, or one of another principal: the server answers both with the same 404).
+ */
+export async function chatMessages(chatId: string): Promise<UIMessage[]> {
+  const response = await fetch(serverUrl(`/chat/${encodeURIComponent(chatId)}/messages`), { headers: authHeaders() });
+  if (response.status === 404) return [];
+  return (await answer<{ messages: UIMessage[] }>(response)).messages;
 }
 
 /** One chunk of a session stream (see the package's `StreamChunk`); the UI reads the fields it shows. */

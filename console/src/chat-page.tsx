@@ -2,21 +2,49 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, isToolUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { ConsoleAgentsResponse } from '../../src/server/console/console-api.js';
-import { authHeaders, getJson, serverUrl } from './api.js';
+import { authHeaders, chatMessages, getJson, serverUrl } from './api.js';
 
 /**
  * A chat with the server's chat agent through `useChat` and the AI SDK chat route (`POST /chat`, the chat id is the
- * session id). After a reload, `resume: true` replays the running answer from its start (`GET /chat/{id}/stream`).
+ * session id). The session's earlier messages are loaded first (`GET /chat/{id}/messages`) as `useChat`'s initial
+ * messages; then `resume: true` replays a running answer from its start (`GET /chat/{id}/stream`), replacing the
+ * restored copy of it (same message id).
  */
 export function ChatPage({ chatId }: { chatId: string }) {
   const [agent, setAgent] = useState<string | null>(null);
+  const [history, setHistory] = useState<UIMessage[] | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
     getJson<ConsoleAgentsResponse>('agents').then((answer) => setAgent(answer.agents.find((item) => item.chat)?.name ?? ''), () => setAgent(''));
   }, []);
+  useEffect(() => {
+    chatMessages(chatId).then(setHistory, (error: Error) => setFailure(error.message));
+  }, [chatId]);
+  return (
+    <section className="chat">
+      <h1>Chat {agent !== null && agent !== '' && <span className="badge">{agent}</span>}</h1>
+      {agent === '' && <p className="error">This server has no chat agent (AgentServerOptions.chat).</p>}
+      {failure !== null && <p className="error">{failure}</p>}
+      {history === null ? failure === null && <p>Loading…</p> : <Conversation chatId={chatId} initial={history} />}
+    </section>
+  );
+}
+
+/** `useChat` from the restored messages. Each request sends only the last message: the server keeps the rest. */
+function Conversation({ chatId, initial }: { chatId: string; initial: UIMessage[] }) {
   // Headers as a function: the token is read at each request.
-  const transport = useMemo(() => new DefaultChatTransport<UIMessage>({ api: serverUrl('/chat'), headers: () => authHeaders() }), []);
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport<UIMessage>({
+        api: serverUrl('/chat'),
+        headers: () => authHeaders(),
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({ body: { id, messages: messages.slice(-1), trigger, messageId } }),
+      }),
+    [],
+  );
   const { messages, sendMessage, status, error, addToolApprovalResponse, stop } = useChat({
     id: chatId,
+    messages: initial,
     transport,
     resume: true,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -30,9 +58,7 @@ export function ChatPage({ chatId }: { chatId: string }) {
   };
 
   return (
-    <section className="chat">
-      <h1>Chat {agent !== null && agent !== '' && <span className="badge">{agent}</span>}</h1>
-      {agent === '' && <p className="error">This server has no chat agent (AgentServerOptions.chat).</p>}
+    <>
       <p className="meta">
         session <a href={`#/sessions/${encodeURIComponent(chatId)}`}>{chatId}</a> · <span data-testid="chat-status">{status}</span>
       </p>
@@ -78,6 +104,6 @@ export function ChatPage({ chatId }: { chatId: string }) {
           </button>
         )}
       </form>
-    </section>
+    </>
   );
 }

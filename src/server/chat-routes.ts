@@ -2,6 +2,7 @@ import { isParkedRunStatus } from '../index.js';
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from 'ai';
 import { Hono, type Context } from 'hono';
 import type { RunRecord, SessionState } from '../types/session.js';
+import { chatHistory } from './chat-history.js';
 import { answersOf, knownToolCallsOf, userText } from './chat-request.js';
 import { parseBody } from './http-errors.js';
 import { AgentServerHttpError, sessionNotFound } from './server-errors.js';
@@ -14,7 +15,7 @@ import { InternalError } from '../errors/index.js';
 
 /**
  * @internal The AI SDK chat routes (`useChat` + `DefaultChatTransport`): POST /chat, GET /chat/{id}/stream,
- * POST /chat/{id}/submit-tool-result, /interrupt and /abort. The chat id is the session id.
+ * GET /chat/{id}/messages (the history as UI messages), POST /chat/{id}/submit-tool-result, /interrupt and /abort. The chat id is the session id.
  */
 export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<AgentServerEnvironment> {
   const app = new Hono<AgentServerEnvironment>();
@@ -64,6 +65,9 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     const streamId = state.streamId ?? state.sessionId;
     return respond(uiRunStream(context, { sessionId: state.sessionId, streamId, fromSequence: first.startSequence, messageId: first.runId, signal: c.req.raw.signal }));
   });
+
+  /** The session's messages as `UIMessage`s (`useChat`'s initial messages after a reload; see `chatHistory`). */
+  app.get('/chat/:sessionId/messages', async (c) => c.json(await chatHistory(context, await owned(c)), 200));
 
   app.post('/chat/:sessionId/submit-tool-result', async (c) => {
     const state = await owned(c);

@@ -85,7 +85,7 @@ describe('chat page (useChat against /chat)', () => {
     await page.context().close();
   });
 
-  it('a reload mid-answer reconnects (resume: true) and shows the whole answer once', async () => {
+  it('a reload mid-answer reconnects (resume: true) and shows the whole answer once; a reload restores every turn', async () => {
     const page = await kit.signedIn(ALICE, '#/chat/chat-lookup');
     await page.getByLabel('Message').fill('lookup: the invoice');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -99,6 +99,21 @@ describe('chat page (useChat against /chat)', () => {
     await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
     expect(await page.locator('[data-role=assistant]').count()).toBe(1);
     expect(await page.locator('[data-tool]').count()).toBe(1);
+    expect(await textOf(page, '[data-role=user] .text')).toBe('lookup: the invoice'); // restored from the history
+
+    // A second turn, then a reload: both turns come back from the history, each once, the tool as it ended.
+    await page.getByLabel('Message').fill('thanks');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => textOf(page, '[data-role=assistant] .text'), WAIT).toBe(`${LOOKUP_ASK}${LOOKUP_TEXT}You said: thanks`);
+    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
+    await page.reload();
+    await expect.poll(() => page.locator('[data-role]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-role'))), WAIT).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(await page.locator('[data-role=user] .text').allTextContents()).toEqual(['lookup: the invoice', 'thanks']);
+    expect(await page.locator('[data-role=assistant]').allTextContents()).toEqual([expect.stringContaining(LOOKUP_TEXT), 'You said: thanks']);
+    expect(await textOf(page, '[data-role=assistant] .text')).toBe(`${LOOKUP_ASK}${LOOKUP_TEXT}You said: thanks`);
+    expect(await page.locator('[data-tool="lookup"]').getAttribute('data-state')).toBe('output-available');
+    expect(await page.locator('[data-tool]').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
     await page.context().close();
   });
 });
