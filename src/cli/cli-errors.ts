@@ -16,7 +16,8 @@ export type CliErrorCode =
   | 'CLI_SERVER_ERROR'
   | 'CLI_CALL_NOT_FOUND'
   | 'CLI_ALREADY_ANSWERED'
-  | 'CLI_NO_OPEN_CALLS';
+  | 'CLI_NO_OPEN_CALLS'
+  | 'CLI_CONSOLE_REQUIRED';
 
 /**
  * Every code an error the CLI reports may carry: its own, the executor's, and the agent server's.
@@ -103,6 +104,23 @@ export class CliRouteMissingError extends HelixCliError {
   constructor(command: string, route: string, remedy = 'upgrade the server.') {
     super('CLI_SERVER_ROUTE_MISSING', `The AgentServer has no ${route} route, so ${command} cannot go through it; ${remedy}`);
     this.name = 'CliRouteMissingError';
+  }
+}
+
+/**
+ * A command only the AgentServer's console API serves (`sessions list`, `sessions pending` across sessions), against
+ * a server that does not serve the console API at `--console-path` (its `console` option is off, or it is elsewhere).
+ *
+ * @example
+ * throw new CliConsoleRequiredError('sessions list', '/console');
+ */
+export class CliConsoleRequiredError extends HelixCliError {
+  constructor(command: string, consolePath: string) {
+    super(
+      'CLI_CONSOLE_REQUIRED',
+      `${command} needs the AgentServer's console API, which the server does not serve under ${consolePath}/api: enable its \`console\` option (pass --console-path if it is not at /console), or use direct mode (DATABASE_URL).`,
+    );
+    this.name = 'CliConsoleRequiredError';
   }
 }
 

@@ -1,19 +1,21 @@
 import type { ResumeOptions, SessionListPage, SessionListQuery, SubmitToolResult, SubmitToolResultResponse } from '../../index.js';
-import { statusResponseSchema, type ConsoleActionResponse, type ConsoleSessionListResponse } from '../../server/index.js';
-import { CliConnectionError, CliRouteMissingError, CliUnsupportedError, HelixCliError } from '../cli-errors.js';
+import { statusResponseSchema, type ConsoleSessionListResponse } from '../../server/index.js';
+import { CliConnectionError, CliConsoleRequiredError, CliUnsupportedError, HelixCliError } from '../cli-errors.js';
 import type { OperatorBackend, PendingCallView, PruneOutcome, RunStarted, SessionDetail } from './operator-backend.js';
-import { ServerClient } from './server-client.js';
+import { ServerClient, type ServerRequest } from './server-client.js';
 
 const DIRECT_REMEDY = 'the AgentServer has no route for it: use direct mode (DATABASE_URL, without --server).';
-const CONSOLE_REMEDY = "enable the AgentServer's console API (its `console` option; --console-path if not /console), or use direct mode (DATABASE_URL).";
 
 /**
  * Server mode (`--server URL --token T`): every command is a request to an AgentServer, as the token's principal (it
- * sees and acts on its own sessions only). The executor routes serve show, pending of a session, answers, interrupt,
- * abort and resume; the console API (`AgentServerOptions.console`, under `--console-path`, default `/console`) serves
- * `sessions list`, `sessions pending` across sessions and `retry` (the executor routes have no `/retry`): without it
- * those answer `CLI_SERVER_ROUTE_MISSING`. `prune`, `--messages` and list filters the console does not take (`--user`,
- * `--anonymous`, `--include-children`) are refused here (`CLI_UNSUPPORTED_IN_MODE`).
+ * sees and acts on its own sessions only). The executor routes serve everything they can: `sessions show` and
+ * `sessions pending <id>` (GET /status, which lists the open calls of the session's whole tree), `approve`, `deny`,
+ * `submit` (POST /submit-tool-result), `interrupt`, `abort`, `resume` and `retry` (POST /interrupt, /abort, /resume,
+ * /retry), so they work on a server without the console. Only listing needs the console API
+ * (`AgentServerOptions.console`, under `--console-path`, default `/console`): `sessions list` and `sessions pending`
+ * across sessions; on a server that does not serve it they answer `CLI_CONSOLE_REQUIRED`. `prune`, `--messages` and
+ * list filters the console does not take (`--user`, `--anonymous`, `--include-children`) are refused here
+ * (`CLI_UNSUPPORTED_IN_MODE`).
  *
  * @example
  * const backend = new ServerBackend('http://127.0.0.1:3000', process.env.HELIX_TOKEN, '/console');
@@ -33,6 +35,11 @@ export class ServerBackend implements OperatorBackend {
   }
 
   async listSessions(query: SessionListQuery): Promise<SessionListPage> {
+    return this.listPage(query, 'sessions list');
+  }
+
+  /** A page of the console API's session list; `command` names the command in errors. */
+  private async listPage(query: SessionListQuery, command: string): Promise<SessionListPage> {
     if (query.userId !== undefined || query.rootsOnly === false) {
       throw new CliUnsupportedError('sessions list --user, --anonymous or --include-children', 'server', "the server lists its principal's own top-level sessions only: use direct mode (DATABASE_URL).");
     }
@@ -43,8 +50,8 @@ export class ServerBackend implements OperatorBackend {
     if (query.updatedSince !== undefined) parameters.set('updatedSince', String(Math.max(0, Math.floor(query.updatedSince))));
     if (query.limit !== undefined) parameters.set('limit', String(query.limit));
     if (query.cursor !== undefined) parameters.set('cursor', query.cursor);
-    const route = `${this.consolePath}/api/sessions`;
-    const page = (await this.console({ method: 'GET', path: `${route}?${parameters.toString()}`, command: 'sessions list' }, route)) as Partial<ConsoleSessionListResponse>;
+    const path = `${this.consolePath}/api/sessions?${parameters.toString()}`;
+    const page = (await this.console({ method: 'GET', path, command })) as Partial<ConsoleSessionListResponse>;
     if (!Array.isArray(page.sessions) || typeof page.total !== 'number') throw new CliConnectionError('The AgentServer answered the session list with an unexpected body.');
     return { sessions: page.sessions, total: page.total, ...(typeof page.nextCursor === 'string' ? { nextCursor: page.nextCursor } : {}) };
   }
@@ -84,7 +91,7 @@ export class ServerBackend implements OperatorBackend {
 
   async pendingCalls(sessionId: string | undefined, limit: number): Promise<PendingCallView[]> {
     if (sessionId !== undefined) return (await this.showSession(sessionId, { messages: 0 })).pendingCalls;
-    const { sessions } = await this.listSessions({ awaitingHuman: true, limit });
+    const { sessions } = await this.listPage({ awaitingHuman: true, limit }, 'sessions pending (across sessions)');
     const details = await Promise.all(sessions.map((row) => this.showSession(row.sessionId, { messages: 0 })));
     return details.flatMap((detail) => detail.pendingCalls);
   }
@@ -114,9 +121,7 @@ export class ServerBackend implements OperatorBackend {
   }
 
   async retry(sessionId: string): Promise<RunStarted> {
-    const route = `${this.consolePath}/api/sessions/${encodeURIComponent(sessionId)}/retry`;
-    const answer = (await this.console({ method: 'POST', path: route, body: {}, command: 'retry' }, `${this.consolePath}/api/sessions/{id}/retry`)) as Partial<ConsoleActionResponse>;
-    return runOf(answer.startedRun);
+    return runOf(await this.client.request({ method: 'POST', path: '/retry', body: { sessionId }, command: 'retry' }));
   }
 
   async pruneCandidates(): Promise<string[]> {
@@ -129,12 +134,12 @@ export class ServerBackend implements OperatorBackend {
 
   async close(): Promise<void> {}
 
-  /** A console API request; a missing route says how to enable it. */
-  private async console(request: Parameters<ServerClient['request']>[0], route: string): Promise<unknown> {
+  /** A console API request; a server that does not serve the console API answers `CLI_CONSOLE_REQUIRED`. */
+  private async console(request: ServerRequest): Promise<unknown> {
     try {
       return await this.client.request(request);
     } catch (error) {
-      if (HelixCliError.isInstance(error) && error.code === 'CLI_SERVER_ROUTE_MISSING') throw new CliRouteMissingError(request.command, route, CONSOLE_REMEDY);
+      if (HelixCliError.isInstance(error) && error.code === 'CLI_SERVER_ROUTE_MISSING') throw new CliConsoleRequiredError(request.command, this.consolePath);
       throw error;
     }
   }

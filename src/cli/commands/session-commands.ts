@@ -15,7 +15,7 @@ export function registerSessionCommands(program: Command, run: CommandRunner): v
 
   sessions
     .command('list')
-    .description('List top-level sessions, most recently updated first (direct mode).')
+    .description('List top-level sessions, most recently updated first (server mode: needs the console API).')
     .option('--agent <agentType>', 'only sessions of this agent')
     .option('--status <statuses>', 'comma-separated: active, completed, failed, interrupted, paused')
     .option('--awaiting-human', 'only sessions waiting for a client tool result or an approval')
@@ -51,7 +51,7 @@ export function registerSessionCommands(program: Command, run: CommandRunner): v
 
   sessions
     .command('pending')
-    .description('List client tool calls and approvals no one has answered: of one session, or (direct mode) of every waiting session.')
+    .description('List client tool calls and approvals no one has answered: of one session (and its sub-agents), or of every waiting session (server mode: needs the console API).')
     .argument('[sessionId]', 'the session (default: every session waiting for a human)')
     .option('--limit <n>', 'sessions scanned without a session id, 1-500 (default 50)')
     .action((sessionId: string | undefined, options: { limit?: string }, command: Command) =>

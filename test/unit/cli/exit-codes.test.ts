@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CliAnswerRefusedError, CliConnectionError, CliNotConfiguredError, CliRouteMissingError, CliServerError, CliUnsupportedError, CliUsageError } from '../../../src/cli/cli-errors.js';
+import { CliAnswerRefusedError, CliConnectionError, CliConsoleRequiredError, CliNotConfiguredError, CliRouteMissingError, CliServerError, CliUnsupportedError, CliUsageError } from '../../../src/cli/cli-errors.js';
 import { bulkExitCode, exitCodeOf } from '../../../src/cli/exit-codes.js';
 import { HelixError, NotResumableError, SessionNotFoundError, StoreError } from '../../../src/index.js';
 
@@ -10,6 +10,7 @@ describe('exitCodeOf', () => {
     ['not configured', new CliNotConfiguredError(), 3],
     ['unsupported in this mode', new CliUnsupportedError('resume', 'direct', 'use --server.'), 4],
     ['a route the server lacks', new CliRouteMissingError('retry', '/retry'), 4],
+    ['a server without the console API', new CliConsoleRequiredError('sessions list', '/console'), 4],
     ['a missing session', new SessionNotFoundError('s1'), 5],
     ["the server's 404", new CliServerError(404, 'SESSION_NOT_FOUND', 'No session.'), 5],
     ['an unknown call', new CliAnswerRefusedError('CLI_CALL_NOT_FOUND', 'No call.'), 5],

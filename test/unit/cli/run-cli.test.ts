@@ -46,8 +46,8 @@ const STATUS = {
   stream: { streamId: 's1', status: 'active', lastSequence: 3 },
 };
 
-/** One body that satisfies every route's reader: a run, a submission answer, a console list page and action. */
-const ANSWER = { sessionId: 's1', runId: 'r2', status: 'accepted', toolCallId: 'c2', sessions: [], total: 0, nextCursor: null, startedRun: { sessionId: 's1', runId: 'r3', streamId: 's1', startSequence: 4 } };
+/** One body that satisfies every route's reader: a run, a submission answer, a console list page. */
+const ANSWER = { sessionId: 's1', runId: 'r2', streamId: 's1', startSequence: 4, status: 'accepted', toolCallId: 'c2', sessions: [], total: 0, nextCursor: null };
 
 describe('server mode requests', () => {
   it('sends each command to its route with the bearer token, under the URL base path', async () => {
@@ -56,8 +56,9 @@ describe('server mode requests', () => {
       [['interrupt', 's1', '--reason', 'stop'], 'POST', '/interrupt', { sessionId: 's1', reason: 'stop' }],
       [['abort', 's1'], 'POST', '/abort', { sessionId: 's1' }],
       [['resume', 's1', '--message', 'Go on.'], 'POST', '/resume', { sessionId: 's1', mode: 'with_message', message: 'Go on.' }],
-      [['retry', 's1'], 'POST', '/console/api/sessions/s1/retry', {}],
-      [['--console-path', '/ops', 'retry', 's1'], 'POST', '/ops/api/sessions/s1/retry', {}],
+      [['retry', 's1'], 'POST', '/retry', { sessionId: 's1' }],
+      [['--console-path', '/ops', 'retry', 's1'], 'POST', '/retry', { sessionId: 's1' }],
+      [['--console-path', '/ops', 'sessions', 'list'], 'GET', '/ops/api/sessions?limit=50', undefined],
       [['sessions', 'list', '--status', 'active,failed', '--awaiting-human', '--agent', 'assistant', '--since', '1s', '--limit', '20'], 'GET', '/console/api/sessions?agent=assistant&status=active%2Cfailed&awaitingHuman=true&updatedSince=0&limit=20', undefined],
       [['submit', 's1', 'c2', '--result', '{"city":"Oslo"}'], 'POST', '/submit-tool-result', { kind: 'client-tool-result', sessionId: 's1', toolCallId: 'c2', result: { city: 'Oslo' } }],
     ];
@@ -76,13 +77,13 @@ describe('server mode requests', () => {
     expect(JSON.parse(stdout)).toEqual({ results: [{ sessionId: 's1', toolCallId: 'c1', status: 'accepted', next: 'continues', runId: 'r1' }] });
   });
 
-  it('lists through the console API and prints its page as the store page; retry prints the started run', async () => {
+  it('lists through the console API and prints its page as the store page; retry (POST /retry) prints the started run', async () => {
     const row = { sessionId: 's1', agentType: 'assistant', status: 'active', stepCount: 1, createdAt: 0, updatedAt: 0, awaitingHuman: true };
     const list = await cli(['sessions', 'list', '--json'], () => Response.json({ sessions: [row], total: 1, nextCursor: null, counts: { awaitingHuman: 1, byStatus: {} } }));
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual({ sessions: [row], total: 1 });
     const retry = await cli(['retry', 's1', '--json'], () => Response.json(ANSWER));
-    expect(JSON.parse(retry.stdout)).toEqual({ sessionId: 's1', runId: 'r3', streamId: 's1', startSequence: 4 });
+    expect(JSON.parse(retry.stdout)).toEqual({ sessionId: 's1', runId: 'r2', streamId: 's1', startSequence: 4 });
   });
 
   it('refuses list filters the console does not take, prune and --messages, before any request', async () => {
@@ -94,12 +95,23 @@ describe('server mode requests', () => {
     }
   });
 
-  it('a console route the server lacks says how to enable it', async () => {
-    const result = await cli(['retry', 's1'], () => Response.json({ error: { code: 'NOT_FOUND', message: 'No such route.' } }, { status: 404 }));
+  it.each([
+    ['sessions list', ['sessions', 'list'], '/console'],
+    ['sessions pending across sessions', ['--console-path', '/ops', 'sessions', 'pending'], '/ops'],
+  ])('%s on a server without the console API is CLI_CONSOLE_REQUIRED (exit 4), saying to enable it', async (_label, args, consolePath) => {
+    const result = await cli([...args, '--json'], () => Response.json({ error: { code: 'NOT_FOUND', message: 'No such route.' } }, { status: 404 }));
     expect(result.code).toBe(4);
-    expect(result.stderr).toContain('CLI_SERVER_ROUTE_MISSING');
-    expect(result.stderr).toContain('/console/api/sessions/{id}/retry');
-    expect(result.stderr).toContain('`console` option');
+    const { error } = JSON.parse(result.stderr) as { error: { code: string; message: string } };
+    expect(error.code).toBe('CLI_CONSOLE_REQUIRED');
+    expect(error.message).toContain(`needs the AgentServer's console API, which the server does not serve under ${consolePath}/api`);
+    expect(error.message).toContain('`console` option');
+    expect(result.stderr).not.toContain('TOKEN-1');
+  });
+
+  it('a console session the server does not know stays SESSION_NOT_FOUND, not CLI_CONSOLE_REQUIRED', async () => {
+    const result = await cli(['sessions', 'list'], () => Response.json({ error: { code: 'SESSION_NOT_FOUND', message: 'No session.' } }, { status: 404 }));
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('SESSION_NOT_FOUND');
   });
 
   it.each([
