@@ -175,6 +175,22 @@ export interface SessionStateStore {
     status: RunStatus,
     patch?: Partial<Pick<RunRecord, 'stepCount' | 'completionReason' | 'error' | 'endedAt' | 'metadata' | 'workflowId'>>,
   ): Promise<void>;
+  /**
+   * `updateRunStatus` only while the run's status is one of `from`, atomically: true when it wrote, false (nothing
+   * written) when the run had another status. Optional: without it, the runtime reads the run and then writes it, so
+   * two writers recording one event (a DBOS cancel seen by the run itself and by a stuck-run repair) can both write.
+   * Unknown run: InvalidArgumentError.
+   *
+   * @example
+   * const won = await store.compareAndSetRunStatus?.('s1', 'r1', ['running'], 'aborted', { completionReason: 'aborted' });
+   */
+  compareAndSetRunStatus?(
+    sessionId: string,
+    runId: string,
+    from: readonly RunStatus[],
+    status: RunStatus,
+    patch?: Partial<Pick<RunRecord, 'stepCount' | 'completionReason' | 'error' | 'endedAt' | 'metadata' | 'workflowId'>>,
+  ): Promise<boolean>;
   /** The run with the highest turn, or null. */
   getCurrentRun(sessionId: string): Promise<RunRecord | null>;
   listRuns(sessionId: string): Promise<{ runs: RunRecord[] }>;

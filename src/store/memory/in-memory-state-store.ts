@@ -152,6 +152,9 @@ export class InMemoryStateStore implements SessionStateStore {
   async updateRunStatus(sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void> {
     runs.updateMemoryRunStatus(this.data, sessionId, runId, status, patch);
   }
+  async compareAndSetRunStatus(sessionId: string, runId: string, from: readonly RunStatus[], status: RunStatus, patch?: RunPatch): Promise<boolean> {
+    return runs.updateMemoryRunStatus(this.data, sessionId, runId, status, patch, from);
+  }
   async getCurrentRun(sessionId: string): Promise<RunRecord | null> {
     return runs.getMemoryCurrentRun(this.data, sessionId);
   }

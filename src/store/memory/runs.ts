@@ -20,17 +20,27 @@ export function createMemoryRun(data: MemoryData, sessionId: string, input: Crea
 }
 
 /**
- * Update a run's status and fields; throws InvalidArgumentError for an unknown runId.
+ * Update a run's status and fields; with `from`, only while its status is one of them. True when it wrote; throws
+ * InvalidArgumentError for an unknown runId.
  *
  * @example
  * updateMemoryRunStatus(data, 's1', 'r1', 'completed', { endedAt: Date.now() });
  */
-export function updateMemoryRunStatus(data: MemoryData, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): void {
+export function updateMemoryRunStatus(
+  data: MemoryData,
+  sessionId: string,
+  runId: string,
+  status: RunStatus,
+  patch?: RunPatch,
+  from?: readonly RunStatus[],
+): boolean {
   const record = data.require(sessionId);
   const index = record.runs.findIndex((run) => run.runId === runId);
   const run = record.runs[index];
   if (run === undefined) throw new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });
+  if (from !== undefined && !from.includes(run.status)) return false;
   record.runs[index] = applyRunPatch(run, status, patch);
+  return true;
 }
 
 /**

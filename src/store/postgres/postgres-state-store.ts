@@ -220,6 +220,9 @@ export class PostgresStateStore implements SessionStateStore {
   async updateRunStatus(sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void> {
     await runs.updatePostgresRunStatus(this.context, sessionId, runId, status, patch);
   }
+  async compareAndSetRunStatus(sessionId: string, runId: string, from: readonly RunStatus[], status: RunStatus, patch?: RunPatch): Promise<boolean> {
+    return runs.updatePostgresRunStatus(this.context, sessionId, runId, status, patch, from);
+  }
   async getCurrentRun(sessionId: string): Promise<RunRecord | null> {
     return (await runs.readPostgresRuns(this.context, sessionId, { latestOnly: true }))[0] ?? null;
   }

@@ -87,7 +87,8 @@ export async function createPostgresRun({ database, tables }: PostgresContext, s
 }
 
 /**
- * `updateRunStatus` as one UPDATE (undefined patch fields keep their value; `running` clears the outcome fields).
+ * `updateRunStatus` as one UPDATE (undefined patch fields keep their value; `running` clears the outcome fields); with
+ * `from`, only while the run's status is one of them (`compareAndSetRunStatus`). True when the run was written.
  *
  * @example
  * await updatePostgresRunStatus(context, 's1', 'r1', 'completed', { endedAt: Date.now(), completionReason: 'finish_tool' });
@@ -98,11 +99,12 @@ export async function updatePostgresRunStatus(
   runId: string,
   status: RunStatus,
   patch: RunPatch = {},
-): Promise<void> {
+  from?: readonly RunStatus[],
+): Promise<boolean> {
   assertIdentifier(sessionId, 'sessionId');
   assertIdentifier(runId, 'runId');
   const metadata = patch.metadata === undefined ? null : toJsonText(patch.metadata, 'run.metadata');
-  await database.run('update a run', async (connection) => {
+  return database.run('update a run', async (connection) => {
     const result = await connection.query(
       // A run running (again: a resumed cancelled workflow) has no outcome yet: its outcome fields are cleared.
       `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count),
@@ -110,7 +112,7 @@ export async function updatePostgresRunStatus(
          error = CASE WHEN $3 = 'running' THEN $6 ELSE COALESCE($6, error) END,
          ended_at = CASE WHEN $3 = 'running' THEN $7 ELSE COALESCE($7, ended_at) END, metadata = COALESCE($8::jsonb, metadata),
          workflow_id = COALESCE($9, workflow_id)
-       WHERE session_id = $1 AND run_id = $2`,
+       WHERE session_id = $1 AND run_id = $2 AND ($10::text[] IS NULL OR status = ANY($10::text[]))`,
       [
         sessionId,
         runId,
@@ -121,9 +123,14 @@ export async function updatePostgresRunStatus(
         patch.endedAt ?? null,
         metadata,
         patch.workflowId ?? null,
+        from === undefined ? null : [...from],
       ],
     );
-    if (result.rowCount === 1) return;
+    if (result.rowCount === 1) return true;
+    if (from !== undefined) {
+      const run = await connection.query(`SELECT 1 FROM ${tables.runs} WHERE session_id = $1 AND run_id = $2`, [sessionId, runId]);
+      if (run.rowCount === 1) return false;
+    }
     const session = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
     if (session.rowCount !== 1) throw new SessionNotFoundError(sessionId);
     throw new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });

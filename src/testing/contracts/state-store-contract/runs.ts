@@ -58,5 +58,22 @@ export function defineRunContract(context: ContractContext): void {
       await expectCode(context.store.createRun(context.sessionId('missing'), runInput('r1')), 'SESSION_NOT_FOUND');
       await expectCode(context.store.createRun(id, runInput('r9', { turn: 5 })), 'INVALID_ARGUMENT');
     });
+
+    it('compareAndSetRunStatus writes only from the expected statuses, one winner among racers', async () => {
+      const store = context.store;
+      expect(store.compareAndSetRunStatus).toBeTypeOf('function'); // both shipped stores offer it
+      const { sessionId: id } = await context.createSession('runs-cas');
+      await store.createRun(id, runInput('r1', { stepCount: 2 }));
+      const ended = { completionReason: 'aborted' as const, error: 'ABORTED: stop', endedAt: 1_700_000_000_700 };
+      const racers = await Promise.all(Array.from({ length: 5 }, () => store.compareAndSetRunStatus!(id, 'r1', ['running'], 'aborted', ended)));
+      expect(racers.filter(Boolean)).toHaveLength(1);
+      expect(await store.getRun(id, 'r1')).toMatchObject({ status: 'aborted', stepCount: 2, ...ended });
+      // Not from an unexpected status: nothing written.
+      expect(await store.compareAndSetRunStatus!(id, 'r1', ['running', 'suspended_client_tool'], 'failed', { error: 'late' })).toBe(false);
+      expect(await store.getRun(id, 'r1')).toMatchObject({ status: 'aborted', error: 'ABORTED: stop' });
+      expect(await store.compareAndSetRunStatus!(id, 'r1', ['aborted'], 'running')).toBe(true);
+      expect((await store.getRun(id, 'r1'))?.error).toBeUndefined();
+      await expectCode(store.compareAndSetRunStatus!(id, 'nope', ['running'], 'failed'), 'INVALID_ARGUMENT');
+    });
   });
 }

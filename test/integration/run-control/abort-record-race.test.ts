@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStreamWriter, recordRunAborted } from '../../../src/steps/aborted-run.js';
+import type { SessionStateStore } from '../../../src/store/state-store.js';
+import { PostgresStreamManager } from '../../../src/stream/index.js';
+import { openStoreDatabase, type StoreDatabase } from '../../support/store-database.js';
+import { readStream } from '../../support/read-stream.js';
+
+let db: StoreDatabase;
+let streams: PostgresStreamManager;
+beforeAll(async () => {
+  db = await openStoreDatabase('abort_race');
+  streams = new PostgresStreamManager({ connectionString: db.database.url });
+  await streams.migrate();
+});
+afterAll(async () => {
+  await streams?.close();
+  await db?.close();
+});
+
+/** A session with a running run and a stream holding one chunk. */
+async function runningSession(sessionId: string): Promise<void> {
+  await db.store.createSession(sessionId, { agentType: 'racer' });
+  await db.store.updateStatus(sessionId, 'active');
+  await db.store.createRun(sessionId, { runId: 'r1', status: 'running', stepCount: 1, startSequence: 0, startedAt: Date.now() });
+  const writer = await streams.createWriter(sessionId, sessionId, 'racer');
+  await writer.write({ type: 'text_delta', delta: 'working', agentId: sessionId, agentType: 'racer', step: 1, timestamp: Date.now() });
+  await writer.flush();
+}
+
+/** Two writers recording the same cancel at once, as the cancelled run and a stuck-run repair do. */
+async function recordTwice(store: SessionStateStore, sessionId: string): Promise<void> {
+  const record = () =>
+    recordRunAborted(store, {
+      sessionId,
+      runId: 'r1',
+      stepCount: 1,
+      error: 'ABORTED: cancelled through DBOS',
+      now: Date.now(),
+      stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
+      endStream: (streamId) => streams.endStream(streamId).catch(() => undefined),
+    });
+  await Promise.all([record(), record()]);
+}
+
+describe('a run end recorded by two writers at once', () => {
+  it('is recorded once: one ABORTED chunk, run aborted, session failed (aborted)', async () => {
+    await runningSession('race-cas');
+    await recordTwice(db.store, 'race-cas');
+    const chunks = await readStream(streams, 'race-cas');
+    expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
+    expect(await db.store.getRun('race-cas', 'r1')).toMatchObject({ status: 'aborted', completionReason: 'aborted' });
+    expect(await db.store.loadState('race-cas')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
+  });
+
+  it('the loser writes nothing after the winner: a retry that reactivated the session stays active', async () => {
+    await runningSession('race-late');
+    await recordTwice(db.store, 'race-late');
+    // What a retry() does next: the session active again. A late writer that lost must not flip it back.
+    await db.store.updateStatus('race-late', 'active');
+    const late = await recordRunAborted(db.store, {
+      sessionId: 'race-late',
+      runId: 'r1',
+      stepCount: 1,
+      error: 'ABORTED: cancelled through DBOS',
+      now: Date.now(),
+      stream: openStreamWriter(streams, { streamId: 'race-late', sessionId: 'race-late', agentType: 'racer' }),
+    });
+    expect(late).toBeUndefined();
+    expect((await db.store.loadState('race-late'))?.status).toBe('active');
+  });
+
+  it('on a store without compareAndSetRunStatus the stream still keeps one ABORTED chunk (the chunk is keyed)', async () => {
+    await runningSession('race-key');
+    const withoutCas = new Proxy(db.store, {
+      get: (target, property) => {
+        if (property === 'compareAndSetRunStatus') return undefined;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as SessionStateStore;
+    expect(withoutCas.compareAndSetRunStatus).toBeUndefined();
+    await recordTwice(withoutCas, 'race-key');
+    const chunks = await readStream(streams, 'race-key');
+    expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
+  });
+});
