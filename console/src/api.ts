@@ -1,6 +1,6 @@
 /**
- * Every data request of the console: the console's JSON API and the executor's `/sse`, with the bearer token the
- * user gave (kept in sessionStorage). The page itself holds no data.
+ * Every data request of the console: the console's JSON API (its session streams included) and the chat routes, with
+ * the bearer token the user gave (kept in sessionStorage). The page itself holds no data.
  */
 import type { UIMessage } from 'ai';
 import type { ConsoleAction, ConsoleActionResponse } from '../../src/server/console/console-api.js';
@@ -76,8 +76,9 @@ export interface LiveChunk {
 }
 
 /**
- * Follow `GET /sse?sessionId=…` with fetch (an EventSource cannot send Authorization), from the current run's start
- * or after `lastEventId`; reconnects with `Last-Event-ID` until the stream ends or `signal` aborts.
+ * Follow the session's own stream (`GET {console}/api/sessions/{id}/stream`: a companion's too) with fetch (an
+ * EventSource cannot send Authorization), from the current run's start or after `lastEventId`; reconnects with
+ * `Last-Event-ID` until the stream ends or `signal` aborts.
  */
 export async function followSession(sessionId: string, onChunk: (chunk: LiveChunk) => void, signal: AbortSignal): Promise<void> {
   let lastEventId: string | null = null;
@@ -85,7 +86,7 @@ export async function followSession(sessionId: string, onChunk: (chunk: LiveChun
     try {
       const headers: Record<string, string> = { ...authHeaders(), accept: 'text/event-stream' };
       if (lastEventId !== null) headers['last-event-id'] = lastEventId;
-      const response = await fetch(serverUrl(`/sse?sessionId=${encodeURIComponent(sessionId)}`), { headers, signal });
+      const response = await fetch(apiUrl(`sessions/${encodeURIComponent(sessionId)}/stream`), { headers, signal });
       if (!response.ok || response.body === null) return;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';

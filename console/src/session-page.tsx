@@ -29,27 +29,26 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   }, [reload]);
 
   const running = detail?.session.currentRun?.status === 'running' ? detail.session.currentRun.runId : null;
-  const liveSessionId = detail?.session.liveSessionId ?? null;
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
   // Follow each new running run from its start until the server ends its stream (after the run's last chunk) or the
   // page closes: the streamed view stays whole after the run ends, whatever the next reload says.
   const followed = useRef<{ runId: string; controller: AbortController } | null>(null);
   useEffect(() => {
-    if (running === null || liveSessionId === null || followed.current?.runId === running) return;
+    if (running === null || followed.current?.runId === running) return;
     followed.current?.controller.abort();
     const controller = new AbortController();
     followed.current = { runId: running, controller };
     setLive(EMPTY_LIVE);
     void followSession(
-      liveSessionId,
+      sessionId,
       (chunk) => {
         setLive((view) => applyChunk(view, chunk, sessionId));
         if (RELOAD_ON.has(chunk.type)) void reloadRef.current();
       },
       controller.signal,
     ).then(() => void reloadRef.current());
-  }, [running, liveSessionId, sessionId]);
+  }, [running, sessionId]);
   useEffect(
     () => () => {
       followed.current?.controller.abort();

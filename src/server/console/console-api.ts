@@ -10,7 +10,9 @@
  * - `GET  /api/sessions/:id?messageOffset=&messageLimit=` → {@link ConsoleSessionDetailResponse}
  * - `POST /api/sessions/:id/{approve|deny|submit|interrupt|resume|abort|retry|branch}` → {@link ConsoleActionResponse}
  *
- * Live updates use the executor route `GET /sse?sessionId=…` (resumable with `Last-Event-ID` or `fromSequence`).
+ * - `GET  /api/sessions/:id/stream` → the session's stream as server-sent events, as `GET /sse` sends them (`id:` =
+ *   sequence, `data:` = the chunk; resumable with `Last-Event-ID`), from its current run's start to that run's end:
+ *   any session of the principal's tree, a companion's own stream included.
  */
 import type { ToolKind } from '../../agent/index.js';
 import type { DBOSAgentMode, SessionStatus } from '../../types/session.js';

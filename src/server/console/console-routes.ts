@@ -9,11 +9,14 @@ import type { ConsoleAction, ConsoleActionResponse } from './console-api.js';
 import { consoleSessionList } from './console-listing.js';
 import { consoleSessionQuerySchema, consoleSessionListQuerySchema } from './console-schemas.js';
 import { consoleSessionDetail } from './console-session.js';
-import { readSessionState, streamRootOf } from './console-state.js';
+import { readSessionState, sessionStreamId, streamRootOf } from './console-state.js';
+import { endsRunOf, lastEventId, streamChunksAsSSE } from '../sse-route.js';
+import type { StreamChunk } from '../../types/stream.js';
 
 /**
  * @internal The console's JSON API (see `console-api.ts`), to mount at the console's path: `GET /api/agents`,
- * `GET /api/sessions`, `GET /api/sessions/:sessionId` and `POST /api/sessions/:sessionId/{action}`.
+ * `GET /api/sessions`, `GET /api/sessions/:sessionId`, `GET /api/sessions/:sessionId/stream` (server-sent events) and
+ * `POST /api/sessions/:sessionId/{action}`.
  *
  * @example
  * app.route('/console', consoleRoutes(context));
@@ -32,6 +35,14 @@ export function consoleRoutes(context: ServerContext): Hono<AgentServerEnvironme
     const access = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
     const query = parseQuery(c, consoleSessionQuerySchema);
     return c.json(await consoleSessionDetail(context, access, query), 200);
+  });
+
+  /** The session's own stream live, from its current run's start (or after `Last-Event-ID`), to its run's end. */
+  app.get('/api/sessions/:sessionId/stream', async (c) => {
+    const { state, root } = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
+    const from = lastEventId(c.req.header('last-event-id')) ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
+    const endsAfter = (chunk: StreamChunk): boolean => endsRunOf(chunk, state.sessionId) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
+    return streamChunksAsSSE(c, context, { streamId: sessionStreamId(state, streamRootOf(root)), from, endsAfter });
   });
 
   for (const action of Object.keys(CONSOLE_ACTIONS) as ConsoleAction[]) {

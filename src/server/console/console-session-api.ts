@@ -64,7 +64,8 @@ export interface ConsoleSessionState {
   /**
    * Follow the session live with `GET /sse?sessionId=${liveSessionId}` (resumable with `Last-Event-ID`): the session
    * itself for a root, the root for a sub-agent writing into the root's stream; null for a companion (its own stream,
-   * which `/sse` serves only to the principal of a session's own `userId`).
+   * which `/sse` serves only to the principal of a session's own `userId`). The console's own
+   * `GET {path}/api/sessions/{id}/stream` follows any session, a companion included.
    */
   liveSessionId: string | null;
 }

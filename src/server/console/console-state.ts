@@ -57,6 +57,16 @@ export function streamRootOf(root: SessionState): StreamRoot {
 }
 
 /**
+ * The stream a session writes to: its own (`streamId`, or its id for a root), else its root's (a sub-agent's).
+ *
+ * @example
+ * const streamId = sessionStreamId(access.state, streamRootOf(access.root));
+ */
+export function sessionStreamId(state: SessionState, root: StreamRoot): string {
+  return state.streamId ?? (state.parentSessionId === undefined ? state.sessionId : root.streamId);
+}
+
+/**
  * The session's state as the console answers it, from the session, its current run, its open calls
  * (`openCallsOfTree`) and its tree's root. `canResume`/`canRetry` are the executor's own session state machine's answers.
  *
@@ -65,7 +75,7 @@ export function streamRootOf(root: SessionState): StreamRoot {
  */
 export function consoleSessionState(state: SessionState, run: RunRecord | null, open: readonly PendingClientToolCall[], root: StreamRoot): ConsoleSessionState {
   const view = sessionViewOf(state, run);
-  const streamId = state.streamId ?? (state.parentSessionId === undefined ? state.sessionId : root.streamId);
+  const streamId = sessionStreamId(state, root);
   const error = consoleError(state.error);
   const failed = error !== undefined || state.failureReason !== undefined;
   const interrupt = state.interruptContext;
