@@ -61,7 +61,7 @@ export function defineRunContract(context: ContractContext): void {
 
     it('compareAndSetRunStatus writes only from the expected statuses, one winner among racers', async () => {
       const store = context.store;
-      expect(store.compareAndSetRunStatus).toBeTypeOf('function'); // both shipped stores offer it
+      expect(typeof store.compareAndSetRunStatus).toBe('function'); // both shipped stores offer it
       const { sessionId: id } = await context.createSession('runs-cas');
       await store.createRun(id, runInput('r1', { stepCount: 2 }));
       const ended = { completionReason: 'aborted' as const, error: 'ABORTED: stop', endedAt: 1_700_000_000_700 };
