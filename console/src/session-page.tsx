@@ -262,7 +262,7 @@ function Tree({ nodes }: { nodes: ConsoleTreeNode[] }) {
   return (
     <ul className="tree">
       {nodes.map((node) => (
-        <li key={node.sessionId}>
+        <li key={node.sessionId} data-node={node.sessionId}>
           <a href={`#/sessions/${encodeURIComponent(node.sessionId)}`}>{node.name ?? node.agentType}</a> <span className={`badge ${node.status ?? 'unknown'}`}>{node.status ?? node.refStatus}</span>{' '}
           {node.mode}
           {node.remote && ' · remote'}

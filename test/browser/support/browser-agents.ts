@@ -7,6 +7,10 @@ import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { LLMAdapter } from '../../../src/llm/adapter.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
+import { consoleTestModel, desk } from '../../integration/server/support/console-agents.js';
+
+/** The console API tests' `desk` (client tool, slow tool, sub-agent `helper`, a failing first call) for the actions. */
+export { desk };
 
 export const CHUNK_DELAY_MS = 60;
 export const ASK_TEXT = 'I will pay the invoice once you approve.';
@@ -51,4 +55,11 @@ export function clerkModel(): LLMAdapter {
     if (text.startsWith('slow:')) return { type: 'text', text: SLOW_TEXT, chunkDelayMs: CHUNK_DELAY_MS };
     return { type: 'text', text: `You said: ${text}` };
   });
+}
+
+/** One model for both agents: `clerk` by {@link clerkModel}, `desk` and its `helper` by the console API tests' model. */
+export function browserModel(): LLMAdapter {
+  const forClerk = clerkModel();
+  const forDesk = consoleTestModel();
+  return { generateStep: (input, callbacks) => (input.agentType === 'clerk' ? forClerk : forDesk).generateStep(input, callbacks) };
 }

@@ -14,7 +14,7 @@ import { AgentServer } from '../../../src/server/agent-server.js';
 import { createHttpAdapter } from '../../../src/server/node-http-adapter.js';
 import { freePort } from '../../support/free-port.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
-import { clerk, clerkModel } from './browser-agents.js';
+import { browserModel, clerk, desk } from './browser-agents.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const TOKENS: Readonly<Record<string, string>> = { 'token-alice': 'alice', 'token-bob': 'bob' };
@@ -50,13 +50,13 @@ export interface BrowserKit {
 
 export async function startBrowserKit(prefix: string): Promise<BrowserKit> {
   await ensureConsoleBuilt();
-  const runtime = await startTestRuntime(prefix, clerkModel(), { hitlWarmWindowMs: 30_000 });
+  const runtime = await startTestRuntime(prefix, browserModel(), { hitlWarmWindowMs: 30_000 });
   const server = new AgentServer({
     executor: runtime.executor,
     stateStore: runtime.stateStore,
     streamManager: runtime.streamManager,
     usageStore: runtime.usageStore,
-    agents: [clerk],
+    agents: [clerk, desk],
     chat: { agent: clerk },
     console: {},
     authenticate: (request) => {
