@@ -22,7 +22,10 @@ export interface OpenedStream {
  * @example
  * const opening = openStreamWriter(streamManager, { streamId: 's1', sessionId: 's1', agentType: 'assistant' });
  */
-export async function openStreamWriter(streamManager: StreamManager, target: { streamId: string; sessionId: string; agentType: string }): Promise<OpenedStream> {
+export async function openStreamWriter(
+  streamManager: StreamManager,
+  target: { streamId: string; sessionId: string; agentType: string },
+): Promise<OpenedStream> {
   const writer = await streamManager.createWriter(target.streamId, target.sessionId, target.agentType).catch(() => undefined);
   return { streamId: target.streamId, agentType: target.agentType, writer };
 }
@@ -103,6 +106,10 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
   // workflow's reopening) reactivate the stream, which this end must not undo.
   if (abort.endStream !== undefined) await abort.endStream(opened.streamId);
   await stateStore.updateStatus(sessionId, 'failed', { error, failureReason: 'aborted' });
-  await emitRunEnded(stateStore, { sessionId, runId, agentType: opened.agentType }, { status: 'aborted', completionReason: 'aborted', stepCount: abort.stepCount, error });
+  await emitRunEnded(
+    stateStore,
+    { sessionId, runId, agentType: opened.agentType },
+    { status: 'aborted', completionReason: 'aborted', stepCount: abort.stepCount, error },
+  );
   return opened;
 }

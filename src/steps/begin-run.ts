@@ -107,7 +107,11 @@ export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionSt
  * @example
  * const begun = await beginRun(input);
  */
-export async function beginRun(input: BeginRunInput, known?: { run: RunRecord | null }, record: StepRecord = SEPARATE_RECORD): Promise<{ stepCount: number; aborted?: true }> {
+export async function beginRun(
+  input: BeginRunInput,
+  known?: { run: RunRecord | null },
+  record: StepRecord = SEPARATE_RECORD,
+): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
   // abort() may land after the run record was created and before this step: the run stays aborted and the

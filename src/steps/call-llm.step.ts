@@ -170,7 +170,13 @@ export class CallLLMStep {
         ]);
         await hooks.fire('afterLLMCall', { ...hookIdentity(input), step: input.step, result });
         const timeToFirstChunkMs = firstChunkAt === undefined ? undefined : firstChunkAt - startedAt;
-        chatSpan(input, { ...span, startedAt: callStartedAt, endedAt: Date.now(), result, ...(timeToFirstChunkMs === undefined ? {} : { timeToFirstChunkMs }) });
+        chatSpan(input, {
+          ...span,
+          startedAt: callStartedAt,
+          endedAt: Date.now(),
+          result,
+          ...(timeToFirstChunkMs === undefined ? {} : { timeToFirstChunkMs }),
+        });
         // What the workflow decides the step from (the accounting only for a stopWhen): the step's record.
         return { kind: 'result', result: stepDecisionResult(result, agent) };
       } catch (error) {
@@ -202,7 +208,10 @@ export class CallLLMStep {
 }
 
 /** The step's outcome once an interrupt stopped it (with the interrupt's reason). */
-async function interruptedOutcome(stateStore: { readInterruptFlag(sessionId: string): Promise<{ reason?: string }> }, sessionId: string): Promise<CallLLMStepOutput> {
+async function interruptedOutcome(
+  stateStore: { readInterruptFlag(sessionId: string): Promise<{ reason?: string }> },
+  sessionId: string,
+): Promise<CallLLMStepOutput> {
   const interrupted = await stateStore.readInterruptFlag(sessionId);
   return { kind: 'interrupted', ...(interrupted.reason === undefined ? {} : { reason: interrupted.reason }) };
 }

@@ -6,7 +6,14 @@ import type { RunStatus, SuspendedChildWait } from '../types/session.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { checkpointIdFor, suspendedCheckpointId } from '../orchestration/ids.js';
 import type { ToolOutcome } from './execute-tool.step.js';
-import { collectAnswers, firesAfterToolOnResolve, isCallAnswered, planHitlAnnouncement, resolveSubmission, suspendedCallsOf } from '../orchestration/hitl-decisions.js';
+import {
+  collectAnswers,
+  firesAfterToolOnResolve,
+  isCallAnswered,
+  planHitlAnnouncement,
+  resolveSubmission,
+  suspendedCallsOf,
+} from '../orchestration/hitl-decisions.js';
 import type { HitlCall, HitlResolution, Submission, SuspensionRecord } from '../orchestration/hitl-types.js';
 import { forgetHistory } from './history-cache.js';
 import { fireMessageHooks } from './message-hooks.js';
@@ -55,7 +62,6 @@ export interface ParkInput extends RunScope {
    */
   awaitingOnlyChildren?: { toolCallIds: string[] };
 }
-
 
 /**
  * Durable steps of a human-in-the-loop wait: write the pending entries (and root ownership) and announce
@@ -138,7 +144,11 @@ export class ClientToolStep {
     try {
       await stateStore.saveStateAndPromoteStaging(
         input.sessionId,
-        { suspendedStepId: stepId, stepCount: input.step, ...(input.awaitingChildren === undefined ? {} : { suspendedAwaitingChildren: input.awaitingChildren }) },
+        {
+          suspendedStepId: stepId,
+          stepCount: input.step,
+          ...(input.awaitingChildren === undefined ? {} : { suspendedAwaitingChildren: input.awaitingChildren }),
+        },
         input.messages,
         { checkpointId: suspendedCheckpointId(stepId), runId: input.runId, stepCount: input.step },
         { expectedVersion: state.version, stepId },
@@ -149,7 +159,10 @@ export class ClientToolStep {
     }
     const run = await stateStore.getRun(input.sessionId, input.runId);
     const recordSuspension = (status: RunStatus): Promise<void> =>
-      stateStore.updateRunStatus(input.sessionId, input.runId, status, { stepCount: input.step, metadata: { ...(run?.metadata ?? {}), suspension: input.suspension } });
+      stateStore.updateRunStatus(input.sessionId, input.runId, status, {
+        stepCount: input.step,
+        metadata: { ...(run?.metadata ?? {}), suspension: input.suspension },
+      });
     if (input.force) await recordSuspension(run?.status ?? 'running');
     await fireMessageHooks(hooks, input, input.messages, input.toolOutcomes);
     await emitter.flush();
@@ -169,7 +182,13 @@ export class ClientToolStep {
     const parked = input.awaitingOnlyChildren === undefined ? 'suspended_client_tool' : 'suspended_awaiting_children';
     await recordSuspension(parked);
     signalRunChanged(input.runId);
-    await emitRunEnded(stateStore, input, { status: parked, completionReason: 'suspended', stepCount: input.step, run, ...(input.parent === undefined ? {} : { parent: input.parent }) });
+    await emitRunEnded(stateStore, input, {
+      status: parked,
+      completionReason: 'suspended',
+      stepCount: input.step,
+      run,
+      ...(input.parent === undefined ? {} : { parent: input.parent }),
+    });
     dependencies.logger.info('client_tool.parked', { sessionId: input.sessionId, runId: input.runId });
     return { parked: true };
   }

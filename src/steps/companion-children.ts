@@ -71,7 +71,11 @@ export async function childView(stateStore: SessionStateStore, state: SessionSta
  * This call's message already reached the child (a re-run of the step after a crash): the delivery it made. Found by
  * the workflow id this call gave the child (`metadata.dbosWorkflowId`), the turn's run record, or the queued message.
  */
-export async function previousDelivery(stateStore: SessionStateStore, state: SessionState | null, caller: CompanionCaller): Promise<CompanionDelivery | undefined> {
+export async function previousDelivery(
+  stateStore: SessionStateStore,
+  state: SessionState | null,
+  caller: CompanionCaller,
+): Promise<CompanionDelivery | undefined> {
   if (state === null) return undefined;
   const marker = readPersistentMarker(state.metadata);
   if (marker === undefined) return undefined;
@@ -143,7 +147,12 @@ export async function spawnCompanion(
     startedAt: Date.now(),
   };
   await stateStore.addSubSessionRefs(caller.parentSessionId, [ref]);
-  if (respawn) await stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, { status: 'running', parentToolCallId: caller.toolCallId, completionDelivered: false });
+  if (respawn)
+    await stateStore.updateSubSessionRef(caller.parentSessionId, childSessionId, {
+      status: 'running',
+      parentToolCallId: caller.toolCallId,
+      completionDelivered: false,
+    });
   return { workflowId: start.workflowId, start };
 }
 
@@ -153,7 +162,12 @@ export async function spawnCompanion(
  * among concurrent senders; the others queue into the winner's inbox). The turn heals a dangling `__finish__`,
  * appends the message once and starts at step 0.
  */
-export async function messageCompanion(stateStore: SessionStateStore, caller: CompanionCaller, childSessionId: string, text: string): Promise<CompanionDelivery> {
+export async function messageCompanion(
+  stateStore: SessionStateStore,
+  caller: CompanionCaller,
+  childSessionId: string,
+  text: string,
+): Promise<CompanionDelivery> {
   const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: { id: `${caller.runId}:0:0`, role: 'user', content: text } };
   // Before routing: a live child may run and end the turn before this step returns (its end then wins), and a turn
   // still running may end after it (the newest turn, recorded on the child, keeps `waitForResult` waiting for this one).
@@ -180,8 +194,18 @@ export async function messageCompanion(stateStore: SessionStateStore, caller: Co
  * Terminate a companion: its workflow cancelled, its marker `closed`/`aborted`, a running or parked turn recorded
  * aborted, the session `failed` (`aborted`), the parent's ref `terminated`.
  */
-export async function terminateCompanion(stateStore: SessionStateStore, parentSessionId: string, childSessionId: string, reason: string | undefined): Promise<void> {
-  await closeCompanionSession(stateStore, parentSessionId, childSessionId, reason === undefined ? 'Terminated by the parent' : `Terminated by the parent: ${reason}`);
+export async function terminateCompanion(
+  stateStore: SessionStateStore,
+  parentSessionId: string,
+  childSessionId: string,
+  reason: string | undefined,
+): Promise<void> {
+  await closeCompanionSession(
+    stateStore,
+    parentSessionId,
+    childSessionId,
+    reason === undefined ? 'Terminated by the parent' : `Terminated by the parent: ${reason}`,
+  );
 }
 
 /**

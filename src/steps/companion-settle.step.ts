@@ -69,13 +69,17 @@ export class CompanionSettleStep {
       const view: CompanionCascadeView = {
         exists: state !== null,
         terminated: ref?.status === 'terminated' || state?.failureReason === 'aborted',
-        parked: state !== null && state.status === 'active' && state.suspendedStepId !== undefined && isParkedRunStatus(run?.status) && marker?.phase === 'closed',
+        parked:
+          state !== null && state.status === 'active' && state.suspendedStepId !== undefined && isParkedRunStatus(run?.status) && marker?.phase === 'closed',
         runStatus: run?.status ?? null,
         ourTurn: marker?.workflowId === ourWorkflowId || (await stateStore.getRun(childId, ourRunId)) !== null,
       };
       switch (decideCompanionCascade(view)) {
         case 'wait_ours':
-          return { turnRunId: ourRunId, ...(marker?.workflowId === ourWorkflowId && marker.start !== undefined ? { delivery: { workflowId: ourWorkflowId, start: marker.start } } : {}) };
+          return {
+            turnRunId: ourRunId,
+            ...(marker?.workflowId === ourWorkflowId && marker.start !== undefined ? { delivery: { workflowId: ourWorkflowId, start: marker.start } } : {}),
+          };
         case 'wait_current':
           return run === null ? {} : { turnRunId: run.runId };
         case 'drain':
@@ -123,7 +127,11 @@ async function takeAndResume(
   const start = { ...marker.start, workflowId, generation: marker.generation + 1, initialMessages: [message, ...(marker.deferred ?? [])] };
   const next: PersistentMarker = { workflowId, phase: 'live', generation: start.generation, start };
   try {
-    await stateStore.saveState(state.sessionId, { suspendedStepId: undefined, metadata: withPersistentMarker(state.metadata, next) }, { expectedVersion: state.version });
+    await stateStore.saveState(
+      state.sessionId,
+      { suspendedStepId: undefined, metadata: withPersistentMarker(state.metadata, next) },
+      { expectedVersion: state.version },
+    );
   } catch (error) {
     if (StaleStateError.isInstance(error)) return undefined;
     throw error;

@@ -38,7 +38,6 @@ export interface ExecuteToolStepInput extends RunScope {
   commit?: SoleToolCommit;
 }
 
-
 /**
  * One server tool call as a durable step: fires beforeTool, runs `execute` with a ToolContext (Immer-tracked
  * state, custom events), retries by the executor's ToolRetryPolicy, stages the state patches under the
@@ -74,14 +73,20 @@ export class ExecuteToolStep {
     const serverTool = tool as ServerTool<any, unknown, Record<string, unknown>>;
 
     await hooks.fire('beforeTool', { ...hookIdentity(input), toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-    await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input }, { key: chunkKey(input, 'tool_start', call.toolCallId) });
+    await emitter.emit(
+      { type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input },
+      { key: chunkKey(input, 'tool_start', call.toolCallId) },
+    );
 
     const base = await seedState(stateStore, input, stepId);
     const startedAt = Date.now();
     const retries: SpanRetry[] = [];
     const attempts = attemptsAllowed(dependencies.toolRetryPolicy);
     // A failure's `error` is what the model reads; `streamed` is its sanitized form for the tool_end chunk.
-    let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string; streamed: string } = { error: 'The tool did not run.', streamed: 'TOOL_ERROR: The tool did not run.' };
+    let outcome: { result: unknown; patches: JsonPatchOperation[] } | { error: string; streamed: string } = {
+      error: 'The tool did not run.',
+      streamed: 'TOOL_ERROR: The tool did not run.',
+    };
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {
         outcome = await runOnce(serverTool, input, base, emitter.emit.bind(emitter), DBOS.stepStatus?.cancelSignal);
@@ -125,7 +130,12 @@ export class ExecuteToolStep {
     }
     const success = 'result' in outcome;
     const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
-    await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...('result' in outcome ? ending : { error: outcome.streamed }) });
+    await emitter.emit({
+      type: 'tool_end',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ...('result' in outcome ? ending : { error: outcome.streamed }),
+    });
     await emitter.flushWith(record);
     await recordUsageWith(record, usageStore, [
       {
@@ -180,11 +190,7 @@ function expandOutcome(call: PlannedToolCall, recorded: RecordedOutcome): ToolOu
 }
 
 /** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */
-async function seedState(
-  stateStore: SessionStateStore,
-  input: ExecuteToolStepInput,
-  stepId: string,
-): Promise<Record<string, unknown>> {
+async function seedState(stateStore: SessionStateStore, input: ExecuteToolStepInput, stepId: string): Promise<Record<string, unknown>> {
   const remembered = input.phase === 1 && input.atStepStart === true ? stepStartState(stateStore, input) : undefined;
   if (remembered !== undefined) return remembered;
   const state = await stateStore.loadState(input.sessionId);
@@ -209,7 +215,16 @@ async function runOnce(
   cancelled?.addEventListener('abort', onCancelled, { once: true });
   try {
     const { call, sessionId, agentType } = input;
-    return await invokeTool((value, context) => tool.execute(value, context), { call, sessionId, agentType, base, emit, abort, timeoutMs: tool.timeoutMs, extra: {} });
+    return await invokeTool((value, context) => tool.execute(value, context), {
+      call,
+      sessionId,
+      agentType,
+      base,
+      emit,
+      abort,
+      timeoutMs: tool.timeoutMs,
+      extra: {},
+    });
   } finally {
     cancelled?.removeEventListener('abort', onCancelled);
   }
@@ -221,5 +236,7 @@ function skillAttributes(call: PlannedToolCall): { extra?: Record<string, string
   if (operation === undefined) return {};
   const { name, path } = call.input as { name?: unknown; path?: unknown };
   const bounded = (value: unknown): string => String(value).slice(0, 256);
-  return { extra: { 'helix.skill.operation': operation, 'helix.skill.name': bounded(name), ...(operation === 'read' ? { 'helix.skill.path': bounded(path) } : {}) } };
+  return {
+    extra: { 'helix.skill.operation': operation, 'helix.skill.name': bounded(name), ...(operation === 'read' ? { 'helix.skill.path': bounded(path) } : {}) },
+  };
 }

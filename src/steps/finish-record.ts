@@ -50,7 +50,12 @@ export function finishWritesOf(
   { current, superseded, error, now }: { current: { metadata?: Record<string, unknown> } | null; superseded: boolean; error: string; now: number },
 ): FinishWrites {
   const { status } = input;
-  const interruptContext = { interruptedAt: now, runId: input.runId, stepCount: input.stepCount, ...(input.error === undefined ? {} : { reason: input.error }) };
+  const interruptContext = {
+    interruptedAt: now,
+    runId: input.runId,
+    stepCount: input.stepCount,
+    ...(input.error === undefined ? {} : { reason: input.error }),
+  };
   const session: SessionStateWrite =
     status === 'completed'
       ? { status, output: input.output ?? null, stepCount: input.stepCount }

@@ -36,7 +36,11 @@ export async function loadHistory(store: SessionStateStore, sessionId: string): 
  * @example
  * if (report !== undefined) noteCommittedMessages(stateStore, sessionId, report);
  */
-export function noteCommittedMessages(store: SessionStateStore, sessionId: string, report: { messageCount: number; appended: readonly StoredMessage[] }): boolean {
+export function noteCommittedMessages(
+  store: SessionStateStore,
+  sessionId: string,
+  report: { messageCount: number; appended: readonly StoredMessage[] },
+): boolean {
   const cached = cache.get(sessionId);
   if (cached === undefined || cached.store !== store) return false;
   const known = cached.messages.length;

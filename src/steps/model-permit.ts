@@ -18,7 +18,12 @@ export type PermitOutcome = { kind: 'permit'; permit: ModelPermit } | { kind: 'u
  * @example
  * const outcome = await acquireModelPermit(environment, input, messages, 1);
  */
-export async function acquireModelPermit(environment: StepEnvironment, scope: RunScope & { step: number }, messages: readonly Message[], attempt: number): Promise<PermitOutcome> {
+export async function acquireModelPermit(
+  environment: StepEnvironment,
+  scope: RunScope & { step: number },
+  messages: readonly Message[],
+  attempt: number,
+): Promise<PermitOutcome> {
   const { dependencies, agent, emitter } = environment;
   const limiter = dependencies.modelLimiter;
   if (limiter === undefined) return { kind: 'unlimited' };

@@ -85,7 +85,12 @@ export interface RouteOptions {
  * @example
  * await routePersistentMessage(stateStore, sessionId, { kind: 'turn', runId, userMessage }, { restartInput, transport });
  */
-export async function routePersistentMessage(stateStore: SessionStateStore, sessionId: string, message: PersistentTurnMessage, options: RouteOptions): Promise<RouteResult> {
+export async function routePersistentMessage(
+  stateStore: SessionStateStore,
+  sessionId: string,
+  message: PersistentTurnMessage,
+  options: RouteOptions,
+): Promise<RouteResult> {
   let lostRestarts = 0;
   for (let round = 1; round <= MAX_ROUTE_ROUNDS; round += 1) {
     const state = round === 1 && options.knownState !== undefined ? options.knownState : await stateStore.loadState(sessionId);
@@ -115,7 +120,8 @@ export async function routePersistentMessage(stateStore: SessionStateStore, sess
       return { workflowId: start.workflowId, restarted: true };
     }
     const sent = await sendToInbox(options.transport, marker, message);
-    if (sent === 'deferred' && marker.start !== undefined) return { workflowId: marker.workflowId, restarted: false, start: marker.start, sendAfterStart: true };
+    if (sent === 'deferred' && marker.start !== undefined)
+      return { workflowId: marker.workflowId, restarted: false, start: marker.start, sendAfterStart: true };
     if (sent !== 'sent') continue;
     if (await taken(stateStore, sessionId, marker.workflowId, message.runId)) return { workflowId: marker.workflowId, restarted: false };
   }

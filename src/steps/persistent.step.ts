@@ -214,7 +214,11 @@ function needsHeal(status: RunStatus | null | undefined): boolean {
  * The session `active` again for a turn, with the begin's fields (`also`; a parked step's fields kept when the turn
  * settles it). One write; with an idle-timeout override, a read-modify-write (the override also goes into the marker).
  */
-async function activateSession(stateStore: SessionStateStore, sessionId: string, options: { settles: boolean; idleTimeoutMs: number | undefined; also: SessionStateWrite }): Promise<void> {
+async function activateSession(
+  stateStore: SessionStateStore,
+  sessionId: string,
+  options: { settles: boolean; idleTimeoutMs: number | undefined; also: SessionStateWrite },
+): Promise<void> {
   const write: SessionStateWrite = {
     ...options.also,
     status: 'active',

@@ -14,7 +14,10 @@ import type { QueuePlacement } from '../orchestration/queue-placement.js';
  * @example
  * const placement = await checkQueuePlacement({ name: 'agents' }, async () => userId);
  */
-export async function checkQueuePlacement(placement: QueuePlacement, fallbackPartitionKey: () => Promise<string | undefined> = async () => undefined): Promise<QueuePlacement> {
+export async function checkQueuePlacement(
+  placement: QueuePlacement,
+  fallbackPartitionKey: () => Promise<string | undefined> = async () => undefined,
+): Promise<QueuePlacement> {
   const partitioned = await registeredQueuePartitioned(placement.name);
   if (!partitioned && placement.partitionKey !== undefined) {
     throw new InvalidArgumentError(`partitionKey is given but queue "${placement.name}" is not partitioned.`, { field: 'partitionKey', queue: placement.name });
@@ -43,7 +46,10 @@ export async function childQueuePlacement(queueName: string | undefined, parent:
   const partitioned = await registeredQueuePartitioned(queueName);
   const partitionKey = partitioned ? parent?.partitionKey : undefined;
   if (partitioned && partitionKey === undefined) {
-    throw new InvalidArgumentError(`The sub-agent's queue "${queueName}" is partitioned and its parent run has no partitionKey to give it.`, { field: 'partitionKey', queue: queueName });
+    throw new InvalidArgumentError(`The sub-agent's queue "${queueName}" is partitioned and its parent run has no partitionKey to give it.`, {
+      field: 'partitionKey',
+      queue: queueName,
+    });
   }
   return {
     name: queueName,

@@ -77,13 +77,33 @@ export class RunLifecycleStep {
       await atRunBoundary('finish_deferred', input.sessionId);
       if (!superseded) {
         const modelKey = modelKeyOf(environment);
-        const ending = { status: input.status, completionReason: input.completionReason, stepCount: input.stepCount, run: current, ...(modelKey === undefined ? {} : { modelKey }) };
-        await emitRunEnded(stateStore, input, { ...ending, ...(input.error === undefined ? {} : { error: input.error }), ...(input.parent === undefined ? {} : { parent: input.parent }) });
+        const ending = {
+          status: input.status,
+          completionReason: input.completionReason,
+          stepCount: input.stepCount,
+          run: current,
+          ...(modelKey === undefined ? {} : { modelKey }),
+        };
+        await emitRunEnded(stateStore, input, {
+          ...ending,
+          ...(input.error === undefined ? {} : { error: input.error }),
+          ...(input.parent === undefined ? {} : { parent: input.parent }),
+        });
       }
       if (input.status === 'completed') {
-        await hooks.fire('onAgentComplete', { ...hookIdentity(input), output: input.output, completionReason: input.completionReason, stepCount: input.stepCount });
+        await hooks.fire('onAgentComplete', {
+          ...hookIdentity(input),
+          output: input.output,
+          completionReason: input.completionReason,
+          stepCount: input.stepCount,
+        });
       } else if (input.status === 'failed') {
-        await hooks.fire('onAgentFail', { ...hookIdentity(input), error: input.error ?? 'Run failed', completionReason: input.completionReason, stepCount: input.stepCount });
+        await hooks.fire('onAgentFail', {
+          ...hookIdentity(input),
+          error: input.error ?? 'Run failed',
+          completionReason: input.completionReason,
+          stepCount: input.stepCount,
+        });
       }
       workflowHookManagers.unregister(turnKeyOf(input));
       forgetWorkflow(turnKeyOf(input));
@@ -113,7 +133,12 @@ async function commitLastStep(environment: StepEnvironment, input: FinishRunInpu
     await commitStepWith(environment, { ...input, ...commit, returnState: false });
   } catch (error) {
     if (input.status !== 'failed') throw error;
-    environment.dependencies.logger.warn('commit.failed_at_finish', { sessionId: input.sessionId, runId: input.runId, step: commit.step, error: describeError(error) });
+    environment.dependencies.logger.warn('commit.failed_at_finish', {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      step: commit.step,
+      error: describeError(error),
+    });
   }
 }
 
@@ -130,7 +155,13 @@ export async function abandonRun(given: RunScope & { error: string; parent?: Par
   const run = await stateStore.getRun(input.sessionId, input.runId);
   if (run !== null && run.status !== 'running') {
     const aborted = run.status === 'aborted';
-    return { sessionId: input.sessionId, runId: input.runId, status: aborted ? 'aborted' : 'failed', completionReason: aborted ? 'aborted' : 'failed', stepCount: run.stepCount };
+    return {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      status: aborted ? 'aborted' : 'failed',
+      completionReason: aborted ? 'aborted' : 'failed',
+      stepCount: run.stepCount,
+    };
   }
   const emitter = new ChunkEmitter(streamManager, input.streamId, input.sessionId, input.agentType, 0);
   await emitter.emit({ type: 'error', error: input.error, recoverable: false });
@@ -139,7 +170,12 @@ export async function abandonRun(given: RunScope & { error: string; parent?: Par
   if (input.parent === undefined) await streamManager.endStream(input.streamId);
   else await reportToParent(stateStore, streamManager, { ...input, status: 'failed', completionReason: 'failed', stepCount: 0 });
   await stateStore.saveState(input.sessionId, { status: 'failed', error: input.error });
-  await stateStore.updateRunStatus(input.sessionId, input.runId, 'failed', { completionReason: 'failed', endedAt: Date.now(), error: input.error, stepCount: 0 });
+  await stateStore.updateRunStatus(input.sessionId, input.runId, 'failed', {
+    completionReason: 'failed',
+    endedAt: Date.now(),
+    error: input.error,
+    stepCount: 0,
+  });
   workflowHookManagers.unregister(input.workflowId);
   return { sessionId: input.sessionId, runId: input.runId, status: 'failed', completionReason: 'failed', stepCount: 0, error: input.error };
 }
@@ -200,7 +236,12 @@ async function finishSeparately(environment: StepEnvironment, input: FinishRunIn
  * The run's last chunk (output, error or run_interrupted). A stream already ended means another execution of this
  * run finished it (a process that lost its workflow to recovery during a rolling deploy): nothing more to write.
  */
-async function emitFinalChunk(emitter: StepEnvironment['emitter'], input: FinishRunInput, chunk: FinishWrites['finalChunk'], logger: StepEnvironment['dependencies']['logger']): Promise<void> {
+async function emitFinalChunk(
+  emitter: StepEnvironment['emitter'],
+  input: FinishRunInput,
+  chunk: FinishWrites['finalChunk'],
+  logger: StepEnvironment['dependencies']['logger'],
+): Promise<void> {
   try {
     if (chunk !== undefined) await emitter.emit(chunk);
     await emitter.flush();

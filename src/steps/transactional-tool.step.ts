@@ -99,7 +99,10 @@ async function runCall(input: ExecuteToolStepInput): Promise<ToolOutcome> {
   }
   // Written on a replay too: the first execution's tool_start may still have been buffered when its process died
   // after the commit. The key makes the second write a no-op when the first one was stored.
-  await emitter.emit({ type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input }, { key: chunkKey(input, 'tool_start', call.toolCallId) });
+  await emitter.emit(
+    { type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input },
+    { key: chunkKey(input, 'tool_start', call.toolCallId) },
+  );
   if (recorded === undefined) {
     await probe?.('before_transaction', call.toolCallId);
     const base = await seedState(dependencies.stateStore, input);
@@ -138,17 +141,37 @@ async function runAttempts(
       }
     }
   }
-  const failed: RecordedCall = { outcome: outcomeOf(input, { success: false, error: failure.forModel }, Date.now() - startedAt), patches: [], streamed: failure.forStream };
+  const failed: RecordedCall = {
+    outcome: outcomeOf(input, { success: false, error: failure.forModel }, Date.now() - startedAt),
+    patches: [],
+    streamed: failure.forStream,
+  };
   return scope.commit(async () => failed);
 }
 
-function outcomeOf(input: ExecuteToolStepInput, ending: { success: true; result: unknown } | { success: false; error: string }, durationMs: number): ToolOutcome {
+function outcomeOf(
+  input: ExecuteToolStepInput,
+  ending: { success: true; result: unknown } | { success: false; error: string },
+  durationMs: number,
+): ToolOutcome {
   const { call } = input;
-  return { toolCallId: call.toolCallId, toolName: call.toolName, index: call.index, resultMessageId: call.resultMessageId, input: call.input, ...ending, durationMs };
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    index: call.index,
+    resultMessageId: call.resultMessageId,
+    input: call.input,
+    ...ending,
+    durationMs,
+  };
 }
 
 /** Effects after the commit, all idempotent: staged patches (by call id), keyed chunks, hooks, usage (by id). */
-async function afterCall(input: ExecuteToolStepInput, { outcome, patches, streamed }: RecordedCall, { dependencies, hooks, emitter }: StepEnvironment): Promise<void> {
+async function afterCall(
+  input: ExecuteToolStepInput,
+  { outcome, patches, streamed }: RecordedCall,
+  { dependencies, hooks, emitter }: StepEnvironment,
+): Promise<void> {
   const { call } = input;
   if (outcome.success && patches.length > 0) {
     await dependencies.stateStore.stageChanges(input.sessionId, { stepId: checkpointIdFor(input.runId, input.step), stagingKey: call.toolCallId, patches });
@@ -156,7 +179,10 @@ async function afterCall(input: ExecuteToolStepInput, { outcome, patches, stream
     await hooks.fire('onStateChange', { ...hookIdentity(input), toolCallId: call.toolCallId, patches });
   }
   const ending = outcome.success ? { result: outcome.result } : { error: streamed ?? outcome.error ?? 'The tool failed.' };
-  await emitter.emit({ type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending }, { key: chunkKey(input, 'tool_end', call.toolCallId) });
+  await emitter.emit(
+    { type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...ending },
+    { key: chunkKey(input, 'tool_end', call.toolCallId) },
+  );
   await emitter.flush();
   await dependencies.usageStore?.record([
     {
@@ -180,5 +206,8 @@ async function seedState(stateStore: SessionStateStore, input: ExecuteToolStepIn
   if (state === null) throw sessionDeletedError(input.sessionId);
   if (input.phase === 1) return state.customState;
   const staged = await stateStore.getStagedChanges(input.sessionId, checkpointIdFor(input.runId, input.step));
-  return applyPatches(state.customState, staged.filter((row) => row.stagingKey !== input.call.toolCallId).flatMap((row) => row.patches));
+  return applyPatches(
+    state.customState,
+    staged.filter((row) => row.stagingKey !== input.call.toolCallId).flatMap((row) => row.patches),
+  );
 }
