@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { parseBody, parseQuery } from './http-errors.js';
 import { AgentServerHttpError, sessionNotFound } from './server-errors.js';
 import { owns, type AgentServerEnvironment, type ServerContext } from './server-context.js';
-import { abortRun, describeRun, interruptRun, sessionStatus, submitAndContinue } from './session-operations.js';
+import { abortRun, describeRun, interruptRun, submitAndContinue } from './session-operations.js';
+import { statusOfSession } from './session-status.js';
 import { sseRoute } from './sse-route.js';
 import { incomingTrace } from './trace-context.js';
 import { controlRequestSchema, resumeRequestSchema, retryRequestSchema, startRequestSchema, statusQuerySchema, submitRequestSchema } from './wire-schemas.js';
@@ -62,10 +63,11 @@ export function executorRoutes(context: ServerContext): Hono<AgentServerEnvironm
 
   app.get('/sse', sseRoute(context));
 
+  // The session and the open human calls of its whole tree (a root's sub-agents at any depth; bounded, see treeOpenCalls).
   app.get('/status', async (c) => {
     const { sessionId } = parseQuery(c, statusQuerySchema);
     const state = await context.ownedSession(c.get('principal'), sessionId);
-    return c.json(await sessionStatus(context, state), 200);
+    return c.json(await statusOfSession(context, state), 200);
   });
 
   app.post('/interrupt', async (c) => {

@@ -57,7 +57,7 @@ export interface PendingCallView {
   kind: string;
   input: unknown;
   approvalId?: string;
-  /** The sub-agent session whose run waits for it (direct mode). */
+  /** The session whose run waits for it: a sub-agent's, or the root's own (direct mode; server mode from GET /status). */
   ownerSessionId?: string;
   createdAt?: number;
   deadlineAt?: number;

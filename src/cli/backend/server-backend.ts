@@ -145,13 +145,30 @@ export class ServerBackend implements OperatorBackend {
   }
 }
 
+/**
+ * The open calls of a `/status` answer, addressed to the tree's root (`rootSessionId`; an older server without it:
+ * the session asked), each with the session whose run waits for it (`ownerSessionId`, when the server names it).
+ */
 function pendingOf(sessionId: string, body: unknown): PendingCallView[] {
-  const calls = (body as { pendingToolCalls?: unknown }).pendingToolCalls;
+  const { pendingToolCalls: calls, rootSessionId } = body as { pendingToolCalls?: unknown; rootSessionId?: unknown };
   if (!Array.isArray(calls)) return [];
+  const answerTo = typeof rootSessionId === 'string' ? rootSessionId : sessionId;
   return calls.flatMap((call: Record<string, unknown>) => {
     if (typeof call?.toolCallId !== 'string' || typeof call.toolName !== 'string') return [];
     const kind = typeof call.kind === 'string' ? call.kind : 'client';
-    return [{ sessionId, toolCallId: call.toolCallId, toolName: call.toolName, kind, input: call.input, ...(typeof call.approvalId === 'string' ? { approvalId: call.approvalId } : {}) }];
+    return [
+      {
+        sessionId: answerTo,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        kind,
+        input: call.input,
+        ...(typeof call.approvalId === 'string' ? { approvalId: call.approvalId } : {}),
+        ...(typeof call.ownerSessionId === 'string' ? { ownerSessionId: call.ownerSessionId } : {}),
+        ...(typeof call.createdAt === 'number' ? { createdAt: call.createdAt } : {}),
+        ...(typeof call.deadlineAt === 'number' ? { deadlineAt: call.deadlineAt } : {}),
+      },
+    ];
   });
 }
 

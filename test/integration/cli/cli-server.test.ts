@@ -54,7 +54,7 @@ describe('server mode: reads', () => {
       pendingCalls: [],
     });
     expect(fromEnv.code).toBe(0);
-    expect(fromEnv.json()).toEqual({ calls: [{ sessionId: 's-approve', toolCallId: expect.any(String), toolName: 'pay', kind: 'approval', input: { amount: 5 }, approvalId: expect.any(String) }] });
+    expect(fromEnv.json()).toEqual({ calls: [{ sessionId: 's-approve', toolCallId: expect.any(String), toolName: 'pay', kind: 'approval', input: { amount: 5 }, approvalId: expect.any(String), ownerSessionId: 's-approve', createdAt: expect.any(Number) }] });
     expect(bob.code).toBe(5);
     expect(bob.stderr).toContain('SESSION_NOT_FOUND');
   }, 90_000);

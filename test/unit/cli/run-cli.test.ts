@@ -77,6 +77,18 @@ describe('server mode requests', () => {
     expect(JSON.parse(stdout)).toEqual({ results: [{ sessionId: 's1', toolCallId: 'c1', status: 'accepted', next: 'continues', runId: 'r1' }] });
   });
 
+  it("approve answers a sub-agent's approval that GET /status lists for the root, addressed to the root", async () => {
+    const child = { toolCallId: 'c9', toolName: 'pay', kind: 'approval', input: { amount: 7 }, approvalId: 'c9', ownerSessionId: 's1-sub-c2', agentType: 'helper', createdAt: 5 };
+    const status = { ...STATUS, rootSessionId: 's1', pendingToolCalls: [child] };
+    const pending = await cli(['sessions', 'pending', 's1', '--json'], () => Response.json(status));
+    expect(JSON.parse(pending.stdout)).toEqual({ calls: [{ sessionId: 's1', toolCallId: 'c9', toolName: 'pay', kind: 'approval', input: { amount: 7 }, approvalId: 'c9', ownerSessionId: 's1-sub-c2', createdAt: 5 }] });
+    const { code, sent } = await cli(['approve', 's1', '--json'], (request) =>
+      request.url.includes('/status') ? Response.json(status) : Response.json({ status: 'accepted', sessionId: 's1', toolCallId: 'c9', next: 'continues' }),
+    );
+    expect(code).toBe(0);
+    expect(sent.map((request) => request.body)).toEqual([undefined, { kind: 'approval-response', sessionId: 's1', toolCallId: 'c9', approvalId: 'c9', approved: true }]);
+  });
+
   it('lists through the console API and prints its page as the store page; retry (POST /retry) prints the started run', async () => {
     const row = { sessionId: 's1', agentType: 'assistant', status: 'active', stepCount: 1, createdAt: 0, updatedAt: 0, awaitingHuman: true };
     const list = await cli(['sessions', 'list', '--json'], () => Response.json({ sessions: [row], total: 1, nextCursor: null, counts: { awaitingHuman: 1, byStatus: {} } }));

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { LLMAdapter } from '../../../../src/llm/adapter.js';
 import { AgentServer } from '../../../../src/server/agent-server.js';
 import { createHttpAdapter } from '../../../../src/server/node-http-adapter.js';
 import type { AgentServerOptions } from '../../../../src/server/server-options.js';
@@ -17,9 +18,14 @@ export interface ServerKit {
   close(): Promise<void>;
 }
 
-/** Start DBOS on a fresh database and serve `assistant` (executor and chat routes) over HTTP. */
-export async function startServerKit(prefix: string, extra: Partial<AgentServerOptions> = {}, runtimeExtra: Parameters<typeof startTestRuntime>[2] = {}): Promise<ServerKit> {
-  const runtime = await startTestRuntime(prefix, serverTestModel(), { hitlWarmWindowMs: 30_000, ...runtimeExtra });
+/** Start DBOS on a fresh database and serve `assistant` (executor and chat routes; `extra.agents` for others) over HTTP. */
+export async function startServerKit(
+  prefix: string,
+  extra: Partial<AgentServerOptions> = {},
+  runtimeExtra: Parameters<typeof startTestRuntime>[2] = {},
+  llmAdapter: LLMAdapter = serverTestModel(),
+): Promise<ServerKit> {
+  const runtime = await startTestRuntime(prefix, llmAdapter, { hitlWarmWindowMs: 30_000, ...runtimeExtra });
   const server = new AgentServer({
     executor: runtime.executor,
     stateStore: runtime.stateStore,
