@@ -11,7 +11,10 @@ import type { AnswerResult } from './render/views.js';
  * @example
  * selectApprovals(calls, { tool: 'pay' }); // [{ toolCallId: 'c1', approvalId: 'c1' }]
  */
-export function selectApprovals(calls: readonly PendingCallView[], options: { calls?: readonly string[]; tool?: string }): Array<{ toolCallId: string; approvalId: string }> {
+export function selectApprovals(
+  calls: readonly PendingCallView[],
+  options: { calls?: readonly string[]; tool?: string },
+): Array<{ toolCallId: string; approvalId: string }> {
   const approvals = calls.filter((call) => call.kind === 'approval' && (options.tool === undefined || call.toolName === options.tool));
   if (options.calls !== undefined && options.calls.length > 0) {
     return options.calls.map((toolCallId) => ({ toolCallId, approvalId: approvals.find((call) => call.toolCallId === toolCallId)?.approvalId ?? toolCallId }));
@@ -42,7 +45,12 @@ export function clientResultOf(options: { result?: string; error?: string }): { 
  * @example
  * approvalSubmission('s1', { toolCallId: 'c1', approvalId: 'c1' }, false, 'Over budget');
  */
-export function approvalSubmission(sessionId: string, call: { toolCallId: string; approvalId: string }, approved: boolean, reason: string | undefined): SubmitToolResult {
+export function approvalSubmission(
+  sessionId: string,
+  call: { toolCallId: string; approvalId: string },
+  approved: boolean,
+  reason: string | undefined,
+): SubmitToolResult {
   return { kind: 'approval-response', sessionId, toolCallId: call.toolCallId, approvalId: call.approvalId, approved, ...(reason === undefined ? {} : { reason }) };
 }
 

@@ -64,7 +64,10 @@ async function decide(context: CommandContext, sessionIds: readonly string[], ap
   for (const sessionId of sessionIds) {
     try {
       const calls = await backend.pendingCalls(sessionId, 1);
-      const selected = selectApprovals(calls, { ...(options.call === undefined ? {} : { calls: options.call }), ...(options.tool === undefined ? {} : { tool: options.tool }) });
+      const selected = selectApprovals(calls, {
+        ...(options.call === undefined ? {} : { calls: options.call }),
+        ...(options.tool === undefined ? {} : { tool: options.tool }),
+      });
       if (selected.length === 0) failed.push({ sessionId, error: { code: 'CLI_NO_OPEN_CALLS', message: 'The session holds no open approval (of that tool).' } });
       work.push(...selected.map((call) => ({ sessionId, call })));
     } catch (error) {
@@ -77,7 +80,17 @@ async function decide(context: CommandContext, sessionIds: readonly string[], ap
     (entry) => `${approved ? 'approve' : 'deny'} ${entry.sessionId}/${entry.call.toolCallId}`,
     async (entry) => answerResultOf(await backend.submit(approvalSubmission(entry.sessionId, entry.call, approved, options.reason))),
   );
-  const results = [...failed, ...done.map((entry) => entry.value ?? { sessionId: entry.item.sessionId, toolCallId: entry.item.call.toolCallId, ...(entry.error === undefined ? {} : { error: entry.error }) })];
+  const results = [
+    ...failed,
+    ...done.map(
+      (entry) =>
+        entry.value ?? {
+          sessionId: entry.item.sessionId,
+          toolCallId: entry.item.call.toolCallId,
+          ...(entry.error === undefined ? {} : { error: entry.error }),
+        },
+    ),
+  ];
   return printAnswers(context, results);
 }
 

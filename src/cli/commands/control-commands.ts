@@ -83,7 +83,9 @@ async function control(context: CommandContext, sessionIds: readonly string[], o
     operation === 'interrupt' ? backend.interrupt(sessionId, reason) : backend.abort(sessionId, reason),
   );
   const status = operation === 'interrupt' ? 'interrupt_requested' : 'aborted';
-  const results: ControlResult[] = done.map((entry) => (entry.error === undefined ? { sessionId: entry.item, status } : { sessionId: entry.item, error: entry.error }));
+  const results: ControlResult[] = done.map((entry) =>
+    entry.error === undefined ? { sessionId: entry.item, status } : { sessionId: entry.item, error: entry.error },
+  );
   context.print({ results }, () => controlTable(results));
   return bulkExitCode(results);
 }
