@@ -95,6 +95,10 @@ async function collect(database: BenchDatabase, names: readonly TelemetryConfigu
   const children = new Map<TelemetryConfigurationName, TelemetryChild>();
   const started: TelemetryChild[] = [];
   const profileDir = process.env.HELIX_BENCH_CPU_PROF;
+  // HELIX_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each child there (named by pid), sampled every
+  // HELIX_BENCH_CPU_PROF_INTERVAL µs (V8's default: 1000).
+  const interval = process.env.HELIX_BENCH_CPU_PROF_INTERVAL;
+  const profiling = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...(interval === undefined ? [] : [`--cpu-prof-interval=${interval}`])];
   let failed = true;
   const startChild = async (hosted: TelemetryConfigurationName[]): Promise<void> => {
     const sibling = await database.createSibling();
@@ -103,8 +107,7 @@ async function collect(database: BenchDatabase, names: readonly TelemetryConfigu
       name: `The telemetry child (${hosted.join(', ')})`,
       script: 'bench/telemetry/telemetry-child.ts',
       args: [hosted.join(',')],
-      // HELIX_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each child there (named by pid).
-      nodeOptions: ['--expose-gc', ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])],
+      nodeOptions: ['--expose-gc', ...profiling],
       env: { ...process.env, BENCH_DATABASE_URL: sibling.url },
       protocol: TELEMETRY_PROTOCOL,
     });

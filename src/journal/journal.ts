@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { stepDuration } from '../telemetry/agent-spans.js';
-import { afterRecord, telemetry } from '../telemetry/agent-telemetry.js';
+import { afterRecord, identifyStepsBy, telemetry } from '../telemetry/agent-telemetry.js';
 import type { JournalKind, StepJournal, StepOptions } from './journal-types.js';
 import { publicJournal } from './public-journal.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
@@ -13,6 +13,9 @@ const fused: StepJournal | undefined = await import('./fused/fused-journal.js').
   (module) => module.fusedJournal(),
   () => undefined,
 );
+
+// A journaled step's spans are held by its DBOS step context (both journals run a body in one of its own).
+identifyStepsBy(() => DBOS.stepStatus);
 
 // Until an executor chooses (a recovering process may run steps before it constructs its executor): the environment's.
 let active: StepJournal = journalFromEnvironment() === 'public' ? publicJournal : (fused ?? publicJournal);

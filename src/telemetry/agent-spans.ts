@@ -2,7 +2,8 @@ import type { Attributes, Link } from '@opentelemetry/api';
 import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import type { CompletionReason, RunStatus } from '../types/session.js';
 import type { StepResult } from '../types/llm.js';
-import { telemetry, type SpanScope } from './agent-telemetry.js';
+import { telemetry, type EndedSpan, type SpanScope } from './agent-telemetry.js';
+import { chatSpanAttributes, modelAttributes, splitModel, stepNameAttributes, toolDurationAttributes, toolSpanAttributes } from './span-attributes.js';
 import { runSpanId, sessionTraceId, toolSpanId } from './ids.js';
 import { HelixError } from '../errors/index.js';
 import * as attr from './semconv.js';
@@ -63,27 +64,20 @@ export interface ChatSpanDetails {
 export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
   const current = telemetry();
   const { result } = details;
-  const [provider, model] = splitModel(details.requestModel ?? result?.modelId);
-  const base: Attributes = {
-    [attr.OPERATION]: 'chat',
-    ...(provider === undefined ? {} : { [attr.PROVIDER]: provider }),
-    ...(model === undefined ? {} : { [attr.REQUEST_MODEL]: model }),
-  };
+  const modelKey = details.requestModel ?? result?.modelId;
+  const model = modelAttributes(modelKey);
   const durationS = seconds(details.endedAt - details.startedAt);
-  current.metrics.operationDuration.record(durationS, { ...base, ...(details.error === undefined ? {} : { [attr.ERROR_TYPE]: details.error.type }) });
+  current.metrics.operationDuration.record(durationS, details.error === undefined ? model.base : { ...model.base, [attr.ERROR_TYPE]: details.error.type });
   if (result !== undefined) {
-    current.metrics.tokenUsage.record(result.usage.inputTokens, { ...base, [attr.TOKEN_TYPE]: 'input' });
-    current.metrics.tokenUsage.record(result.usage.outputTokens, { ...base, [attr.TOKEN_TYPE]: 'output' });
+    current.metrics.tokenUsage.record(result.usage.inputTokens, model.inputTokens);
+    current.metrics.tokenUsage.record(result.usage.outputTokens, model.outputTokens);
   }
-  if (details.timeToFirstChunkMs !== undefined) current.metrics.timeToFirstChunk.record(seconds(details.timeToFirstChunkMs), base);
+  if (details.timeToFirstChunkMs !== undefined) current.metrics.timeToFirstChunk.record(seconds(details.timeToFirstChunkMs), model.base);
   if (!current.tracing) return;
-  const attributes: Attributes = {
-    ...base,
-    ...identity(scope),
-    [attr.STEP]: details.step,
-    [attr.ATTEMPT]: details.attempt,
-    ...(details.recovered === true ? { [attr.RECOVERED]: true } : {}),
-  };
+  const attributes = chatSpanAttributes(scope, modelKey);
+  attributes[attr.STEP] = details.step;
+  attributes[attr.ATTEMPT] = details.attempt;
+  if (details.recovered === true) attributes[attr.RECOVERED] = true;
   if (result !== undefined) {
     if (result.modelId !== undefined) attributes[attr.RESPONSE_MODEL] = result.modelId;
     attributes[attr.FINISH_REASONS] = [result.finishReason];
@@ -97,15 +91,10 @@ export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
   if (details.timeToFirstChunkMs !== undefined) attributes[attr.TIME_TO_FIRST_CHUNK] = seconds(details.timeToFirstChunkMs);
   const input = details.input === undefined || current.captureContent === undefined ? undefined : current.content(details.input());
   if (input !== undefined) attributes[attr.INPUT_MESSAGES] = input;
-  current.emit(scope, {
-    name: model === undefined ? 'chat' : `chat ${model}`,
-    kind: SpanKind.CLIENT,
-    startTime: details.startedAt,
-    endTime: details.endedAt,
-    attributes,
-    events: (details.retries ?? []).map((retry) => ({ name: 'helix.retry', time: retry.at, attributes: { [attr.ERROR_TYPE]: retry.errorType } })),
-    ...(details.error === undefined ? {} : { error: details.error }),
-  });
+  const ended: EndedSpan = { name: model.spanName, kind: SpanKind.CLIENT, startTime: details.startedAt, endTime: details.endedAt, attributes };
+  if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
+  if (details.error !== undefined) ended.error = details.error;
+  current.emit(scope, ended);
 }
 
 /** What an `execute_tool` span reports of one tool call. */
@@ -137,34 +126,37 @@ export interface ToolSpanDetails {
  */
 export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
   const current = telemetry();
-  current.metrics.toolDuration.record(seconds(details.endedAt - details.startedAt), { [attr.TOOL_NAME]: details.toolName, [attr.TOOL_OUTCOME]: details.outcome });
+  current.metrics.toolDuration.record(seconds(details.endedAt - details.startedAt), toolDurationAttributes(details.toolName, details.outcome));
   if (!current.tracing) return;
-  const attributes: Attributes = {
-    [attr.OPERATION]: 'execute_tool',
-    [attr.TOOL_NAME]: details.toolName,
-    [attr.TOOL_CALL_ID]: details.toolCallId,
-    [attr.TOOL_TYPE]: details.executor === 'client' ? 'extension' : 'function',
-    [attr.TOOL_EXECUTOR]: details.executor ?? 'server',
-    [attr.TOOL_OUTCOME]: details.outcome,
-    ...identity(scope),
-    [attr.STEP]: details.step,
-    [attr.ATTEMPT]: details.attempt,
-    ...(details.recovered === true ? { [attr.RECOVERED]: true } : {}),
-    ...details.extra,
-  };
+  const attributes = toolSpanAttributes(scope);
+  attributes[attr.TOOL_NAME] = details.toolName;
+  attributes[attr.TOOL_CALL_ID] = details.toolCallId;
+  attributes[attr.TOOL_TYPE] = details.executor === 'client' ? 'extension' : 'function';
+  attributes[attr.TOOL_EXECUTOR] = details.executor ?? 'server';
+  attributes[attr.TOOL_OUTCOME] = details.outcome;
+  attributes[attr.STEP] = details.step;
+  attributes[attr.ATTEMPT] = details.attempt;
+  if (details.recovered === true) attributes[attr.RECOVERED] = true;
+  if (details.extra !== undefined) Object.assign(attributes, details.extra);
   const args = details.arguments === undefined ? undefined : current.content(details.arguments);
   if (args !== undefined) attributes[attr.TOOL_ARGUMENTS] = args;
   const result = details.result === undefined ? undefined : current.content(details.result);
   if (result !== undefined) attributes[attr.TOOL_RESULT] = result;
-  current.emit(scope, {
+  const ended: EndedSpan = {
     name: `execute_tool ${details.toolName}`,
     spanId: toolSpanId(scope.sessionId, details.toolCallId),
     startTime: details.startedAt,
     endTime: details.endedAt,
     attributes,
-    events: (details.retries ?? []).map((retry) => ({ name: 'helix.retry', time: retry.at, attributes: { [attr.ERROR_TYPE]: retry.errorType } })),
-    ...(details.error === undefined ? {} : { error: details.error }),
-  });
+  };
+  if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
+  if (details.error !== undefined) ended.error = details.error;
+  current.emit(scope, ended);
+}
+
+/** The `helix.retry` events of the attempts retried inside a step. */
+function retryEvents(retries: readonly SpanRetry[]): NonNullable<EndedSpan['events']> {
+  return retries.map((retry) => ({ name: 'helix.retry', time: retry.at, attributes: { [attr.ERROR_TYPE]: retry.errorType } }));
 }
 
 /** What an `invoke_agent` span reports of one run. */
@@ -191,7 +183,8 @@ export interface RunSpanDetails {
  */
 export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   const current = telemetry();
-  current.metrics.runs.add(1, { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: details.completionReason ?? details.status });
+  const reason = details.completionReason ?? details.status;
+  current.metrics.runs.add(1, { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: reason });
   if (!current.tracing) return;
   const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
   const attributes: Attributes = {
@@ -234,23 +227,17 @@ export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
  * stepDuration('CallLLMStep', startedAt);
  */
 export function stepDuration(stepName: string, startedAt: number): void {
-  telemetry().metrics.stepDuration.record(seconds(Date.now() - startedAt), { 'helix.step.name': stepName });
+  telemetry().metrics.stepDuration.record(seconds(Date.now() - startedAt), stepNameAttributes(stepName));
 }
 
 function identity(scope: SpanScope): Attributes {
-  return { [attr.CONVERSATION_ID]: scope.rootSessionId ?? scope.sessionId, [attr.AGENT_ID]: scope.sessionId, [attr.SESSION_ID]: scope.sessionId, [attr.RUN_ID]: scope.runId };
+  const conversationId = scope.rootSessionId ?? scope.sessionId;
+  return { [attr.CONVERSATION_ID]: conversationId, [attr.AGENT_ID]: scope.sessionId, [attr.SESSION_ID]: scope.sessionId, [attr.RUN_ID]: scope.runId };
 }
 
 function providerOf(modelKey: string | undefined): Attributes {
   const [provider] = splitModel(modelKey);
   return provider === undefined ? {} : { [attr.PROVIDER]: provider };
-}
-
-/** `provider:model` → [provider, model]; a bare model id → [undefined, model]. */
-function splitModel(key: string | undefined): [string | undefined, string | undefined] {
-  if (key === undefined) return [undefined, undefined];
-  const colon = key.indexOf(':');
-  return colon <= 0 ? [undefined, key] : [key.slice(0, colon), key.slice(colon + 1)];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ProxyTracerProvider, createNoopMeter, metrics, trace } from '@opentelemetry/api';
+import { ProxyTracerProvider, createNoopMeter, diag, metrics, trace } from '@opentelemetry/api';
 import type { Counter, Histogram, Meter, Tracer } from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors/index.js';
 import * as attr from './semconv.js';
@@ -98,8 +98,8 @@ export class AgentTelemetry {
   /** Emit a span that is over, in the scope's trace (once its step's record commits, inside a journaled step). */
   emit(scope: SpanScope, ended: EndedSpan): void {
     if (!this.tracing || this.tracer === undefined) return;
-    const held = heldSpans.getStore();
-    if (held !== undefined) held.push(() => this.emitNow(scope, ended));
+    const held = heldHere();
+    if (held !== undefined) held.push({ telemetry: this, scope, ended });
     else this.emitNow(scope, ended);
   }
 
@@ -112,7 +112,8 @@ export class AgentTelemetry {
     return this.honorsIds(this.tracer) ? inRunContext(scope, start) : start();
   }
 
-  private emitNow(scope: SpanScope, ended: EndedSpan): void {
+  /** @internal Emit now (a held span, its record committed). */
+  emitNow(scope: SpanScope, ended: EndedSpan): void {
     if (this.tracer === undefined) return;
     emitEndedSpan(this.tracer, scope, ended, this.honorsIds(this.tracer));
   }
@@ -134,32 +135,85 @@ function checkOptions(given: TelemetryOptions | undefined): void {
   if (!valid) throw new InvalidArgumentError('telemetry.captureContent must be a boolean or { maxChars: a non-negative integer }.', { field: 'telemetry.captureContent' });
 }
 
-/** Spans a journaled step's body emitted, held until its record commits (see {@link afterRecord}). */
-const heldSpans = new AsyncLocalStorage<Array<() => void>>();
+/** A span a journaled step's body emitted, held until the step's record commits. */
+interface HeldSpan {
+  telemetry: AgentTelemetry;
+  scope: SpanScope;
+  ended: EndedSpan;
+}
+
+/**
+ * The held spans of the journaled steps running, by the step's own context object: what {@link identifyStepsBy}
+ * names the running step by (a plain lookup; an AsyncLocalStorage would make every promise of the process pay for
+ * its propagation). The entry goes with its step.
+ */
+const heldByStep = new WeakMap<object, HeldSpan[]>();
+let runningStep: () => object | undefined = () => undefined;
+/** Only for a step body that runs where `runningStep` names nothing (never, with either journal): held all the same. */
+const heldUnnamed = new AsyncLocalStorage<HeldSpan[]>();
+
+/**
+ * Tell the telemetry how to name the journaled step running in the current async context: an object of that step's
+ * own, the same from its body's start to its end, another for every other step or attempt (the journal gives DBOS's
+ * `DBOS.stepStatus`). Spans emitted there are held for {@link afterRecord}.
+ *
+ * @example
+ * identifyStepsBy(() => DBOS.stepStatus);
+ */
+export function identifyStepsBy(step: () => object | undefined): void {
+  runningStep = step;
+}
+
+function heldHere(): HeldSpan[] | undefined {
+  const step = runningStep();
+  return step === undefined ? heldUnnamed.getStore() : heldByStep.get(step);
+}
 
 /**
  * Run a durable step so that the spans its body emits go out only once `record` (the step, recorded) has resolved: a
- * body killed before its record committed emits nothing, and the step's re-run emits once. Returns `record`'s outcome.
- * Only while tracing; otherwise `record` runs as it is.
+ * body killed before its record committed emits nothing, and the step's re-run emits once. `hold` runs the body (in
+ * the step's context, see {@link identifyStepsBy}). Returns `record`'s outcome. The held spans go to the SDK on the
+ * next turn of the event loop (`setImmediate`), off the workflow's path: the workflow carries on to its next step
+ * (and its next database round trip) first. Only while tracing; otherwise `record` runs as it is.
  *
  * @example
  * return afterRecord((hold) => journal.runStep(name, (record) => hold(() => body(record))));
  */
 export function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Promise<B>) => Promise<T>): Promise<T> {
-  const spans: Array<() => void> = [];
-  const flush = (): void => {
-    for (const emit of spans) emit();
-  };
-  return record((body) => heldSpans.run(spans, body)).then(
+  const spans: HeldSpan[] = [];
+  return record((body) => holdIn(spans, body)).then(
     (value) => {
-      flush();
+      release(spans);
       return value;
     },
     (error: unknown) => {
-      flush();
+      release(spans);
       throw error;
     },
   );
+}
+
+function holdIn<B>(spans: HeldSpan[], body: () => Promise<B>): Promise<B> {
+  const step = runningStep();
+  if (step === undefined) return heldUnnamed.run(spans, body);
+  heldByStep.set(step, spans);
+  return body();
+}
+
+/** The step is over: its spans go out, on the next turn of the event loop. */
+function release(spans: HeldSpan[]): void {
+  if (spans.length > 0) setImmediate(emitHeld, spans.splice(0));
+}
+
+/** Outside any caller's stack: a tracer that throws is reported to OpenTelemetry's diagnostics, never to the process. */
+function emitHeld(spans: readonly HeldSpan[]): void {
+  for (const { telemetry: owner, scope, ended } of spans) {
+    try {
+      owner.emitNow(scope, ended);
+    } catch (error) {
+      diag.error(`helix-agents-dbos: the tracer failed to record span "${ended.name}"`, error);
+    }
+  }
 }
 
 /** The metric instruments (GenAI names where the conventions have one). */

@@ -31,23 +31,45 @@ function cyrb128(key: string): [number, number, number, number] {
   return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
 }
 
-/** Ids asked for again and again: a session's trace id by each of its spans, a run's span id by its children. */
-const recent = new Map<string, string>();
-const RECENT_IDS = 4_096;
-
-/** A 16- or 32-digit lowercase hex id of the key's parts (never all zeros: invalid in W3C trace context). */
-function hexOf(parts: readonly string[], length: 16 | 32): string {
-  const key = parts.join('\u0000');
-  const known = recent.get(key);
-  if (known !== undefined) return known;
+/** A 16- or 32-digit lowercase hex id of `key` (never all zeros: invalid in W3C trace context). */
+function hexOf(key: string, length: 16 | 32): string {
   const lanes = cyrb128(key);
   let hex = '';
-  for (let lane = 0; lane < length / 8; lane += 1) hex += lanes[lane]!.toString(16).padStart(8, '0');
-  const id = /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
-  if (recent.size >= RECENT_IDS) recent.clear();
-  recent.set(key, id);
-  return id;
+  let any = 0;
+  for (let lane = 0; lane < length / 8; lane += 1) {
+    any |= lanes[lane]!;
+    hex += lanes[lane]!.toString(16).padStart(8, '0');
+  }
+  return any === 0 ? `${hex.slice(0, -1)}1` : hex;
 }
+
+/**
+ * Ids asked for again and again, by the one part that varies (a session's trace id by each of its spans, a run's span
+ * id by its children): one cache per kind, so a run's many tool calls (each its own id) never push them out.
+ */
+class RecentIds {
+  private readonly ids = new Map<string, string>();
+
+  constructor(
+    private readonly prefix: string,
+    private readonly length: 16 | 32,
+  ) {}
+
+  of(part: string): string {
+    const known = this.ids.get(part);
+    if (known !== undefined) return known;
+    // The key as it always was (the parts joined by NUL): ids stay the same across versions and processes.
+    const id = hexOf(`${this.prefix}\u0000${part}`, this.length);
+    if (this.ids.size >= RECENT_IDS) this.ids.clear();
+    this.ids.set(part, id);
+    return id;
+  }
+}
+
+const RECENT_IDS = 4_096;
+const traceIds = new RecentIds('helix.trace', 32);
+const runSpanIds = new RecentIds('helix.run', 16);
+const sessionRootSpanIds = new RecentIds('helix.session', 16);
 
 /**
  * The trace id of a session tree: one trace per root session, whatever its runs, processes and days.
@@ -56,7 +78,7 @@ function hexOf(parts: readonly string[], length: 16 | 32): string {
  * sessionTraceId('s1'); // 32 lowercase hex digits, the same in every process
  */
 export function sessionTraceId(rootSessionId: string): string {
-  return hexOf(['helix.trace', rootSessionId], 32);
+  return traceIds.of(rootSessionId);
 }
 
 /**
@@ -66,7 +88,7 @@ export function sessionTraceId(rootSessionId: string): string {
  * runSpanId('run-1'); // 16 lowercase hex digits
  */
 export function runSpanId(runId: string): string {
-  return hexOf(['helix.run', runId], 16);
+  return runSpanIds.of(runId);
 }
 
 /**
@@ -78,7 +100,7 @@ export function runSpanId(runId: string): string {
  * toolSpanId('s1', 'call_1');
  */
 export function toolSpanId(sessionId: string, toolCallId: string): string {
-  return hexOf(['helix.tool', sessionId, toolCallId], 16);
+  return hexOf(`helix.tool\u0000${sessionId}\u0000${toolCallId}`, 16);
 }
 
 /**
@@ -89,7 +111,7 @@ export function toolSpanId(sessionId: string, toolCallId: string): string {
  * sessionRootSpanId('s1');
  */
 export function sessionRootSpanId(rootSessionId: string): string {
-  return hexOf(['helix.session', rootSessionId], 16);
+  return sessionRootSpanIds.of(rootSessionId);
 }
 
 /** W3C `traceparent` (version 00) of a sampled span. */

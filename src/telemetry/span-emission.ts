@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace } from '@opentelemetry/api';
-import type { Attributes, Context, Link, Span, Tracer } from '@opentelemetry/api';
-import { withSpanIds } from './id-generator.js';
+import type { Attributes, Context, Link, Span, SpanOptions, Tracer } from '@opentelemetry/api';
+import { clearSpanIds, pendSpanIds, withSpanIds } from './id-generator.js';
 import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
 import { ERROR_TYPE } from './semconv.js';
 
@@ -52,26 +52,49 @@ export function honorsSpanIds(tracer: Tracer): boolean {
  */
 export function emitEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): void {
   const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
-  const virtualRoot = scope.trace?.parentSpanId ?? sessionRootSpanId(scope.rootSessionId ?? scope.sessionId);
-  const parentSpanId = !idsHonored ? virtualRoot : ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
+  const parentSpanId = !idsHonored ? virtualRootOf(scope) : ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
   const links = idsHonored ? ended.links : undefined;
-  const options = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes, ...(links === undefined ? {} : { links }) };
-  const start = (): Span =>
-    parentSpanId === undefined
-      ? tracer.startSpan(ended.name, { ...options, root: true }, ROOT_CONTEXT)
-      : tracer.startSpan(ended.name, options, parentContext(traceId, parentSpanId));
-  const span = ended.spanId === undefined ? start() : withSpanIds({ traceId, spanId: ended.spanId }, start);
-  for (const event of ended.events ?? []) span.addEvent(event.name, event.attributes ?? {}, event.time);
+  const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes };
+  if (links !== undefined) options.links = links;
+  if (parentSpanId === undefined) options.root = true;
+  const parent = parentSpanId === undefined ? ROOT_CONTEXT : parentContext(traceId, parentSpanId);
+  let span: Span;
+  if (ended.spanId === undefined) span = tracer.startSpan(ended.name, options, parent);
+  else {
+    // One synchronous startSpan takes the ids (HelixIdGenerator); nothing else can start a span in between.
+    pendSpanIds(traceId, ended.spanId);
+    try {
+      span = tracer.startSpan(ended.name, options, parent);
+    } finally {
+      clearSpanIds();
+    }
+  }
+  const events = ended.events;
+  if (events !== undefined) for (const event of events) span.addEvent(event.name, event.attributes ?? {}, event.time);
   if (ended.error !== undefined) {
     span.setAttribute(ERROR_TYPE, ended.error.type);
-    span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error.message === undefined ? {} : { message: ended.error.message }) });
+    span.setStatus(ended.error.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: ended.error.message });
   }
   span.end(ended.endTime);
 }
 
+/** The session's virtual root: the parent of every span when the provider does not honor our ids. */
+function virtualRootOf(scope: SpanScope): string {
+  return scope.trace?.parentSpanId ?? sessionRootSpanId(scope.rootSessionId ?? scope.sessionId);
+}
+
+/** Parent contexts by parent span id (a run's span is the parent of all its chat and tool spans); contexts are immutable. */
+const parentContexts = new Map<string, { traceId: string; context: Context }>();
+const PARENT_CONTEXTS = 1_024;
+
 /** A context whose active span is the given (remote, sampled) span: the parent of a span started in it. */
 function parentContext(traceId: string, spanId: string): Context {
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+  const known = parentContexts.get(spanId);
+  if (known !== undefined && known.traceId === traceId) return known.context;
+  const created = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+  if (parentContexts.size >= PARENT_CONTEXTS) parentContexts.clear();
+  parentContexts.set(spanId, { traceId, context: created });
+  return created;
 }
 
 /**
