@@ -43,7 +43,8 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
           : await executor.execute(agent, text, { sessionId, ...(principal === null ? {} : { userId: principal.id }), ...incomingTrace(c.req.raw) });
       await context.ownedSession(principal, sessionId); // a creation race lost to another principal
       const run = await describeRun(context, handle);
-      return respond(uiRunStream(context, { sessionId, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal }));
+      const input = { sessionId, streamId: run.streamId, fromSequence: run.startSequence, messageId: run.runId, signal: c.req.raw.signal };
+      return respond(uiRunStream(context, input));
     }
     if (last.role !== 'assistant' || existing === null) throw new AgentServerHttpError(400, 'INVALID_REQUEST', 'The last message must be a user message or answer the pending tool calls.');
     const submissions = answersOf(last, existing);
@@ -53,7 +54,8 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     const { handle } = await submitAndContinue(context, existing, submissions);
     if (handle === null) return respond(waitingStream());
     const originalMessages = body.messages as unknown as UIMessage[];
-    return respond(uiRunStream(context, { sessionId, streamId, fromSequence, knownToolCalls: knownToolCallsOf(last), originalMessages, signal: c.req.raw.signal }));
+    const knownToolCalls = knownToolCallsOf(last);
+    return respond(uiRunStream(context, { sessionId, streamId, fromSequence, knownToolCalls, originalMessages, signal: c.req.raw.signal }));
   });
 
   /** `useChat({ resume: true })`: the active assistant message replayed from its start, or 204. */
@@ -63,7 +65,8 @@ export function chatRoutes(context: ServerContext, chatAgentName: string): Hono<
     if (run?.status !== 'running') return c.body(null, 204);
     const first = await firstRunOfMessage(run);
     const streamId = state.streamId ?? state.sessionId;
-    return respond(uiRunStream(context, { sessionId: state.sessionId, streamId, fromSequence: first.startSequence, messageId: first.runId, signal: c.req.raw.signal }));
+    const input = { sessionId: state.sessionId, streamId, fromSequence: first.startSequence, messageId: first.runId, signal: c.req.raw.signal };
+    return respond(uiRunStream(context, input));
   });
 
   /** The session's messages as `UIMessage`s (`useChat`'s initial messages after a reload; see `chatHistory`). */

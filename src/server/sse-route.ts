@@ -21,7 +21,8 @@ export function sseRoute(context: ServerContext) {
   return async (c: Context<AgentServerEnvironment>): Promise<Response> => {
     const query = parseQuery(c, sseQuerySchema);
     const state = await context.ownedSession(c.get('principal'), query.sessionId);
-    const from = lastEventId(c.req.header('last-event-id')) ?? query.fromSequence ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
+    const resumeAfter = lastEventId(c.req.header('last-event-id')) ?? query.fromSequence;
+    const from = resumeAfter ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
     return streamChunksAsSSE(c, context, { streamId: state.streamId ?? state.sessionId, from, endsAfter: (chunk) => endsRunOf(chunk, state.sessionId) });
   };
 }

@@ -68,13 +68,19 @@ describe('sessions list and session page', () => {
 });
 
 describe('chat page (useChat against /chat)', () => {
-  it('streams text and tool parts; the approval button continues the run', async () => {
+  it('streams text and tool parts; the approval button continues the run, after a reload too', async () => {
     const page = await kit.signedIn(ALICE, '#/chat/chat-pay');
     await page.getByLabel('Message').fill('approve: the invoice');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('[data-tool="pay"]');
     await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('approval-requested');
     expect(await textOf(page, '[data-role=assistant] .text')).toBe(ASK_TEXT);
+    // After a reload the request is still there, once (history, then the replay of the waiting run in its place).
+    await page.reload();
+    await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('approval-requested');
+    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
+    expect(await textOf(page, '[data-role=assistant] .text')).toBe(ASK_TEXT);
+    expect(await page.locator('[data-role]').count()).toBe(2);
     await tool.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('output-available');
     await expect.poll(() => textOf(page, '[data-role=assistant] .text'), WAIT).toBe(`${ASK_TEXT}${PAID_TEXT}`);

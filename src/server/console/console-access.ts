@@ -27,7 +27,11 @@ export interface ConsoleSessionAccess {
  * @example
  * const { state } = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
  */
-export async function consoleSession(context: ServerContext, principal: AgentServerPrincipal | null, sessionId: string | undefined): Promise<ConsoleSessionAccess> {
+export async function consoleSession(
+  context: ServerContext,
+  principal: AgentServerPrincipal | null,
+  sessionId: string | undefined,
+): Promise<ConsoleSessionAccess> {
   const id = sessionIdSchema.safeParse(sessionId);
   if (!id.success) throw sessionNotFound();
   const { stateStore } = context.options;

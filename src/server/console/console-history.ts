@@ -38,7 +38,10 @@ export function historySteps(messages: readonly StoredMessage[], checkpointIds: 
     const draft = draftFor(drafts, message);
     if (message.role === 'user') draft.userTexts.push(message.content);
     if (message.role === 'assistant') addAssistant(draft, message.content, message.thinking, message.toolCalls ?? [], results, awaitingCallIds);
-    if (message.role === 'tool' && !called.has(message.toolCallId)) draft.toolCalls.push({ toolCallId: message.toolCallId, toolName: message.toolName, result: consoleValue(message.content), status: resultStatus(message) });
+    if (message.role === 'tool' && !called.has(message.toolCallId)) {
+      const { toolCallId, toolName } = message;
+      draft.toolCalls.push({ toolCallId, toolName, result: consoleValue(message.content), status: resultStatus(message) });
+    }
   }
   return drafts.map((draft) => stepView(draft, checkpointIds));
 }
@@ -53,7 +56,8 @@ function draftFor(drafts: StepDraft[], message: StoredMessage): StepDraft {
     last.lastSequence = message.sequence;
     return last;
   }
-  const draft: StepDraft = { key, runId, step, userTexts: [], texts: [], thinking: [], toolCalls: [], firstSequence: message.sequence, lastSequence: message.sequence };
+  const sequences = { firstSequence: message.sequence, lastSequence: message.sequence };
+  const draft: StepDraft = { key, runId, step, userTexts: [], texts: [], thinking: [], toolCalls: [], ...sequences };
   if (message.createdAt !== undefined) draft.createdAt = message.createdAt;
   drafts.push(draft);
   return draft;

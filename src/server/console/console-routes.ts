@@ -41,7 +41,9 @@ export function consoleRoutes(context: ServerContext): Hono<AgentServerEnvironme
   app.get('/api/sessions/:sessionId/stream', async (c) => {
     const { state, root } = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
     const from = lastEventId(c.req.header('last-event-id')) ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
-    const endsAfter = (chunk: StreamChunk): boolean => endsRunOf(chunk, state.sessionId) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
+    // Its run's last chunk, or (a sub-agent whose run ends without output) the parent's record of its end.
+    const endsAfter = (chunk: StreamChunk): boolean =>
+      endsRunOf(chunk, state.sessionId) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
     return streamChunksAsSSE(c, context, { streamId: sessionStreamId(state, streamRootOf(root)), from, endsAfter });
   });
 
@@ -49,7 +51,8 @@ export function consoleRoutes(context: ServerContext): Hono<AgentServerEnvironme
     app.post(`/api/sessions/:sessionId/${action}`, async (c) => {
       const access = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
       const { reportOn, ...outcome } = await CONSOLE_ACTIONS[action](context, c, access);
-      const session = reportOn === undefined ? await readSessionState(context, access.state.sessionId, streamRootOf(access.root)) : await readSessionState(context, reportOn);
+      const session =
+        reportOn === undefined ? await readSessionState(context, access.state.sessionId, streamRootOf(access.root)) : await readSessionState(context, reportOn);
       if (session === null) throw sessionNotFound();
       const answer: ConsoleActionResponse = { action, sessionId: access.state.sessionId, session, ...outcome };
       return c.json(answer, action === 'branch' ? 201 : 200);

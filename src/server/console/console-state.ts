@@ -14,7 +14,9 @@ import { consoleError } from './console-values.js';
  */
 export async function openCallsOfTree(context: ServerContext, state: SessionState): Promise<PendingClientToolCall[]> {
   const calls = openCallsOf(state);
-  if (state.parentSessionId === undefined) calls.push(...(await openCallsOfDescendants(context.options.stateStore, state, { maxOwners: CONSOLE_LIMITS.pendingCalls })));
+  if (state.parentSessionId === undefined) {
+    calls.push(...(await openCallsOfDescendants(context.options.stateStore, state, { maxOwners: CONSOLE_LIMITS.pendingCalls })));
+  }
   return calls.sort((left, right) => left.createdAt - right.createdAt).slice(0, CONSOLE_LIMITS.pendingCalls);
 }
 
@@ -89,8 +91,8 @@ export function consoleSessionState(state: SessionState, run: RunRecord | null, 
     updatedAt: state.updatedAt,
     ...(state.parentSessionId === undefined ? {} : { parentSessionId: state.parentSessionId }),
     ...(state.rootSessionId === undefined ? {} : { rootSessionId: state.rootSessionId }),
-    ...(failed ? { failure: { ...(state.failureReason === undefined ? {} : { reason: state.failureReason }), ...(error === undefined ? {} : { error }) } } : {}),
-    ...(interrupt === undefined ? {} : { interrupt: { ...(interrupt.reason === undefined ? {} : { reason: consoleError(interrupt.reason) }), interruptedAt: interrupt.interruptedAt } }),
+    ...(failed ? { failure: failureView(state.failureReason, error) } : {}),
+    ...(interrupt === undefined ? {} : { interrupt: interruptView(interrupt) }),
     currentRun: run === null ? null : runSummary(run),
     awaitingHuman: open.length > 0,
     openCallCount: open.length,
@@ -99,6 +101,14 @@ export function consoleSessionState(state: SessionState, run: RunRecord | null, 
     streamId,
     liveSessionId: state.parentSessionId === undefined ? state.sessionId : streamId === root.streamId ? root.sessionId : null,
   };
+}
+
+function failureView(reason: string | undefined, error: string | undefined): NonNullable<ConsoleSessionState['failure']> {
+  return { ...(reason === undefined ? {} : { reason }), ...(error === undefined ? {} : { error }) };
+}
+
+function interruptView(interrupt: NonNullable<SessionState['interruptContext']>): NonNullable<ConsoleSessionState['interrupt']> {
+  return { ...(interrupt.reason === undefined ? {} : { reason: consoleError(interrupt.reason) }), interruptedAt: interrupt.interruptedAt };
 }
 
 /**
