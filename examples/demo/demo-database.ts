@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { provisionPostgres } from '../../test/support/postgres.js';
+import { keepExitCode } from './keep-exit-code.js';
 
 /**
  * The demo's database and how to release it.
@@ -34,6 +35,7 @@ const DEMO_DATABASE = 'helix_demo';
  * try { … } finally { await database.stop(); }
  */
 export async function openDemoDatabase(log?: (line: string) => void): Promise<DemoDatabase> {
+  keepExitCode();
   if (process.env.DATABASE_URL === undefined || process.env.DATABASE_URL === '') {
     process.env.HELIX_NO_TESTCONTAINERS = '1';
   }

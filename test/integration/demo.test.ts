@@ -153,6 +153,15 @@ describe('npm start (examples/demo.ts)', () => {
     expect(toolLine(run.output, 'draft_itinerary')).toEqual([1, 1, 1]);
   }, 90_000);
 
+  it('exits 1 when the run fails (a database that does not exist)', async () => {
+    database = await createTestDatabase('demo_fails');
+    const missing = new URL(database.url);
+    missing.pathname = '/helix_demo_no_such_database';
+    const run = await runDemo(['--session', 'demo-fails'], { DATABASE_URL: missing.toString() });
+    expect(run.output).toContain('demo failed');
+    expect(run.code, run.output).toBe(1);
+  });
+
   it('has a dbos-config.yaml that starts the same app under the same name', () => {
     const yaml = readFileSync(resolve(ROOT, 'dbos-config.yaml'), 'utf8');
     expect(/^name:\s*(\S+)\s*$/m.exec(yaml)?.[1]).toBe(DEMO_APP_NAME);
