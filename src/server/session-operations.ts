@@ -3,7 +3,7 @@ import type { AgentExecutionHandle } from '../executor/types.js';
 import type { SubmitToolResult, SubmitToolResultResponse } from '../executor/submit-tool-result.js';
 import type { SessionState } from '../types/session.js';
 import { AgentServerHttpError } from './server-errors.js';
-import { openCallsOf } from '../store/open-calls.js';
+import { treeOpenCalls } from './session-status.js';
 import type { ServerContext } from './server-context.js';
 
 /** @internal Where a run's chunks are: read `streamId` after `startSequence` to get exactly this run. */
@@ -21,46 +21,6 @@ export async function describeRun(context: ServerContext, handle: AgentExecution
   const streamId = state?.streamId ?? handle.sessionId;
   const startSequence = run?.startSequence ?? (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
   return { sessionId: handle.sessionId, runId: handle.runId, streamId, startSequence };
-}
-
-/** @internal What GET /status answers. */
-export async function sessionStatus(context: ServerContext, state: SessionState): Promise<Record<string, unknown>> {
-  const { stateStore, streamManager } = context.options;
-  const streamId = state.streamId ?? state.sessionId;
-  const [run, stream] = await Promise.all([stateStore.getCurrentRun(state.sessionId), streamManager.getInfo(streamId)]);
-  const open = openCallsOf(state);
-  const ended = state.failureReason === 'aborted' || state.status === 'failed' || state.status === 'completed';
-  return {
-    sessionId: state.sessionId,
-    agentType: state.agentType,
-    status: state.status,
-    stepCount: state.stepCount,
-    run:
-      run === null
-        ? null
-        : {
-            runId: run.runId,
-            status: run.status,
-            turn: run.turn,
-            stepCount: run.stepCount,
-            startSequence: run.startSequence,
-            ...(run.completionReason === undefined ? {} : { completionReason: run.completionReason }),
-          },
-    ...(state.output === undefined || state.output === null ? {} : { output: state.output }),
-    ...(state.error === undefined ? {} : { error: state.error }),
-    ...(state.failureReason === undefined ? {} : { failureReason: state.failureReason }),
-    awaitingClientTool: open.some((entry) => entry.kind === 'client'),
-    awaitingApproval: open.some((entry) => entry.kind === 'approval'),
-    pendingToolCalls: open.map((entry) => ({
-      toolCallId: entry.toolCallId,
-      toolName: entry.toolName,
-      kind: entry.kind,
-      input: entry.input,
-      ...(entry.approvalId === undefined ? {} : { approvalId: entry.approvalId }),
-    })),
-    canResume: !ended && (state.status === 'interrupted' || state.status === 'paused' || open.length > 0),
-    stream: { streamId, status: stream?.status ?? 'active', lastSequence: stream?.lastSequence ?? 0 },
-  };
 }
 
 /** @internal Durable interrupt through the executor's handle (works from any server instance). */
@@ -83,7 +43,7 @@ export async function abortRun(context: ServerContext, state: SessionState, reas
 
 /**
  * @internal Submit answers exactly once, then continue the run: a warm run wakes in place by itself; a
- * parked run (ended its workflow while waiting) is resumed once nothing is left open. Returns the handle of
+ * parked run (ended its workflow while waiting) is resumed once nothing is left open in its tree. Returns the handle of
  * the run that continues, or null when calls are still open (or the submissions changed nothing).
  */
 export async function submitAndContinue(
@@ -96,7 +56,8 @@ export async function submitAndContinue(
   for (const submission of submissions) responses.push(await executor.submitToolResult(submission));
   const agent = context.agentOf(state);
   const [after, run] = await Promise.all([stateStore.loadState(state.sessionId), stateStore.getCurrentRun(state.sessionId)]);
-  if (after === null || run === null || openCallsOf(after).length > 0) return { responses, handle: null };
+  // A parked root resumes once its whole tree waits for nothing (a sub-agent may still wait for another answer).
+  if (after === null || run === null || (await treeOpenCalls(stateStore, after)).calls.length > 0) return { responses, handle: null };
   if (isParkedRunStatus(run.status)) return { responses, handle: await executor.resume(agent, state.sessionId) };
   return { responses, handle: run.status === 'running' ? await executor.getHandle(agent, state.sessionId) : null };
 }

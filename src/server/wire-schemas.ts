@@ -13,7 +13,8 @@ import { z } from 'zod';
  *   `output` / `error` / `run_interrupted` chunk or when the stream ends; `: keep-alive` comments every 15 s.
  * - GET /status → `{ sessionId, agentType, status, stepCount, run: { runId, status, turn, stepCount,
  *   startSequence, completionReason? } | null, output?, error?, failureReason?, awaitingClientTool,
- *   awaitingApproval, pendingToolCalls: [{ toolCallId, toolName, kind, input, approvalId? }], canResume,
+ *   awaitingApproval (both for the whole tree), pendingToolCalls: [{ toolCallId, toolName, kind, input, approvalId?,
+ *   ownerSessionId, agentType, createdAt, deadlineAt? }], pendingToolCallsTruncated, rootSessionId, canResume,
  *   stream: { streamId, status, lastSequence } }`.
  * - POST /interrupt → 202 `{ sessionId, status: 'interrupt_requested' }`; POST /abort → 200
  *   `{ sessionId, status: 'aborted' }`; both 409 `NO_ACTIVE_RUN` when nothing runs.

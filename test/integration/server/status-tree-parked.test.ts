@@ -57,7 +57,10 @@ describe('GET /status of a parked root lists its sub-agents open calls', () => {
     expect((await kit.call('/start', { token: ALICE, body: { agentType: 'top', sessionId: 'p-both', input: 'both: pay twice' } })).status).toBe(201);
     const parked = await waitForStatus('p-both', (body) => PARKED.includes(body.run?.status) && body.pendingToolCalls?.length === 2, 'parked, waiting for two approvals');
     const [first, second] = parked.pendingToolCalls;
-    expect((await approve('p-both', first)).status).toBe('accepted');
+    const firstAnswer = await approve('p-both', first);
+    // The other sub-agent still waits: no run is started for nothing (the parked run resumes after the last answer).
+    expect(firstAnswer).toMatchObject({ status: 'accepted' });
+    expect(firstAnswer.run ?? null).toBeNull();
     const between = await waitForStatus('p-both', (body) => body.pendingToolCalls?.length === 1 && body.run?.status !== 'running', 'waiting for the second approval');
     expect(between.pendingToolCalls[0]).toMatchObject({ toolCallId: second.toolCallId, ownerSessionId: second.ownerSessionId });
     expect(between.awaitingApproval).toBe(true);
