@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOW_TEXT } from './support/browser-agents.js';
 import { ALICE, startBrowserKit, type BrowserKit } from './support/browser-kit.js';
 
 let kit: BrowserKit;
@@ -21,8 +22,8 @@ const WAIT = { timeout: 20_000, interval: 50 };
 const AT_ONCE = { timeout: 2_500, interval: 25 };
 const statusOf = (page: Page): Promise<string | null> => page.getByTestId('session-status').textContent();
 
-async function openSession(sessionId: string, input: string): Promise<Page> {
-  expect((await kit.call('/start', ALICE, { agentType: 'desk', sessionId, input })).status).toBe(201);
+async function openSession(sessionId: string, input: string, agentType = 'desk'): Promise<Page> {
+  expect((await kit.call('/start', ALICE, { agentType, sessionId, input })).status).toBe(201);
   return kit.signedIn(ALICE, `#/sessions/${sessionId}`);
 }
 
@@ -93,6 +94,19 @@ describe('session actions through the console', () => {
     await child.getByRole('link', { name: 'helper' }).click();
     await expect.poll(() => statusOf(page), WAIT).toBe('completed');
     expect(await page.locator('.meta').textContent()).toContain('parent act-tree');
+    await page.context().close();
+  });
+
+  it("a companion's page follows the companion's own stream live", async () => {
+    const page = await openSession('act-boss', 'go', 'boss');
+    const node = page.locator('li[data-node="act-boss-agent-w"]');
+    await node.getByRole('link', { name: 'w' }).click();
+    await expect.poll(() => page.locator('h1').textContent(), WAIT).toContain('act-boss-agent-w');
+    const live = (): Promise<string> => page.getByTestId('live-text').allTextContents().then((texts) => texts.join(''));
+    await expect.poll(live, WAIT).toMatch(/^word1 word2 /);
+    expect((await live()).length).toBeLessThan(SLOW_TEXT.length); // seen while it streams
+    await expect.poll(live, WAIT).toBe(SLOW_TEXT);
+    await expect.poll(() => statusOf(page), WAIT).toBe('completed');
     await page.context().close();
   });
 });

@@ -8,9 +8,12 @@ import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { LLMAdapter } from '../../../src/llm/adapter.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { consoleTestModel, desk } from '../../integration/server/support/console-agents.js';
+import { boss } from '../../integration/companions/companion-kit.js';
 
 /** The console API tests' `desk` (client tool, slow tool, sub-agent `helper`, a failing first call) for the actions. */
 export { desk };
+/** The companion tests' `boss`: here it spawns the non-blocking companion `watcher` named `w` (see {@link browserModel}). */
+export { boss };
 
 export const CHUNK_DELAY_MS = 60;
 export const ASK_TEXT = 'I will pay the invoice once you approve.';
@@ -57,9 +60,20 @@ export function clerkModel(): LLMAdapter {
   });
 }
 
-/** One model for both agents: `clerk` by {@link clerkModel}, `desk` and its `helper` by the console API tests' model. */
+/** `boss` spawns its companion `w` (a `watcher`), then says `spawned`; the watcher streams {@link SLOW_TEXT}, then answers. */
+function companionModel(): LLMAdapter {
+  return new MockLLMAdapter((input) => {
+    if (input.agentType === 'watcher') return { type: 'structured_output', output: { seen: 'all' }, text: SLOW_TEXT, chunkDelayMs: CHUNK_DELAY_MS };
+    if (input.messages.some((message) => message.role === 'tool')) return { type: 'text', text: 'spawned' };
+    return { type: 'tool_calls', toolCalls: [{ name: 'companion__spawnAgent', arguments: { agentType: 'watcher', name: 'w', message: 'watch' } }] };
+  });
+}
+
+/** One model for every agent: `clerk` by {@link clerkModel}, `boss` and its companion by `companionModel`, `desk` and its `helper` by the console API tests' model. */
 export function browserModel(): LLMAdapter {
   const forClerk = clerkModel();
+  const forCompanions = companionModel();
   const forDesk = consoleTestModel();
-  return { generateStep: (input, callbacks) => (input.agentType === 'clerk' ? forClerk : forDesk).generateStep(input, callbacks) };
+  const pick = (agentType: string | undefined): LLMAdapter => (agentType === 'clerk' ? forClerk : agentType === 'boss' || agentType === 'watcher' ? forCompanions : forDesk);
+  return { generateStep: (input, callbacks) => pick(input.agentType).generateStep(input, callbacks) };
 }

@@ -14,7 +14,7 @@ import { AgentServer } from '../../../src/server/agent-server.js';
 import { createHttpAdapter } from '../../../src/server/node-http-adapter.js';
 import { freePort } from '../../support/free-port.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
-import { browserModel, clerk, desk } from './browser-agents.js';
+import { boss, browserModel, clerk, desk } from './browser-agents.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const TOKENS: Readonly<Record<string, string>> = { 'token-alice': 'alice', 'token-bob': 'bob' };
@@ -50,13 +50,13 @@ export interface BrowserKit {
 
 export async function startBrowserKit(prefix: string): Promise<BrowserKit> {
   await ensureConsoleBuilt();
-  const runtime = await startTestRuntime(prefix, browserModel(), { hitlWarmWindowMs: 30_000 });
+  const runtime = await startTestRuntime(prefix, browserModel(), { hitlWarmWindowMs: 30_000, persistentWarmWindowMs: 400 });
   const server = new AgentServer({
     executor: runtime.executor,
     stateStore: runtime.stateStore,
     streamManager: runtime.streamManager,
     usageStore: runtime.usageStore,
-    agents: [clerk, desk],
+    agents: [clerk, desk, boss],
     chat: { agent: clerk },
     console: {},
     authenticate: (request) => {
