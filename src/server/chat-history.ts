@@ -58,7 +58,7 @@ export async function chatHistory(context: ServerContext, state: SessionState): 
   let answers = all.slice(-CHAT_HISTORY_LIMITS.turns);
   const end = answers.at(-1)?.to ?? 0;
   while (answers.length > 1 && end - answers[0]!.from > CHAT_HISTORY_LIMITS.chunks) answers = answers.slice(1);
-  await readChunks(context, streamId, answers, end);
+  const capped = await readChunks(context, streamId, answers, end);
   const users = await userMessagesByRun(context, state.sessionId);
   const messages: UIMessage[] = [];
   for (const answer of answers) {
@@ -66,7 +66,7 @@ export async function chatHistory(context: ServerContext, state: SessionState): 
     const message = await assistantMessage(state.sessionId, answer);
     if (message.parts.length > 0) messages.push(message);
   }
-  return { messages, truncated: answers.length < all.length || answers.some((answer) => answer.chunks.length >= CHAT_HISTORY_LIMITS.chunks) };
+  return { messages, truncated: capped || answers.length < all.length };
 }
 
 /** Runs in turn order, grouped into answers: a run that continues a parked run continues its message. */
@@ -85,10 +85,10 @@ function answersOf(runs: readonly RunRecord[], streamEnd: number): Answer[] {
   return answers;
 }
 
-/** Read the chunks of every answer with one reader, from the first answer's start to `end` (bounded). */
-async function readChunks(context: ServerContext, streamId: string, answers: readonly Answer[], end: number): Promise<void> {
+/** Read the chunks of every answer with one reader, from the first answer's start to `end`; true when the bound cut it. */
+async function readChunks(context: ServerContext, streamId: string, answers: readonly Answer[], end: number): Promise<boolean> {
   const first = answers[0];
-  if (first === undefined || end <= first.from) return;
+  if (first === undefined || end <= first.from) return false;
   const reader = await context.options.streamManager.createReader(streamId, first.from);
   const timer = setTimeout(() => void reader.close().catch(() => undefined), CHAT_HISTORY_LIMITS.readMs);
   let index = 0;
@@ -98,8 +98,10 @@ async function readChunks(context: ServerContext, streamId: string, answers: rea
       while (index < answers.length - 1 && chunk.sequence > answers[index]!.to) index += 1;
       if (chunk.sequence <= answers[index]!.to) answers[index]!.chunks.push(chunk);
       read += 1;
-      if (chunk.sequence >= end || read >= CHAT_HISTORY_LIMITS.chunks) break;
+      if (chunk.sequence >= end) return false;
+      if (read >= CHAT_HISTORY_LIMITS.chunks) return true;
     }
+    return false;
   } finally {
     clearTimeout(timer);
     await reader.close().catch(() => undefined);
