@@ -55,12 +55,12 @@ export async function act(sessionId: string, action: ConsoleAction, body: object
 }
 
 /**
- * A chat's earlier messages as `UIMessage`s (`GET /chat/{id}/messages`); none for a chat that does not exist yet (a
+ * A chat's earlier messages as `UIMessage`s (`GET /chat/{id}/messages`); null for a chat that does not exist yet (a
  * new chat, or one of another principal: the server answers both with the same 404).
  */
-export async function chatMessages(chatId: string): Promise<UIMessage[]> {
+export async function chatMessages(chatId: string): Promise<UIMessage[] | null> {
   const response = await fetch(serverUrl(`/chat/${encodeURIComponent(chatId)}/messages`), { headers: authHeaders() });
-  if (response.status === 404) return [];
+  if (response.status === 404) return null;
   return (await answer<{ messages: UIMessage[] }>(response)).messages;
 }
 

@@ -7,31 +7,31 @@ import { authHeaders, chatMessages, getJson, serverUrl } from './api.js';
 /**
  * A chat with the server's chat agent through `useChat` and the AI SDK chat route (`POST /chat`, the chat id is the
  * session id). The session's earlier messages are loaded first (`GET /chat/{id}/messages`) as `useChat`'s initial
- * messages; then `resume: true` replays a running answer from its start (`GET /chat/{id}/stream`), replacing the
- * restored copy of it (same message id).
+ * messages; then, for a chat that exists, `resume: true` replays a running answer from its start (`GET /chat/{id}/stream`),
+ * replacing the restored copy of it (same message id). A new chat (no session yet) starts empty.
  */
 export function ChatPage({ chatId }: { chatId: string }) {
   const [agent, setAgent] = useState<string | null>(null);
-  const [history, setHistory] = useState<UIMessage[] | null>(null);
+  const [history, setHistory] = useState<UIMessage[] | 'new' | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
     getJson<ConsoleAgentsResponse>('agents').then((answer) => setAgent(answer.agents.find((item) => item.chat)?.name ?? ''), () => setAgent(''));
   }, []);
   useEffect(() => {
-    chatMessages(chatId).then(setHistory, (error: Error) => setFailure(error.message));
+    chatMessages(chatId).then((messages) => setHistory(messages ?? 'new'), (error: Error) => setFailure(error.message));
   }, [chatId]);
   return (
     <section className="chat">
       <h1>Chat {agent !== null && agent !== '' && <span className="badge">{agent}</span>}</h1>
       {agent === '' && <p className="error">This server has no chat agent (AgentServerOptions.chat).</p>}
       {failure !== null && <p className="error">{failure}</p>}
-      {history === null ? failure === null && <p>Loading…</p> : <Conversation chatId={chatId} initial={history} />}
+      {history === null ? failure === null && <p>Loading…</p> : <Conversation chatId={chatId} initial={history === 'new' ? [] : history} resume={history !== 'new'} />}
     </section>
   );
 }
 
 /** `useChat` from the restored messages. Each request sends only the last message: the server keeps the rest. */
-function Conversation({ chatId, initial }: { chatId: string; initial: UIMessage[] }) {
+function Conversation({ chatId, initial, resume }: { chatId: string; initial: UIMessage[]; resume: boolean }) {
   // Headers as a function: the token is read at each request.
   const transport = useMemo(
     () =>
@@ -46,7 +46,7 @@ function Conversation({ chatId, initial }: { chatId: string; initial: UIMessage[
     id: chatId,
     messages: initial,
     transport,
-    resume: true,
+    resume,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const [input, setInput] = useState('');

@@ -70,6 +70,10 @@ describe('sessions list and session page', () => {
 describe('chat page (useChat against /chat)', () => {
   it('streams text and tool parts; the approval button continues the run, after a reload too', async () => {
     const page = await kit.signedIn(ALICE, '#/chat/chat-pay');
+    // A new chat (no session yet): empty and ready, nothing to reconnect to, no error.
+    await page.getByLabel('Message').waitFor(WAIT);
+    expect(await page.getByTestId('chat-status').textContent()).toBe('ready');
+    expect(await page.locator('[data-role], .error').count()).toBe(0);
     await page.getByLabel('Message').fill('approve: the invoice');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('[data-tool="pay"]');
@@ -162,11 +166,12 @@ describe('isolation', () => {
     await page.locator('.error').waitFor(WAIT);
     expect(await page.locator('.error').textContent()).toMatch(/No session with this id/);
     expect(await page.locator('[data-testid=steps]').count()).toBe(0);
-    // Reconnecting to alice's chat (resume: true) is refused: the same 404 as a missing session, nothing shown.
-    const refused = page.waitForResponse((response) => response.url().endsWith('/chat/chat-pay/stream'));
+    // Alice's chat is refused: the same 404 as a missing session (a new chat), so the page shows a new, empty chat.
+    const refused = page.waitForResponse((response) => response.url().endsWith('/chat/chat-pay/messages'));
     await page.goto(`${kit.url}/console/#/chat/chat-pay`);
     expect((await refused).status()).toBe(404);
-    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('error');
+    await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
+    expect((await kit.call('/chat/chat-pay/stream', BOB)).status).toBe(404);
     expect(await page.locator('[data-role]').count()).toBe(0);
     expect(await page.locator('main').textContent()).not.toContain(ASK_TEXT);
     await page.context().close();
