@@ -172,9 +172,9 @@ function heldHere(): HeldSpan[] | undefined {
 /**
  * Run a durable step so that the spans its body emits go out only once `record` (the step, recorded) has resolved: a
  * body killed before its record committed emits nothing, and the step's re-run emits once. `hold` runs the body (in
- * the step's context, see {@link identifyStepsBy}). Returns `record`'s outcome. The held spans go to the SDK on the
- * next turn of the event loop (`setImmediate`), off the workflow's path: the workflow carries on to its next step
- * (and its next database round trip) first. Only while tracing; otherwise `record` runs as it is.
+ * the step's context, see {@link identifyStepsBy}). Returns `record`'s outcome; its spans have gone out before the
+ * caller carries on (nothing the workflow does next, no next step, can be seen before them). Only while tracing;
+ * otherwise `record` runs as it is.
  *
  * @example
  * return afterRecord((hold) => journal.runStep(name, (record) => hold(() => body(record))));
@@ -200,12 +200,12 @@ function holdIn<B>(spans: HeldSpan[], body: () => Promise<B>): Promise<B> {
   return body();
 }
 
-/** The step is over: its spans go out, on the next turn of the event loop. */
+/** The step is recorded: its spans go out, now. */
 function release(spans: HeldSpan[]): void {
-  if (spans.length > 0) setImmediate(emitHeld, spans.splice(0));
+  if (spans.length > 0) emitHeld(spans.splice(0));
 }
 
-/** Outside any caller's stack: a tracer that throws is reported to OpenTelemetry's diagnostics, never to the process. */
+/** A tracer that throws is reported to OpenTelemetry's diagnostics: the step, recorded, is not failed by its spans. */
 function emitHeld(spans: readonly HeldSpan[]): void {
   for (const { telemetry: owner, scope, ended } of spans) {
     try {
