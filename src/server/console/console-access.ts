@@ -1,11 +1,8 @@
 import type { SessionState } from '../../types/session.js';
-import { owns, type ServerContext } from '../server-context.js';
+import type { ServerContext } from '../server-context.js';
 import { AgentServerHttpError, sessionNotFound } from '../server-errors.js';
 import type { AgentServerPrincipal } from '../server-options.js';
 import { sessionIdSchema } from '../wire-schemas.js';
-
-/** Parent links followed at most to find a root without `rootSessionId`. */
-const MAX_PARENT_HOPS = 32;
 
 /**
  * A session the console may show, with the root of its tree (the session itself for a top-level one).
@@ -34,18 +31,7 @@ export async function consoleSession(
 ): Promise<ConsoleSessionAccess> {
   const id = sessionIdSchema.safeParse(sessionId);
   if (!id.success) throw sessionNotFound();
-  const { stateStore } = context.options;
-  const state = await stateStore.loadState(id.data);
-  if (state === null) throw sessionNotFound();
-  if (state.parentSessionId === undefined) {
-    if (!owns(principal, state)) throw sessionNotFound();
-    return { state, root: state };
-  }
-  // A descendant carries no user of its own: any that does must be the principal's too.
-  if (state.userId !== undefined && state.userId !== principal?.id) throw sessionNotFound();
-  const root = await rootOf(context, state);
-  if (root === null || !owns(principal, root)) throw sessionNotFound();
-  return { state, root };
+  return context.ownedTreeSession(principal, id.data);
 }
 
 /**
@@ -59,17 +45,4 @@ export async function consoleSession(
 export function requireRoot(state: SessionState): void {
   if (state.parentSessionId === undefined) return;
   throw new AgentServerHttpError(409, 'NOT_A_ROOT_SESSION', "This is a sub-agent's session: act on its root session, which cascades to the tree.");
-}
-
-async function rootOf(context: ServerContext, state: SessionState): Promise<SessionState | null> {
-  const { stateStore } = context.options;
-  if (state.rootSessionId !== undefined && state.rootSessionId !== state.sessionId) {
-    const root = await stateStore.loadState(state.rootSessionId);
-    return root?.parentSessionId === undefined ? root : null;
-  }
-  let current: SessionState | null = state;
-  for (let hops = 0; current !== null && current.parentSessionId !== undefined && hops < MAX_PARENT_HOPS; hops += 1) {
-    current = await stateStore.loadState(current.parentSessionId);
-  }
-  return current?.parentSessionId === undefined ? current : null;
 }

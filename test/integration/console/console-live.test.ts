@@ -1,6 +1,6 @@
 /**
  * GET {console}/api/sessions/{id}/stream: a companion's own stream followed live through the console (its root's
- * principal), while `/sse` keeps refusing it; any other principal gets the same 404 as a missing session.
+ * principal), as `/sse` does; any other principal gets the same 404 as a missing session.
  */
 import { createServer, type Server } from 'node:http';
 import { DBOS } from '@dbos-inc/dbos-sdk';
@@ -67,8 +67,11 @@ describe('a companion followed live on its session page', () => {
     const resumed = await readSse(await get(`/console/api/sessions/${companion}/stream`, 'token-alice', { 'last-event-id': String(events.at(-2)?.id ?? 0) }));
     expect(resumed.map((event) => event.id)).toEqual([events.at(-1)!.id]);
 
-    // Not widened: /sse still serves only sessions of the principal's own userId; bob gets the console's plain 404.
-    expect((await get(`/sse?sessionId=${companion}`, 'token-alice')).status).toBe(404);
+    // /sse serves a companion's session to its root's principal too (ServerContext.ownedTreeSession), and to no one else.
+    const sse = await get(`/sse?sessionId=${companion}`, 'token-alice');
+    expect(sse.status).toBe(200);
+    await sse.body?.cancel();
+    expect((await get(`/sse?sessionId=${companion}`, 'token-bob')).status).toBe(404);
     const other = await get(`/console/api/sessions/${companion}/stream`, 'token-bob');
     const missing = await get('/console/api/sessions/live-nobody/stream', 'token-bob');
     expect(other.status).toBe(404);

@@ -82,7 +82,9 @@ describe('GET /status of a root lists the open calls of its whole tree', () => {
     expect(waiting.pendingToolCalls).toEqual([expect.objectContaining({ toolName: 'ask_user', kind: 'client', ownerSessionId: expect.stringMatching(/^t-near-sub-.+$/), agentType: 'leaf' })]);
     const [call] = waiting.pendingToolCalls;
     expect(call.ownerSessionId.split('-sub-')).toHaveLength(2); // a child of the root (depth 1)
-    expect((await kit.call(`/status?sessionId=${call.ownerSessionId}`, { token: ALICE })).status).toBe(404); // a sub-agent's session has no user: the root's answer is where its calls show
+    // A sub-agent's session belongs to its root's principal: its own status lists its own call.
+    expect(await status(call.ownerSessionId)).toMatchObject({ sessionId: call.ownerSessionId, pendingToolCalls: [{ toolCallId: call.toolCallId }] });
+    expect((await kit.call(`/status?sessionId=${call.ownerSessionId}`, { token: 'token-bob' })).status).toBe(404);
 
     const answered = await submit({ kind: 'client-tool-result', sessionId: 't-near', toolCallId: call.toolCallId, result: { city: 'Oslo' } });
     expect(answered).toMatchObject({ status: 'accepted', sessionId: 't-near' });
