@@ -2,21 +2,18 @@ import { decideSessionOperation, sessionViewOf } from '../../orchestration/sessi
 import type { PendingClientToolCall, RunRecord, SessionState } from '../../types/session.js';
 import type { ServerContext } from '../server-context.js';
 import { CONSOLE_LIMITS, type ConsoleRunSummary, type ConsoleSessionState } from './console-api.js';
-import { openCallsOf, openCallsOfDescendants } from '../../store/open-calls.js';
+import { treeOpenCalls } from '../session-status.js';
 import { consoleError } from './console-values.js';
 
 /**
- * The open human calls a session waits for: its own and, for a root, every descendant's (found through the root's
- * call ownership), oldest first, at most `CONSOLE_LIMITS.pendingCalls`.
+ * The open human calls a session waits for: its own and, for a root, its descendants' (`treeOpenCalls`, as
+ * `GET /status` lists them), oldest first, at most `CONSOLE_LIMITS.pendingCalls`.
  *
  * @example
  * const open = await openCallsOfTree(context, root);
  */
 export async function openCallsOfTree(context: ServerContext, state: SessionState): Promise<PendingClientToolCall[]> {
-  const calls = openCallsOf(state);
-  if (state.parentSessionId === undefined) {
-    calls.push(...(await openCallsOfDescendants(context.options.stateStore, state, { maxOwners: CONSOLE_LIMITS.pendingCalls })));
-  }
+  const { calls } = await treeOpenCalls(context.options.stateStore, state, CONSOLE_LIMITS.pendingCalls);
   return calls.sort((left, right) => left.createdAt - right.createdAt).slice(0, CONSOLE_LIMITS.pendingCalls);
 }
 
