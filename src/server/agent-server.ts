@@ -18,18 +18,19 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * that mounts in Hono, Next.js route handlers, Bun/Deno, or Node through `createHttpAdapter` /
  * `createExpressAdapter`.
  *
- * Executor routes: `POST /start`, `POST /resume`, `GET /sse` (resumable with `Last-Event-ID` or
- * `fromSequence`), `GET /status` (with `awaitingClientTool`), `POST /interrupt`, `POST /abort`,
+ * Executor routes: `POST /start`, `POST /resume`, `POST /retry`, `GET /sse` (resumable with `Last-Event-ID` or
+ * `fromSequence`), `GET /status` (the whole tree's open human calls), `POST /interrupt`, `POST /abort`,
  * `POST /submit-tool-result`, `GET /workspace` (404 `RUNTIME_NO_WORKSPACE_SUPPORT`). With `chat`: the AI SDK
- * chat routes `POST /chat`, `GET /chat/{sessionId}/stream`, `POST /chat/{sessionId}/submit-tool-result`,
- * `/interrupt` and `/abort`. With `console`: the console's JSON API under `{console.path}/api` (default
+ * chat routes `POST /chat`, `GET /chat/{sessionId}/stream`, `GET /chat/{sessionId}/messages` (the history as
+ * `UIMessage`s), `POST /chat/{sessionId}/submit-tool-result`, `/interrupt` and `/abort`. With `console`: the
+ * console's JSON API under `{console.path}/api` (default
  * `/console/api`; see `console-api.ts`) and its web UI at `{console.path}/` (the built `dist/console/`, loaded without
  * authentication: it holds no data). Interrupt and abort are durable: any instance serving the same database works.
  * A valid W3C `traceparent` header on a request that starts a session's run (`POST /start`, `POST /chat`) puts the
  * run in the caller's trace (a remote sub-agent's run under the caller's tool span); a malformed one is ignored.
  *
- * Fails closed: the authenticated principal is bound to the sessions it creates; every route answers 404 for
- * another principal's session. Bodies are validated (400 `INVALID_REQUEST`, nothing written) and limited
+ * Fails closed: the authenticated principal is bound to the sessions it creates (and their sub-agents' and
+ * companions'); every route answers 404 for another principal's session. Bodies are validated (400 `INVALID_REQUEST`, nothing written) and limited
  * (413 `PAYLOAD_TOO_LARGE`). Errors are `{ error: { code, message } }` and never echo payloads.
  *
  * @throws AgentServerAuthConfigurationError `SERVER_AUTH_NOT_CONFIGURED` without `authenticate` and without

@@ -26,6 +26,7 @@ export {
 } from './wire-schemas.js';
 // The responses a remote parent reads (its HttpRemoteAgentTransport validates them with these).
 export { startResponseSchema, statusResponseSchema } from '../remote/remote-wire.js';
+export { CHAT_HISTORY_LIMITS, type ChatHistory } from './chat-history.js';
 // The console's JSON API (AgentServerOptions.console): its answers, bounds and request schemas.
 export {
   CONSOLE_LIMITS,
