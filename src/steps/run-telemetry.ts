@@ -39,7 +39,11 @@ export async function emitRunEnded(stateStore: SessionStateStore, given: SpanSco
   const recorded = recordedWorkflowInput(run?.metadata);
   const parent = ending.parent ?? recorded?.parent;
   const rootSessionId = given.rootSessionId ?? recorded?.rootSessionId;
-  const scope = { ...given, ...(rootSessionId === undefined ? {} : { rootSessionId }), ...(given.trace ?? recorded?.trace ? { trace: given.trace ?? recorded!.trace! } : {}) };
+  const scope = {
+    ...given,
+    ...(rootSessionId === undefined ? {} : { rootSessionId }),
+    ...((given.trace ?? recorded?.trace) ? { trace: given.trace ?? recorded!.trace! } : {}),
+  };
   const callingRun = parent === undefined ? undefined : { sessionId: parent.sessionId, toolCallId: parent.callId };
   runSpan(scope, {
     startedAt: run?.startedAt ?? now,
@@ -91,7 +95,12 @@ function reasonOf(ending: RunEnding): { completionReason?: CompletionReason } {
  * @example
  * await emitHumanWaits(stateStore, input, resolutions, input.expired);
  */
-export async function emitHumanWaits(stateStore: SessionStateStore, scope: SpanScope & { step: number }, resolutions: readonly HitlResolution[], expired: readonly string[]): Promise<void> {
+export async function emitHumanWaits(
+  stateStore: SessionStateStore,
+  scope: SpanScope & { step: number },
+  resolutions: readonly HitlResolution[],
+  expired: readonly string[],
+): Promise<void> {
   if (!telemetry().tracing || resolutions.length === 0) return;
   const pending = (await stateStore.loadState(scope.sessionId))?.pendingClientToolCalls ?? {};
   const now = Date.now();
@@ -102,7 +111,16 @@ export async function emitHumanWaits(stateStore: SessionStateStore, scope: SpanS
     const why = expired.includes(id) ? 'expired' : outcome === 'error' ? 'error' : undefined;
     if (call.kind === 'client') {
       const ending = outcome === 'result' ? {} : { error: { type: why ?? 'error' } };
-      toolSpan(scope, { step: scope.step, toolCallId: id, toolName: call.call.toolName, ...times, outcome: outcome === 'result' ? 'success' : 'error', executor: 'client', attempt: 1, ...ending });
+      toolSpan(scope, {
+        step: scope.step,
+        toolCallId: id,
+        toolName: call.call.toolName,
+        ...times,
+        outcome: outcome === 'result' ? 'success' : 'error',
+        executor: 'client',
+        attempt: 1,
+        ...ending,
+      });
       continue;
     }
     const decision = outcome === 'run' ? 'approved' : (why ?? 'denied');

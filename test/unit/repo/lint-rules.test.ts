@@ -49,6 +49,12 @@ const cases: Array<[string, string, string, string]> = [
   ['cli/ uses the public API only (src/index.ts, src/server/index.ts)', 'cli', "import { interruptSession } from '../executor/run-control.js';\nexport const x = interruptSession;\n", 'import-x/no-restricted-paths'],
   ['server/ uses the public executor API only', 'server', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", '@typescript-eslint/no-restricted-imports'],
   ['one statement a line (no packing to stay under 300 lines)', 'steps', 'export const x = (): number => {\n  let a = 1; a += 1;\n  return a;\n};\n', 'max-statements-per-line'],
+  [
+    'code lines of at most 160 characters (no packing arguments onto one line)',
+    'steps',
+    `export const x = (alpha: number, beta: number, gamma: number): number => ${Array.from({ length: 12 }, (_, i) => `alpha * ${i} + beta * ${i} + gamma`).join(' + ')};\n`,
+    'max-len',
+  ],
   ['DBOS internals only in the fused journal', 'steps', "import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';\nexport const x = globalParams;\n", '@typescript-eslint/no-restricted-imports'],
   ['the fused journal is never imported statically', 'steps', "import { fusedJournal } from '../journal/fused/fused-journal.js';\nexport const x = fusedJournal;\n", '@typescript-eslint/no-restricted-imports'],
   ['journal/ never imports the runtime', 'journal', "import { CallLLMStep } from '../steps/call-llm.step.js';\nexport const x = CallLLMStep;\n", 'import-x/no-restricted-paths'],
