@@ -33,10 +33,17 @@ export async function resumeSession(
   registerAgent(agent);
   const { stateStore, streamManager } = config;
   if (isPersistentState(await stateStore.loadState(sessionId))) return context.persistent.resume(agent, sessionId, options);
+  // The run this call found first: a run that continues it was started by a concurrent resume that won.
+  let found: string | null | undefined;
   for (;;) {
     const state = await stateStore.loadState(sessionId);
     assertSessionAgent(state, agent.name);
     const run = await stateStore.getCurrentRun(sessionId);
+    if (found === undefined) found = run?.runId ?? null;
+    else if (run !== null && found !== null && run.previousRunId === found) {
+      // That run may even have ended already (a fast one): its handle answers its outcome, never a refusal.
+      return launcher.handleFor(agent, sessionId, run);
+    }
     if (run?.status === 'running' && (await repairStuckRun(stateStore, streamManager, sessionId))) continue;
     const view = sessionViewOf(state, run);
     const interrupting = run?.status === 'running' && (await stateStore.isInterruptRequested(sessionId));
