@@ -5,32 +5,17 @@
  * with `CLI_CONSOLE_REQUIRED` (exit 4), saying to enable the console, never with the server's 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/free-port.js';
-import { jsonOf, startServerKit, type ServerKit } from '../server/support/server-kit.js';
+import { startServerKit, waitForStatus as waitForKitStatus, type ServerKit } from '../server/support/server-kit.js';
 import { runCliProcess, type CliRun } from './support/cli-process.js';
 
 const ALICE = 'token-alice';
+const waitForStatus = (sessionId: string, check: (body: any) => boolean, what: string): Promise<any> => waitForKitStatus(kit, sessionId, check, what);
 let kit: ServerKit;
 const asAlice = (...args: string[]): Promise<CliRun> => runCliProcess(['--server', kit.baseUrl, '--token', ALICE, ...args]);
 
 async function start(sessionId: string, input: string): Promise<void> {
   const response = await kit.call('/start', { token: ALICE, body: { agentType: 'assistant', sessionId, input } });
   expect(response.status).toBe(201);
-}
-async function status(sessionId: string): Promise<any> {
-  return jsonOf(await kit.call(`/status?sessionId=${sessionId}`, { token: ALICE }));
-}
-async function waitForStatus(sessionId: string, check: (body: any) => boolean, what: string): Promise<any> {
-  let body: any;
-  await waitFor(
-    async () => {
-      body = await status(sessionId);
-      return check(body);
-    },
-    30_000,
-    `${sessionId} ${what}`,
-  );
-  return body;
 }
 
 beforeAll(async () => {

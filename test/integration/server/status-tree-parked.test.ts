@@ -4,29 +4,14 @@
  * the run to completion, also when two sub-agents wait and the answers come one by one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/free-port.js';
-import { jsonOf, startServerKit, type ServerKit } from './support/server-kit.js';
+import { jsonOf, startServerKit, waitForStatus as waitForKitStatus, type ServerKit } from './support/server-kit.js';
 import { top, treeTestModel } from './support/tree-agents.js';
 
 const ALICE = 'token-alice';
+const waitForStatus = (sessionId: string, check: (body: any) => boolean, what: string): Promise<any> => waitForKitStatus(kit, sessionId, check, what);
 const PARKED = ['suspended_client_tool', 'suspended_awaiting_children'];
 let kit: ServerKit;
 
-async function status(sessionId: string): Promise<any> {
-  return jsonOf(await kit.call(`/status?sessionId=${sessionId}`, { token: ALICE }));
-}
-async function waitForStatus(sessionId: string, check: (body: any) => boolean, what: string): Promise<any> {
-  let body: any;
-  await waitFor(
-    async () => {
-      body = await status(sessionId);
-      return check(body);
-    },
-    30_000,
-    `${sessionId} ${what}`,
-  );
-  return body;
-}
 async function approve(sessionId: string, call: { toolCallId: string; approvalId: string }): Promise<any> {
   const response = await kit.call('/submit-tool-result', { token: ALICE, body: { kind: 'approval-response', sessionId, toolCallId: call.toolCallId, approvalId: call.approvalId, approved: true } });
   expect(response.status).toBe(200);

@@ -6,31 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { treeOpenCalls } from '../../../src/server/session-status.js';
-import { waitFor } from '../../support/free-port.js';
-import { jsonOf, startServerKit, type ServerKit } from './support/server-kit.js';
+import { jsonOf, startServerKit, statusOf, waitForStatus as waitForKitStatus, type ServerKit } from './support/server-kit.js';
 import { top, treeTestModel } from './support/tree-agents.js';
 
 const ALICE = 'token-alice';
+const status = (sessionId: string, token = ALICE): Promise<any> => statusOf(kit, sessionId, token);
+const waitForStatus = (sessionId: string, check: (body: any) => boolean, what: string): Promise<any> => waitForKitStatus(kit, sessionId, check, what);
 let kit: ServerKit;
 
 async function start(sessionId: string, input: string): Promise<void> {
   const response = await kit.call('/start', { token: ALICE, body: { agentType: 'top', sessionId, input } });
   expect(response.status).toBe(201);
-}
-async function status(sessionId: string, token = ALICE): Promise<any> {
-  return jsonOf(await kit.call(`/status?sessionId=${sessionId}`, { token }));
-}
-async function waitForStatus(sessionId: string, check: (body: any) => boolean, what: string): Promise<any> {
-  let body: any;
-  await waitFor(
-    async () => {
-      body = await status(sessionId);
-      return check(body);
-    },
-    30_000,
-    `${sessionId} ${what}`,
-  );
-  return body;
 }
 async function submit(body: Record<string, unknown>): Promise<any> {
   const response = await kit.call('/submit-tool-result', { token: ALICE, body });

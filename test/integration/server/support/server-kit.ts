@@ -4,7 +4,7 @@ import type { LLMAdapter } from '../../../../src/llm/adapter.js';
 import { AgentServer } from '../../../../src/server/agent-server.js';
 import { createHttpAdapter } from '../../../../src/server/node-http-adapter.js';
 import type { AgentServerOptions } from '../../../../src/server/server-options.js';
-import { freePort } from '../../../support/free-port.js';
+import { freePort, waitFor } from '../../../support/free-port.js';
 import { startTestRuntime, type TestRuntime } from '../../../support/runtime.js';
 import { assistant, authenticateBearer, serverTestModel } from './server-agents.js';
 
@@ -79,4 +79,23 @@ export async function readSse(response: Response): Promise<Array<{ id: number; d
 /** A response's JSON body, untyped (tests assert its shape). */
 export async function jsonOf(response: Response): Promise<any> {
   return response.json();
+}
+
+/** `GET /status` of a session as `token` (default Alice's), parsed. */
+export async function statusOf(kit: ServerKit, sessionId: string, token = 'token-alice'): Promise<any> {
+  return jsonOf(await kit.call(`/status?sessionId=${encodeURIComponent(sessionId)}`, { token }));
+}
+
+/** Poll `GET /status` (Alice's) until `check` holds (30 s at most, then fails naming `what`); the last status. */
+export async function waitForStatus(kit: ServerKit, sessionId: string, check: (body: any) => boolean, what: string): Promise<any> {
+  let body: any;
+  await waitFor(
+    async () => {
+      body = await statusOf(kit, sessionId);
+      return check(body);
+    },
+    30_000,
+    `${sessionId} ${what}`,
+  );
+  return body;
 }
