@@ -229,6 +229,8 @@ export interface CompanionCallWait {
   name: string;
   childSessionId: string;
   agentType: string;
+  /** When the call began (its `execute_tool` span's start); absent in waits recorded before. */
+  startedAt?: number;
 }
 
 /**

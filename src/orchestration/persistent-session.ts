@@ -21,6 +21,8 @@ export interface PersistentTurnMessage {
   resume?: AgentWorkflowInput['resume'];
   /** Idle timeout from this turn on (an `execute()` override). */
   idleTimeoutMs?: number;
+  /** A companion turn a tool call started: the caller's trace and the call's `execute_tool` span, the turn's parent. */
+  trace?: { traceId: string; parentSpanId: string };
 }
 
 /**

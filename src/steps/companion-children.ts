@@ -46,6 +46,8 @@ export interface CompanionCaller {
   /** The companion turn's run id (`companionTurnRunId(parentRunId, toolCallId)`). */
   runId: string;
   hitlWarmWindowMs: number;
+  /** The caller's trace and the call's `execute_tool` span: the companion turn's parent. */
+  trace?: { traceId: string; parentSpanId: string };
 }
 
 /** Inside a step, a persistent session's inbox is written directly; a workflow start is left to the caller's body. */
@@ -104,7 +106,7 @@ export async function spawnCompanion(
   const { stateStore } = dependencies;
   const childSessionId = persistentChildSessionId(caller.parentSessionId, name);
   const initial = initializeAgentState(entry.agent, text, { runId: caller.runId });
-  const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: initial.message };
+  const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: initial.message, ...traceOf(caller) };
   const start: PersistentWorkflowInput = {
     sessionId: childSessionId,
     agentType: entry.agentType,
@@ -168,7 +170,8 @@ export async function messageCompanion(
   childSessionId: string,
   text: string,
 ): Promise<CompanionDelivery> {
-  const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage: { id: `${caller.runId}:0:0`, role: 'user', content: text } };
+  const userMessage = { id: `${caller.runId}:0:0`, role: 'user' as const, content: text };
+  const message: PersistentTurnMessage = { kind: 'turn', runId: caller.runId, userMessage, ...traceOf(caller) };
   // Before routing: a live child may run and end the turn before this step returns (its end then wins), and a turn
   // still running may end after it (the newest turn, recorded on the child, keeps `waitForResult` waiting for this one).
   await Promise.all([
@@ -249,4 +252,8 @@ export function refPatchOf(run: RunRecord): Partial<SubSessionRef> {
     ...(outcome.kind === 'completed' ? { output: outcome.output } : {}),
     ...(outcome.kind === 'failed' ? { error: outcome.error } : {}),
   };
+}
+
+function traceOf(caller: CompanionCaller): Pick<PersistentTurnMessage, 'trace'> {
+  return caller.trace === undefined ? {} : { trace: caller.trace };
 }

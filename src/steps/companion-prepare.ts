@@ -16,6 +16,7 @@ import { registerAgent } from './runtime-registry.js';
 import type { RunScope, StepEnvironment } from './step-scope.js';
 import { childQueuePlacement } from './queue-check.js';
 import { safeErrorOf } from '../errors/index.js';
+import { sessionTraceId, toolSpanId } from '../telemetry/ids.js';
 
 /**
  * Input of `CompanionStep.prepare`: the parent's scope, its step and the call.
@@ -49,8 +50,10 @@ export type CompanionPreparation =
       delivery: CompanionDelivery;
       result?: unknown;
       timeoutMs?: number;
+      /** When the call began (a call that goes on: its `execute_tool` span's start). */
+      callStartedAt?: number;
     }
-  | { kind: 'wait'; name: string; childSessionId: string; agentType: string; turnRunId?: string; timeoutMs?: number };
+  | { kind: 'wait'; name: string; childSessionId: string; agentType: string; turnRunId?: string; timeoutMs?: number; callStartedAt?: number };
 
 /**
  * What a companion call decides and does (inside `CompanionStep.prepare`): the listing, status and termination
@@ -69,6 +72,7 @@ export async function prepareCompanionCall(environment: StepEnvironment, input: 
     toolCallId: call.toolCallId,
     runId: companionTurnRunId(input.runId, call.toolCallId),
     hitlWarmWindowMs: input.hitlWarmWindowMs,
+    trace: { traceId: input.trace?.traceId ?? sessionTraceId(input.rootSessionId), parentSpanId: toolSpanId(input.sessionId, call.toolCallId) },
   };
   const refs = await stateStore.getSubSessionRefs(input.sessionId);
   switch (call.action) {

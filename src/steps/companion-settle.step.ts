@@ -15,6 +15,7 @@ import type { RunRecord, SessionState } from '../types/session.js';
 import type { CompanionDelivery } from './companion-children.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
+import { sessionTraceId, toolSpanId } from '../telemetry/ids.js';
 
 /**
  * Input of `CompanionSettleStep.prepareContinue`: the resumed parent's scope, the step it settles and one awaited
@@ -87,7 +88,7 @@ export class CompanionSettleStep {
           return view.terminated || run === null ? {} : { turnRunId: run.runId };
         case 'continue': {
           if (state === null || marker === undefined) return {};
-          const delivery = await takeAndResume(stateStore, state, run, marker, ourRunId, ourWorkflowId);
+          const delivery = await takeAndResume(stateStore, state, run, marker, ourRunId, ourWorkflowId, callTrace(input));
           if (delivery === undefined) continue; // another writer moved the session: decide again
           return { turnRunId: ourRunId, delivery };
         }
@@ -121,9 +122,11 @@ async function takeAndResume(
   marker: PersistentMarker,
   runId: string,
   workflowId: string,
+  trace: NonNullable<PersistentTurnMessage['trace']>,
 ): Promise<CompanionDelivery | undefined> {
   if (marker.start === undefined) throw new InternalError('The companion session has no start record, so it cannot be restarted; spawn a new companion.');
-  const message: PersistentTurnMessage = { kind: 'turn', runId, ...resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, { mode: 'continue' }) };
+  const resumed = resumeTurnInput(state.pendingClientToolCalls ?? {}, run, runId, { mode: 'continue' });
+  const message: PersistentTurnMessage = { kind: 'turn', runId, ...resumed, trace };
   const start = { ...marker.start, workflowId, generation: marker.generation + 1, initialMessages: [message, ...(marker.deferred ?? [])] };
   const next: PersistentMarker = { workflowId, phase: 'live', generation: start.generation, start };
   try {
@@ -138,4 +141,10 @@ async function takeAndResume(
   }
   await stateStore.incrementResumeCount(state.sessionId);
   return { workflowId, start };
+}
+
+/** The resumed companion turn's parent: the blocked call's `execute_tool` span, in the caller's trace. */
+function callTrace(input: CompanionContinueInput): NonNullable<PersistentTurnMessage['trace']> {
+  const traceId = input.trace?.traceId ?? sessionTraceId(input.rootSessionId ?? input.sessionId);
+  return { traceId, parentSpanId: toolSpanId(input.sessionId, input.wait.call.toolCallId) };
 }

@@ -9,6 +9,7 @@ import { currentTurnOutcome, openCallsBelow } from './companion-queries.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import { describeError, stepEnvironment, type RunScope, type StepEnvironment } from './step-scope.js';
 import { chunkKey } from './stream-writers.js';
+import { toolSpan } from '../telemetry/agent-spans.js';
 import { markDelivered, prepareCompanionCall, type CompanionPreparation, type CompanionStepInput } from './companion-prepare.js';
 
 /** Input of `CompanionStep.outcome`. */
@@ -21,6 +22,8 @@ export interface CompanionOutcomeInput extends RunScope {
   turnRunId?: string;
   /** The wait's deadline passed: answer with the current status. */
   timedOut: boolean;
+  /** When the call began (its `execute_tool` span's start); absent: recorded before, the span starts now. */
+  callStartedAt?: number;
   /** Root of the session tree (its ownership map names the child's open human calls). */
   rootSessionId: string;
 }
@@ -59,6 +62,7 @@ export class CompanionStep {
   static async prepare(input: CompanionStepInput): Promise<CompanionPreparation> {
     const environment = await stepEnvironment(input, input.step);
     const { call } = input;
+    const startedAt = Date.now();
     await environment.emitter.emit(
       { type: 'tool_start', toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.input },
       { key: chunkKey(input, 'tool_start', call.toolCallId) },
@@ -70,10 +74,13 @@ export class CompanionStep {
       environment.dependencies.logger.error('companion.call_failed', { sessionId: input.sessionId, runId: input.runId, action: call.action });
       prepared = { kind: 'answered', error: `The companion call failed: ${describeError(error)}` };
     }
-    if (prepared.kind === 'answered') await emitEnd(environment, input, prepared.result, prepared.error);
-    if (prepared.kind === 'sent' && prepared.result !== undefined) await emitEnd(environment, input, prepared.result);
+    const ended = { ...input, callStartedAt: startedAt };
+    if (prepared.kind === 'answered') await emitEnd(environment, ended, prepared.result, prepared.error);
+    const answered = prepared.kind === 'answered' || (prepared.kind === 'sent' && prepared.result !== undefined);
+    if (prepared.kind === 'sent' && answered) await emitEnd(environment, ended, prepared.result);
     await environment.emitter.flush();
-    return prepared;
+    // A call that goes on (a wait for the child's turn) carries its start to the step that ends it.
+    return prepared.kind === 'answered' || answered ? prepared : { ...prepared, callStartedAt: startedAt };
   }
 
   /**
@@ -160,9 +167,14 @@ export class CompanionStep {
   }
 }
 
+/**
+ * The call ended: its `tool_end` chunk, and its `execute_tool <tool>` span (executor `companion`, from the call's start
+ * to now; for a blocking call, until the child's turn answered, maybe across a park). A `@DBOS.step` body: the span
+ * goes out at once (a replayed step emits nothing; a step killed after its span and before its record: at-least-once).
+ */
 async function emitEnd(
   environment: StepEnvironment,
-  input: RunScope & { step: number; call: PlannedCompanionCall },
+  input: RunScope & { step: number; call: PlannedCompanionCall; callStartedAt?: number },
   result: unknown,
   error?: string,
 ): Promise<void> {
@@ -171,4 +183,17 @@ async function emitEnd(
     { type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...(error === undefined ? { result } : { error }) },
     { key: chunkKey(input, 'tool_end', call.toolCallId) },
   );
+  const endedAt = Date.now();
+  toolSpan(input, {
+    step: input.step,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    startedAt: input.callStartedAt ?? endedAt,
+    endedAt,
+    outcome: error === undefined ? 'success' : 'error',
+    executor: 'companion',
+    attempt: 1,
+    arguments: call.input,
+    ...(error === undefined ? { result } : { error: { type: 'companion_call_failed' } }),
+  });
 }

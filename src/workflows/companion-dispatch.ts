@@ -35,6 +35,8 @@ interface TurnWait {
   agentType: string;
   turnRunId?: string;
   timeoutMs?: number;
+  /** When the call began (its `execute_tool` span's start). */
+  callStartedAt?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function continueCompanionCalls(context: TurnContext, step: number,
       childSessionId: wait.childSessionId,
       agentType: wait.agentType,
       ...(turnRunId === undefined ? {} : { turnRunId }),
+      ...(wait.startedAt === undefined ? {} : { callStartedAt: wait.startedAt }),
     });
     if ('message' in settled) outcome.results.push(settled.message);
     else outcome.waiting.push(settled);
@@ -122,9 +125,12 @@ async function waitForTurn(
       ...(wait.turnRunId === undefined ? {} : { turnRunId: wait.turnRunId }),
       timedOut,
       rootSessionId: input.rootSessionId,
+      ...(wait.callStartedAt === undefined ? {} : { callStartedAt: wait.callStartedAt }),
     });
     if (read.waitingCallIds !== undefined) {
-      return { wait: { call, name: wait.name, childSessionId: wait.childSessionId, agentType: wait.agentType }, toolCallIds: read.waitingCallIds };
+      const startedAt = wait.callStartedAt === undefined ? {} : { startedAt: wait.callStartedAt };
+      const parked: CompanionCallWait = { call, name: wait.name, childSessionId: wait.childSessionId, agentType: wait.agentType, ...startedAt };
+      return { wait: parked, toolCallIds: read.waitingCallIds };
     }
     if (read.result !== undefined) {
       const message =

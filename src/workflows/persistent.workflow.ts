@@ -183,6 +183,8 @@ async function runPersistentTurn(
     streamId: input.streamId,
     workflowId: input.workflowId,
     turnKey: persistentTurnKey(message.runId),
+    // A companion turn a tool call started sits under that call's `execute_tool` span, in the caller's trace.
+    ...(message.trace === undefined ? {} : { trace: message.trace }),
   };
   const opened = await PersistentStep.openTurn({
     ...scope,
