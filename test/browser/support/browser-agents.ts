@@ -8,6 +8,7 @@ import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { LLMAdapter } from '../../../src/llm/adapter.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { consoleTestModel, desk } from '../../integration/server/support/console-agents.js';
+import { pay } from '../../integration/server/support/server-agents.js';
 import { boss } from '../../integration/companions/companion-kit.js';
 
 /** The console API tests' `desk` (client tool, slow tool, sub-agent `helper`, a failing first call) for the actions. */
@@ -21,13 +22,6 @@ export const PAID_TEXT = 'Paid five euros. The invoice is settled and the receip
 /** ~60 words: ~3.6 s of streaming, time enough to reload the page in the middle. */
 export const SLOW_TEXT = Array.from({ length: 60 }, (_, index) => `word${index + 1}`).join(' ');
 
-const pay = defineTool({
-  name: 'pay',
-  description: 'Pay an amount',
-  parameters: z.object({ amount: z.number() }),
-  requireApproval: true,
-  execute: async ({ amount }) => ({ paid: amount }),
-});
 
 /** A tool that takes {@link LOOKUP_MS}: a chat page reloads while it runs. */
 export const LOOKUP_MS = 2_500;

@@ -20,8 +20,10 @@ export const CLOSING_TEXT = 'All done.';
 /** The coordinator's closing text starts with this, followed by its remote tool's result. */
 export const DELEGATED_PREFIX = 'Remote said: ';
 
-const askUser = defineTool({ name: 'ask_user', description: 'Ask the user', parameters: z.object({ question: z.string() }), execute: 'client' });
-const pay = defineTool({
+/** A client-executed tool: the browser (or a test) answers it. */
+export const askUser = defineTool({ name: 'ask_user', description: 'Ask the user', parameters: z.object({ question: z.string() }), execute: 'client' });
+/** A tool that waits for an approval, then pays. */
+export const pay = defineTool({
   name: 'pay',
   description: 'Pay an amount',
   parameters: z.object({ amount: z.number() }),

@@ -6,22 +6,15 @@
  * result follows, each answers with it: `top` as `Top said: <result JSON>`, `middle` and `leaf` as `{ answer }`.
  */
 import { z } from 'zod';
-import { createSubAgentTool, defineAgent, defineTool } from '../../../../src/agent/index.js';
+import { createSubAgentTool, defineAgent } from '../../../../src/agent/index.js';
 import type { LLMAdapter } from '../../../../src/llm/adapter.js';
 import { MockLLMAdapter } from '../../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../../src/types/llm.js';
+import { askUser, pay } from './server-agents.js';
 
 export const TOP_SAID = 'Top said: ';
 
-const pay = defineTool({
-  name: 'pay',
-  description: 'Pay an amount',
-  parameters: z.object({ amount: z.number() }),
-  requireApproval: true,
-  execute: async ({ amount }) => ({ paid: amount }),
-});
-const askUser = defineTool({ name: 'ask_user', description: 'Ask the user', parameters: z.object({ question: z.string() }), execute: 'client' });
 const answer = z.object({ answer: z.string() });
 const task = z.object({ task: z.string() });
 
