@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import type { SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
+import { sessionStreamId, streamRootOf } from './console/console-state.js';
 import { parseQuery } from './http-errors.js';
 import { AgentServerHttpError } from './server-errors.js';
 import type { AgentServerEnvironment, ServerContext } from './server-context.js';
@@ -20,32 +22,42 @@ const TERMINAL = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupt
 export function sseRoute(context: ServerContext) {
   return async (c: Context<AgentServerEnvironment>): Promise<Response> => {
     const query = parseQuery(c, sseQuerySchema);
-    const state = await context.ownedSession(c.get('principal'), query.sessionId);
-    const resumeAfter = lastEventId(c.req.header('last-event-id')) ?? query.fromSequence;
-    const from = resumeAfter ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
-    return streamChunksAsSSE(c, context, { streamId: state.streamId ?? state.sessionId, from, endsAfter: (chunk) => endsRunOf(chunk, state.sessionId) });
+    const access = await context.ownedTreeSession(c.get('principal'), query.sessionId);
+    return sessionSSE(c, context, access, lastEventId(c.req.header('last-event-id')) ?? query.fromSequence);
   };
 }
 
 /**
- * @internal Whether `chunk` ends a run of the session `sessionId` (its own output, error or interrupt).
+ * @internal A session's own stream as server-sent events (`GET /sse` and the console's session stream): its stream
+ * (its own, or its root's for a sub-agent) from `resumeAfter`, else from its current run's start, to the end of its
+ * run (its own output, error or interrupt chunk, or the parent's `subagent_end` for a sub-agent whose run ends without
+ * one). The caller has checked that the principal owns `access`.
  *
  * @example
- * if (endsRunOf(chunk, sessionId)) break;
+ * return sessionSSE(c, context, await context.ownedTreeSession(principal, sessionId), lastEventId(header));
  */
-export function endsRunOf(chunk: StreamChunk, sessionId: string): boolean {
-  return chunk.agentId === sessionId && TERMINAL.has(chunk.type);
+export async function sessionSSE(
+  c: Context<AgentServerEnvironment>,
+  context: ServerContext,
+  access: { state: SessionState; root: SessionState },
+  resumeAfter: number | undefined,
+): Promise<Response> {
+  const { state } = access;
+  const from = resumeAfter ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
+  const endsAfter = (chunk: StreamChunk): boolean =>
+    (chunk.agentId === state.sessionId && TERMINAL.has(chunk.type)) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
+  return streamChunksAsSSE(c, context, { streamId: sessionStreamId(state, streamRootOf(access.root)), from, endsAfter });
 }
 
 /**
- * @internal A stream's chunks after `from` as server-sent events (`id:` = sequence, `data:` = the chunk), with a
+ * A stream's chunks after `from` as server-sent events (`id:` = sequence, `data:` = the chunk), with a
  * keep-alive comment every 15 s; ends after the chunk `endsAfter` accepts, or with the stream. A disconnect only stops
  * reading. The caller has checked that the principal may read the stream.
  *
  * @example
  * return streamChunksAsSSE(c, context, { streamId, from: 0, endsAfter: (chunk) => endsRunOf(chunk, sessionId) });
  */
-export async function streamChunksAsSSE(
+async function streamChunksAsSSE(
   c: Context<AgentServerEnvironment>,
   context: ServerContext,
   source: { streamId: string; from: number; endsAfter: (chunk: StreamChunk) => boolean },

@@ -9,9 +9,8 @@ import type { ConsoleAction, ConsoleActionResponse } from './console-api.js';
 import { consoleSessionList } from './console-listing.js';
 import { consoleSessionQuerySchema, consoleSessionListQuerySchema } from './console-schemas.js';
 import { consoleSessionDetail } from './console-session.js';
-import { readSessionState, sessionStreamId, streamRootOf } from './console-state.js';
-import { endsRunOf, lastEventId, streamChunksAsSSE } from '../sse-route.js';
-import type { StreamChunk } from '../../types/stream.js';
+import { readSessionState, streamRootOf } from './console-state.js';
+import { lastEventId, sessionSSE } from '../sse-route.js';
 
 /**
  * @internal The console's JSON API (see `console-api.ts`), to mount at the console's path: `GET /api/agents`,
@@ -39,12 +38,8 @@ export function consoleRoutes(context: ServerContext): Hono<AgentServerEnvironme
 
   /** The session's own stream live, from its current run's start (or after `Last-Event-ID`), to its run's end. */
   app.get('/api/sessions/:sessionId/stream', async (c) => {
-    const { state, root } = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
-    const from = lastEventId(c.req.header('last-event-id')) ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
-    // Its run's last chunk, or (a sub-agent whose run ends without output) the parent's record of its end.
-    const endsAfter = (chunk: StreamChunk): boolean =>
-      endsRunOf(chunk, state.sessionId) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
-    return streamChunksAsSSE(c, context, { streamId: sessionStreamId(state, streamRootOf(root)), from, endsAfter });
+    const access = await consoleSession(context, c.get('principal'), c.req.param('sessionId'));
+    return sessionSSE(c, context, access, lastEventId(c.req.header('last-event-id')));
   });
 
   for (const action of Object.keys(CONSOLE_ACTIONS) as ConsoleAction[]) {
