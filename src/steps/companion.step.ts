@@ -74,13 +74,15 @@ export class CompanionStep {
       environment.dependencies.logger.error('companion.call_failed', { sessionId: input.sessionId, runId: input.runId, action: call.action });
       prepared = { kind: 'answered', error: `The companion call failed: ${describeError(error)}` };
     }
+    // The call ends here when it is answered at once or sends without waiting; one that goes on (a wait for the
+    // child's turn) carries its start to the step that ends it.
     const ended = { ...input, callStartedAt: startedAt };
+    let outcome: CompanionPreparation = prepared;
     if (prepared.kind === 'answered') await emitEnd(environment, ended, prepared.result, prepared.error);
-    const answered = prepared.kind === 'answered' || (prepared.kind === 'sent' && prepared.result !== undefined);
-    if (prepared.kind === 'sent' && answered) await emitEnd(environment, ended, prepared.result);
+    else if (prepared.kind === 'sent' && prepared.result !== undefined) await emitEnd(environment, ended, prepared.result);
+    else outcome = { ...prepared, callStartedAt: startedAt };
     await environment.emitter.flush();
-    // A call that goes on (a wait for the child's turn) carries its start to the step that ends it.
-    return prepared.kind === 'answered' || answered ? prepared : { ...prepared, callStartedAt: startedAt };
+    return outcome;
   }
 
   /**
