@@ -16,7 +16,7 @@ import { registerAgent } from './runtime-registry.js';
 import type { RunScope, StepEnvironment } from './step-scope.js';
 import { childQueuePlacement } from './queue-check.js';
 import { safeErrorOf } from '../errors/index.js';
-import { sessionTraceId, toolSpanId } from '../telemetry/ids.js';
+import { toolCallTrace } from '../telemetry/span-emission.js';
 
 /**
  * Input of `CompanionStep.prepare`: the parent's scope, its step and the call.
@@ -72,7 +72,7 @@ export async function prepareCompanionCall(environment: StepEnvironment, input: 
     toolCallId: call.toolCallId,
     runId: companionTurnRunId(input.runId, call.toolCallId),
     hitlWarmWindowMs: input.hitlWarmWindowMs,
-    trace: { traceId: input.trace?.traceId ?? sessionTraceId(input.rootSessionId), parentSpanId: toolSpanId(input.sessionId, call.toolCallId) },
+    trace: toolCallTrace(input, call.toolCallId),
   };
   const refs = await stateStore.getSubSessionRefs(input.sessionId);
   switch (call.action) {

@@ -15,7 +15,7 @@ import type { RunRecord, SessionState } from '../types/session.js';
 import type { CompanionDelivery } from './companion-children.js';
 import { runtimeDependencies } from './runtime-registry.js';
 import type { RunScope } from './step-scope.js';
-import { sessionTraceId, toolSpanId } from '../telemetry/ids.js';
+import { toolCallTrace } from '../telemetry/span-emission.js';
 
 /**
  * Input of `CompanionSettleStep.prepareContinue`: the resumed parent's scope, the step it settles and one awaited
@@ -145,6 +145,5 @@ async function takeAndResume(
 
 /** The resumed companion turn's parent: the blocked call's `execute_tool` span, in the caller's trace. */
 function callTrace(input: CompanionContinueInput): NonNullable<PersistentTurnMessage['trace']> {
-  const traceId = input.trace?.traceId ?? sessionTraceId(input.rootSessionId ?? input.sessionId);
-  return { traceId, parentSpanId: toolSpanId(input.sessionId, input.wait.call.toolCallId) };
+  return toolCallTrace(input, input.wait.call.toolCallId);
 }

@@ -9,7 +9,8 @@ import { describeError, stepEnvironment, type StepEnvironment } from './step-sco
 import { chunkKey } from './stream-writers.js';
 import { finishRemoteCall, remoteRefOf, windowOnce } from './remote-window.js';
 import { toolSpan } from '../telemetry/agent-spans.js';
-import { formatTraceparent, sessionTraceId, toolSpanId } from '../telemetry/ids.js';
+import { formatTraceparent } from '../telemetry/ids.js';
+import { toolCallTrace } from '../telemetry/span-emission.js';
 
 /**
  * Input of the remote sub-agent steps: the parent's scope, its step and the call.
@@ -115,8 +116,8 @@ function remoteToolOf(environment: StepEnvironment, call: PlannedRemoteCall): Re
  * session tree's) and the call's `execute_tool` span, the remote run's parent.
  */
 function callTraceparent(input: RemoteCallStepInput): string {
-  const traceId = input.trace?.traceId ?? sessionTraceId(input.rootSessionId ?? input.sessionId);
-  return formatTraceparent(traceId, toolSpanId(input.sessionId, input.call.toolCallId));
+  const { traceId, parentSpanId } = toolCallTrace(input, input.call.toolCallId);
+  return formatTraceparent(traceId, parentSpanId);
 }
 
 /** The caller's `execute_tool <remote tool>` span, from the call's start to its outcome (emitted by the step that decided it). */

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Link, Span, SpanOptions, Tracer } from '@opentelemetry/api';
 import { clearSpanIds, pendSpanIds, withSpanIds } from './id-generator.js';
-import { runSpanId, sessionRootSpanId, sessionTraceId } from './ids.js';
+import { runSpanId, sessionRootSpanId, sessionTraceId, toolSpanId } from './ids.js';
 import { ERROR_TYPE } from './semconv.js';
 
 /** Where a span of a run belongs: the run, its session tree and the trace a remote caller passed. */
@@ -12,6 +12,27 @@ export interface SpanScope {
   rootSessionId?: string;
   /** The trace of a run started by a remote caller (`traceparent`): its spans join the caller's trace. */
   trace?: { traceId: string; parentSpanId: string };
+}
+
+/**
+ * The trace a run's spans go to: the one a remote caller passed, else its session tree's.
+ *
+ * @example
+ * const traceId = traceIdOf(scope); // sessionTraceId(rootSessionId) for a run nobody called from afar
+ */
+export function traceIdOf(scope: Pick<SpanScope, 'sessionId' | 'rootSessionId' | 'trace'>): string {
+  return scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
+}
+
+/**
+ * Where a run that a tool call starts (a companion turn, a remote sub-agent's run) belongs: the caller's trace, under
+ * the call's `execute_tool` span.
+ *
+ * @example
+ * const trace = toolCallTrace(scope, call.toolCallId); // { traceId, parentSpanId: toolSpanId(sessionId, callId) }
+ */
+export function toolCallTrace(scope: Pick<SpanScope, 'sessionId' | 'rootSessionId' | 'trace'>, toolCallId: string): { traceId: string; parentSpanId: string } {
+  return { traceId: traceIdOf(scope), parentSpanId: toolSpanId(scope.sessionId, toolCallId) };
 }
 
 /** A span already over: its name, times and attributes. */
@@ -51,7 +72,7 @@ export function honorsSpanIds(tracer: Tracer): boolean {
  * its virtual root, so no span names a parent that does not exist; links to other runs are dropped for the same reason.
  */
 export function emitEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): void {
-  const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
+  const traceId = traceIdOf(scope);
   const parentSpanId = !idsHonored ? virtualRootOf(scope) : ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
   const links = idsHonored ? ended.links : undefined;
   const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes };
