@@ -2,57 +2,40 @@
  * GET {console}/api/sessions/{id}/stream: a companion's own stream followed live through the console (its root's
  * principal), as `/sse` does; any other principal gets the same 404 as a missing session.
  */
-import { createServer, type Server } from 'node:http';
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentServer } from '../../../src/server/agent-server.js';
-import { createHttpAdapter } from '../../../src/server/node-http-adapter.js';
-import { freePort, waitFor } from '../../support/free-port.js';
-import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { waitFor } from '../../support/free-port.js';
 import { boss, call, parentScript } from '../companions/companion-kit.js';
 import { scriptedLLM } from '../executor/executor-test-kit.js';
-import { authenticateBearer } from '../server/support/server-agents.js';
-import { readSse } from '../server/support/server-kit.js';
+import { readSse, startServerKit, type ServerKit } from '../server/support/server-kit.js';
 
 const llm = scriptedLLM();
-let runtime: TestRuntime;
-let http: Server;
-let baseUrl: string;
+let kit: ServerKit;
 beforeAll(async () => {
-  runtime = await startTestRuntime('console_live', llm.adapter, { persistentWarmWindowMs: 400 });
-  const server = new AgentServer({ executor: runtime.executor, stateStore: runtime.stateStore, streamManager: runtime.streamManager, agents: [boss], console: {}, authenticate: authenticateBearer });
-  const port = await freePort();
-  http = createServer(createHttpAdapter(server));
-  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${port}`;
+  kit = await startServerKit('console_live', { agents: [boss], console: {} }, { persistentWarmWindowMs: 400 }, llm.adapter);
 });
 afterAll(async () => {
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline && (await DBOS.listWorkflows({ status: 'PENDING' })).length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-  http?.closeAllConnections();
-  await new Promise<void>((resolve) => (http === undefined ? resolve() : http.close(() => resolve())));
-  await runtime?.shutdown();
+  await kit?.close();
 });
 
-const get = (path: string, token: string, headers: Record<string, string> = {}): Promise<Response> => fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+const get = (path: string, token: string, headers: Record<string, string> = {}): Promise<Response> => fetch(`${kit.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
 
 describe('a companion followed live on its session page', () => {
   it('streams the companion’s own run from its start to its end, for its root’s principal only', async () => {
     // The watcher's model call takes 1.5 s ("slow"): its run is still running when the page starts following it.
     llm.use(parentScript([call('w1', 'spawnAgent', { agentType: 'watcher', name: 'w', message: 'slow look' }), { type: 'text', text: 'spawned' }]));
-    const started = await fetch(`${baseUrl}/start`, {
+    const started = await fetch(`${kit.baseUrl}/start`, {
       method: 'POST',
       headers: { authorization: 'Bearer token-alice', 'content-type': 'application/json' },
       body: JSON.stringify({ agentType: 'boss', sessionId: 'live-boss', input: 'go' }),
     });
     expect(started.status).toBe(201);
     const companion = 'live-boss-agent-w';
-    await waitFor(async () => (await runtime.stateStore.getCurrentRun(companion))?.status === 'running', 10_000, 'the companion runs');
+    await waitFor(async () => (await kit.runtime.stateStore.getCurrentRun(companion))?.status === 'running', 10_000, 'the companion runs');
 
     const page = (await (await get(`/console/api/sessions/${companion}`, 'token-alice')).json()) as { session: unknown };
     expect(page.session).toMatchObject({ sessionId: companion, parentSessionId: 'live-boss', streamId: companion, liveSessionId: null });
 
-    expect((await runtime.stateStore.getCurrentRun(companion))?.status).toBe('running'); // followed while it runs
+    expect((await kit.runtime.stateStore.getCurrentRun(companion))?.status).toBe('running'); // followed while it runs
     const live = await get(`/console/api/sessions/${companion}/stream`, 'token-alice');
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toContain('text/event-stream');
@@ -60,7 +43,7 @@ describe('a companion followed live on its session page', () => {
     const last = events.at(-1)?.data;
     expect(last).toMatchObject({ type: 'output', agentId: companion, output: { seen: 'slow look' } });
     expect(events.every((event) => event.data.sequence === event.id)).toBe(true);
-    const run = await runtime.stateStore.getCurrentRun(companion);
+    const run = await kit.runtime.stateStore.getCurrentRun(companion);
     expect(events[0]!.id).toBeGreaterThan(run!.startSequence);
 
     // Resumable: after the last event but one, only the last comes again.
@@ -76,7 +59,7 @@ describe('a companion followed live on its session page', () => {
     const missing = await get('/console/api/sessions/live-nobody/stream', 'token-bob');
     expect(other.status).toBe(404);
     expect(await other.json()).toEqual(await missing.json());
-    expect((await fetch(`${baseUrl}/console/api/sessions/${companion}/stream`)).status).toBe(401);
+    expect((await fetch(`${kit.baseUrl}/console/api/sessions/${companion}/stream`)).status).toBe(401);
     expect((await get(`/console/api/sessions/${companion}/stream`, 'token-alice', { 'last-event-id': 'x' })).status).toBe(400);
   });
 });
