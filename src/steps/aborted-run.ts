@@ -4,10 +4,6 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { StreamManager, StreamWriter } from '../stream/stream-manager.js';
 import { emitRunEnded } from './run-telemetry.js';
 import { signalRunChanged } from './run-signals.js';
-import type { RunStatus } from '../types/session.js';
-
-/** The statuses of a run that has not ended: running, or suspended (parked) waiting for humans or children. */
-const UNENDED_RUN_STATUSES: readonly RunStatus[] = ['running', 'suspended_client_tool', 'suspended_awaiting_children', 'suspended_step_partial'];
 
 /** A session's stream, its agent type and a writer on it (`undefined` when it cannot be opened). */
 export interface OpenedStream {
@@ -69,22 +65,18 @@ export interface AbortRecord {
  * Record a run as aborted, the one way `abort()` and a DBOS cancel both record it: its open calls (and `alsoCompleted`)
  * settled, run `aborted`, an `error` chunk (`ABORTED`) written and the writer closed, the stream ended (`endStream`),
  * then session `failed` (failureReason `aborted`). Without `endStream` the caller ends the stream (returned)
- * afterwards, with its own error handling. When the run had already ended (another writer recorded it first; atomic
- * where the store has `compareAndSetRunStatus`), nothing after the calls' settlement is written: `undefined`.
+ * afterwards, with its own error handling. The `ABORTED` chunk is keyed by run: two writers recording one cancel
+ * (the run and a stuck-run repair) store it once.
  *
  * @example
  * const { streamId } = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
  * await streamManager.endStream(streamId);
  */
-export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream | undefined> {
+export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream> {
   const { sessionId, runId, error, now } = abort;
   // Settled first: whoever sees the session aborted sees its calls settled too.
   await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
-  const outcome = { completionReason: 'aborted' as const, endedAt: now, error };
-  if (stateStore.compareAndSetRunStatus === undefined) await stateStore.updateRunStatus(sessionId, runId, 'aborted', outcome);
-  // Another writer recorded the run's end first (a DBOS cancel seen by the run and by a repair): its chunk, stream end
-  // and session status are that writer's; writing them again would double the chunk or undo a retry that followed.
-  else if (!(await stateStore.compareAndSetRunStatus(sessionId, runId, UNENDED_RUN_STATUSES, 'aborted', outcome))) return undefined;
+  await stateStore.updateRunStatus(sessionId, runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   signalRunChanged(runId);
   const opened = await abort.stream;
   if (opened.writer !== undefined) {
@@ -98,7 +90,7 @@ export async function recordRunAborted(stateStore: SessionStateStore, abort: Abo
       step: abort.stepCount,
       timestamp: now,
     };
-    // Keyed: a store without compareAndSetRunStatus may let two writers get here; the stream keeps one chunk.
+    // Keyed: two writers of one cancel (the run itself, a stuck-run repair) store one chunk.
     await opened.writer.write(chunk, { key: `${runId}:aborted` }).catch(() => undefined);
     await opened.writer.close().catch(() => undefined);
   }

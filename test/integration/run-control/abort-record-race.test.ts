@@ -52,23 +52,6 @@ describe('a run end recorded by two writers at once', () => {
     expect(await db.store.loadState('race-cas')).toMatchObject({ status: 'failed', failureReason: 'aborted' });
   });
 
-  it('the loser writes nothing after the winner: a retry that reactivated the session stays active', async () => {
-    await runningSession('race-late');
-    await recordTwice(db.store, 'race-late');
-    // What a retry() does next: the session active again. A late writer that lost must not flip it back.
-    await db.store.updateStatus('race-late', 'active');
-    const late = await recordRunAborted(db.store, {
-      sessionId: 'race-late',
-      runId: 'r1',
-      stepCount: 1,
-      error: 'ABORTED: cancelled through DBOS',
-      now: Date.now(),
-      stream: openStreamWriter(streams, { streamId: 'race-late', sessionId: 'race-late', agentType: 'racer' }),
-    });
-    expect(late).toBeUndefined();
-    expect((await db.store.loadState('race-late'))?.status).toBe('active');
-  });
-
   it('on a store without compareAndSetRunStatus the stream still keeps one ABORTED chunk (the chunk is keyed)', async () => {
     await runningSession('race-key');
     const withoutCas = new Proxy(db.store, {
