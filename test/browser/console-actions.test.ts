@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLOW_TEXT } from './support/browser-agents.js';
+import { SLOW_TEXT, holdSlowWork } from './support/browser-agents.js';
 import { ALICE, startBrowserKit, type BrowserKit } from './support/browser-kit.js';
 
 let kit: BrowserKit;
@@ -98,6 +98,7 @@ describe('session actions through the console', () => {
   });
 
   it("a companion's page follows the companion's own stream live", async () => {
+    const release = holdSlowWork();
     const page = await openSession('act-boss', 'go', 'boss');
     const node = page.locator('li[data-node="act-boss-agent-w"]');
     await node.getByRole('link', { name: 'w' }).click();
@@ -105,6 +106,7 @@ describe('session actions through the console', () => {
     const live = (): Promise<string> => page.getByTestId('live-text').allTextContents().then((texts) => texts.join(''));
     await expect.poll(live, WAIT).toMatch(/^word1 word2 /);
     expect((await live()).length).toBeLessThan(SLOW_TEXT.length); // seen while it streams
+    release();
     await expect.poll(live, WAIT).toBe(SLOW_TEXT);
     await expect.poll(() => statusOf(page), WAIT).toBe('completed');
     await page.context().close();

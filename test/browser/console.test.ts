@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { ASK_TEXT, LOOKUP_ASK, LOOKUP_TEXT, PAID_TEXT, SLOW_TEXT } from './support/browser-agents.js';
+import { ASK_TEXT, LOOKUP_ASK, LOOKUP_TEXT, PAID_TEXT, SLOW_TEXT, holdSlowWork } from './support/browser-agents.js';
 import { ALICE, BOB, startBrowserKit, type BrowserKit } from './support/browser-kit.js';
 
 let kit: BrowserKit;
@@ -53,13 +53,14 @@ describe('sessions list and session page', () => {
   });
 
   it('a reload in the middle of a streaming step resumes it: no text lost, none doubled', async () => {
+    const release = holdSlowWork();
     expect((await kit.call('/start', ALICE, { agentType: 'clerk', sessionId: 'slow-1', input: 'slow: tell me' })).status).toBe(201);
     const page = await kit.signedIn(ALICE, '#/sessions/slow-1');
     await expect.poll(() => textOf(page, '[data-testid=live-text]'), WAIT).toMatch(/^word1 word2 word3 /);
-    const before = await textOf(page, '[data-testid=live-text]');
-    expect(before.length).toBeLessThan(SLOW_TEXT.length);
+    expect((await textOf(page, '[data-testid=live-text]')).length).toBeLessThan(SLOW_TEXT.length);
     await page.reload();
-    await expect.poll(() => textOf(page, '[data-testid=live-text]'), WAIT).toMatch(/^word1 /);
+    await expect.poll(() => textOf(page, '[data-testid=live-text]'), WAIT).toMatch(/^word1 word2 word3 /);
+    release();
     await expect.poll(() => textOf(page, '[data-testid=live-text]'), WAIT).toBe(SLOW_TEXT);
     await expect.poll(() => page.getByTestId('session-status').textContent(), WAIT).toBe('completed');
     expect(await textOf(page, '[data-testid=live-text]')).toBe(SLOW_TEXT);
@@ -96,6 +97,7 @@ describe('chat page (useChat against /chat)', () => {
   });
 
   it('a reload mid-answer reconnects (resume: true) and shows the whole answer once; a reload restores every turn', async () => {
+    const release = holdSlowWork();
     const page = await kit.signedIn(ALICE, '#/chat/chat-lookup');
     await page.getByLabel('Message').fill('lookup: the invoice');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -104,6 +106,7 @@ describe('chat page (useChat against /chat)', () => {
     await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('input-available');
     expect(await textOf(page, '[data-role=assistant] .text')).toBe(LOOKUP_ASK);
     await page.reload();
+    release();
     await expect.poll(() => page.locator('[data-tool="lookup"]').getAttribute('data-state'), WAIT).toBe('output-available');
     await expect.poll(() => textOf(page, '[data-role=assistant] .text'), WAIT).toBe(`${LOOKUP_ASK}${LOOKUP_TEXT}`);
     await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { LLMAdapter } from '../../../src/llm/adapter.js';
+import type { LLMStreamCallbacks } from '../../../src/types/llm.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { consoleTestModel, desk } from '../../integration/server/support/console-agents.js';
 import { pay } from '../../integration/server/support/server-agents.js';
@@ -17,13 +18,17 @@ export { desk };
 export { boss };
 
 export const CHUNK_DELAY_MS = 60;
+/** Every stream (and `lookup` call) waits here after its {@link HELD_AFTER}th text delta; open unless a test holds it. */
+let gate: Promise<void> = Promise.resolve();
+const HELD_AFTER = 4;
+const HOLD_AT_MOST_MS = 15_000;
 export const ASK_TEXT = 'I will pay the invoice once you approve.';
 export const PAID_TEXT = 'Paid five euros. The invoice is settled and the receipt is filed under this session for later review.';
-/** ~60 words: ~3.6 s of streaming, time enough to reload the page in the middle. */
+/** ~60 words: ~3.6 s of streaming; {@link holdSlowWork} holds it in the middle for as long as a test needs. */
 export const SLOW_TEXT = Array.from({ length: 60 }, (_, index) => `word${index + 1}`).join(' ');
 
 
-/** A tool that takes {@link LOOKUP_MS}: a chat page reloads while it runs. */
+/** A tool that takes {@link LOOKUP_MS} (and waits for {@link holdSlowWork}'s release): a chat page reloads while it runs. */
 export const LOOKUP_MS = 2_500;
 export const LOOKUP_ASK = 'Looking it up.';
 export const LOOKUP_TEXT = 'Found it: the invoice was paid on Monday.';
@@ -32,7 +37,7 @@ const lookup = defineTool({
   description: 'Look something up (slowly)',
   parameters: z.object({ query: z.string() }),
   execute: async ({ query }) => {
-    await new Promise((done) => setTimeout(done, LOOKUP_MS));
+    await Promise.all([new Promise((done) => setTimeout(done, LOOKUP_MS)), gate]);
     return { query, found: true };
   },
 });
@@ -69,5 +74,31 @@ export function browserModel(): LLMAdapter {
   const forCompanions = companionModel();
   const forDesk = consoleTestModel();
   const pick = (agentType: string | undefined): LLMAdapter => (agentType === 'clerk' ? forClerk : agentType === 'boss' || agentType === 'watcher' ? forCompanions : forDesk);
-  return { generateStep: (input, callbacks) => pick(input.agentType).generateStep(input, callbacks) };
+  return { generateStep: (input, callbacks) => pick(input.agentType).generateStep(input, callbacks && held(callbacks)) };
+}
+
+
+/**
+ * Holds every text stream after its fourth word, and `lookup` calls, until the returned function is called (or 15 s
+ * pass), so a test sees a partial answer for sure, however slowly its page loads.
+ */
+export function holdSlowWork(): () => void {
+  let release!: () => void;
+  gate = new Promise<void>((done) => {
+    release = done;
+    setTimeout(done, HOLD_AT_MOST_MS).unref();
+  });
+  return release;
+}
+
+function held(callbacks: LLMStreamCallbacks): LLMStreamCallbacks {
+  let deltas = 0;
+  return {
+    ...callbacks,
+    onTextDelta: async (delta) => {
+      await callbacks.onTextDelta?.(delta);
+      deltas += 1;
+      if (deltas === HELD_AFTER) await gate;
+    },
+  };
 }
