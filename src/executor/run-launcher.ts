@@ -8,6 +8,8 @@ import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
+import { beginSessionWrite } from '../steps/begin-run.js';
+import type { StreamInfo } from '../types/stream.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { standardWorkflowId } from '../orchestration/ids.js';
 import { DBOSAgentHandle, type HandleCallbacks } from './agent-handle.js';
@@ -64,6 +66,8 @@ export function runTrace(traceparent: unknown): Pick<AgentWorkflowInput, 'trace'
 export interface PlannedRun {
   input: AgentWorkflowInput;
   previous: RunRecord | null;
+  /** The session's stream as read before the writes (`null`: none yet). */
+  stream: StreamInfo | null;
 }
 
 /** @internal Starts runs (run record, hooks, workflow) and builds handles for the executor. */
@@ -98,7 +102,8 @@ export class RunLauncher {
   async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: PlannedTurn, known?: { previous: RunRecord | null }): Promise<PlannedRun> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
-    const startSequence = (await streamManager.getInfo(streamId))?.lastSequence ?? 0;
+    const stream = await streamManager.getInfo(streamId);
+    const startSequence = stream?.lastSequence ?? 0;
     const previous = known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous;
     const { trace: given, ...turnInput } = turn;
     const trace = given ?? recordedWorkflowInput(previous?.metadata)?.trace;
@@ -118,14 +123,18 @@ export class RunLauncher {
       journal: journalStamp(),
       ...(queue === undefined ? {} : { queue }),
     };
-    return { input, previous };
+    return { input, previous, stream };
   }
 
   /**
    * Record a planned run through `writer` (a stale interrupt flag cleared, the run record holding its workflow input):
-   * inside a caller's `withStartWrites`, with the start's other writes. Launch it once that committed.
+   * inside a caller's `withStartWrites`, with the start's other writes. Launch it once that committed. A fresh turn
+   * (a user message, no resume) whose writes commit together is stored with it (`turnStored`): its begin writes
+   * nothing. `sessionCreated`: the same transaction created the session (its step count is 0 already).
    */
-  async recordRun(writer: StartWriter, { input, previous }: PlannedRun): Promise<AgentWorkflowInput> {
+  async recordRun(writer: StartWriter, planned: PlannedRun, options: { sessionCreated?: boolean } = {}): Promise<AgentWorkflowInput> {
+    const { previous } = planned;
+    const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
     if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
     await writer.createRun(input.sessionId, {
@@ -138,6 +147,11 @@ export class RunLauncher {
       ...(previous === null ? {} : { previousRunId: previous.runId }),
       metadata: { workflowInput: input },
     });
+    if (input.turnStored === true && input.userMessage !== undefined) {
+      await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }]);
+      if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input));
+      await writer.openStream(input.streamId, input.agentType);
+    }
     return input;
   }
 
@@ -236,6 +250,11 @@ export class RunLauncher {
     }
     return startRunWorkflow(input);
   }
+}
+
+/** Whether a start stores its turn with its run: a fresh turn's user message, its writes in one transaction. */
+function storesTurn(writer: Pick<StartWriter, 'together'>, input: AgentWorkflowInput): boolean {
+  return writer.together && input.userMessage !== undefined && input.resume === undefined && input.parent === undefined;
 }
 
 /**

@@ -42,9 +42,10 @@ export async function createAndStart(
           ...(options.tags === undefined ? {} : { tags: options.tags }),
           ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
         });
-        return launcher.recordRun(writer, planned);
+        return launcher.recordRun(writer, planned, { sessionCreated: true });
       });
-      await reclaimStream(streamManager, sessionId);
+      // No stream under the id when the start was planned: nothing to reclaim (its start opened it, or its first writer will).
+      if (planned.stream !== null) await reclaimStream(streamManager, sessionId);
       return launcher.launchRun(agent, recorded, options);
     }
     await stateStore.cloneSession(branch.fromSessionId, sessionId, {

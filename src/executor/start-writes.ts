@@ -3,12 +3,23 @@ import type { StateStoreStepRecords } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { sharesDatabase } from '../journal/step-record.js';
+import { InternalError } from '../errors/index.js';
 import type { StepRecordConnection } from '../types/step-records.js';
-import type { CompareAndSetOptions, CompareAndSetResult, CreateRunInput, CreateSessionOptions, RunRecord, SessionStatus } from '../types/session.js';
+import type { Message } from '../types/message.js';
+import type {
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  CreateRunInput,
+  CreateSessionOptions,
+  RunRecord,
+  SessionStateWrite,
+  SessionStatus,
+} from '../types/session.js';
 
 /**
  * The writes of a run's start (before its workflow starts): the session created or taken, the stream reactivated, a
- * stale interrupt flag cleared, the run recorded.
+ * stale interrupt flag cleared, the run recorded; in one transaction (`together`) also a fresh turn itself (its user
+ * message, step count and stream), which its begin then need not write.
  *
  * @example
  * await writer.createRun(sessionId, { runId, status: 'running', stepCount: 0, startSequence, startedAt: Date.now() });
@@ -24,6 +35,12 @@ export interface StartWriter {
   reactivateStream(streamId: string): Promise<void>;
   clearInterruptFlag(sessionId: string): Promise<void>;
   createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+  /** Whether the writes commit together (one transaction): only then may a start store its turn with its run. */
+  readonly together: boolean;
+  appendMessages(sessionId: string, messages: Message[]): Promise<void>;
+  saveState(sessionId: string, write: SessionStateWrite): Promise<void>;
+  /** The stream created active (an existing one left as it is); only in one transaction (`together`). */
+  openStream(streamId: string, agentType: string): Promise<void>;
 }
 
 interface Stores {
@@ -74,6 +91,16 @@ function separateWriter({ stateStore, streamManager }: Stores): StartWriter {
     reactivateStream: (streamId) => streamManager.reactivateStream(streamId),
     clearInterruptFlag: (sessionId) => stateStore.clearInterruptFlag(sessionId),
     createRun: (sessionId, run) => stateStore.createRun(sessionId, run),
+    together: false,
+    appendMessages: async (sessionId, messages) => {
+      await stateStore.appendMessages(sessionId, messages);
+    },
+    saveState: async (sessionId, write) => {
+      await stateStore.saveState(sessionId, write);
+    },
+    openStream: async () => {
+      throw new InternalError('A start whose writes are apart leaves the stream to its first writer.');
+    },
   };
 }
 
@@ -89,5 +116,13 @@ function joinedWriter({ state, stream }: Joined, connection: StepRecordConnectio
     },
     clearInterruptFlag: (sessionId) => state.clearInterruptFlagOn(connection, sessionId),
     createRun: (sessionId, run) => state.createRunOn(connection, sessionId, run),
+    together: true,
+    appendMessages: async (sessionId, messages) => {
+      await state.appendMessagesOn(connection, sessionId, messages);
+    },
+    saveState: async (sessionId, write) => {
+      await state.saveStateOn(connection, sessionId, write);
+    },
+    openStream: (streamId, agentType) => stream.openStreamOn(connection, streamId, agentType),
   };
 }

@@ -62,6 +62,11 @@ export interface AgentWorkflowInput extends RunScope {
   startSequence: number;
   userMessage?: UserMessage;
   initialState?: Record<string, unknown>;
+  /**
+   * The run's start stored its turn with the run record, in one transaction: the user message appended, the step count
+   * reset (and `initialState` written), the stream open. Its begin then only checks for an abort and fires the hooks.
+   */
+  turnStored?: true;
   /** Root of the session tree (the session itself for top-level runs). */
   rootSessionId: string;
   /** How long a human-in-the-loop wait stays warm before the run parks. */

@@ -23,6 +23,8 @@ export interface BeginRunInput extends RunScope {
    * a persistent session's new turn after a turn that ended interrupted or failed.
    */
   healUnpaired?: boolean;
+  /** The run's start stored the turn (`AgentWorkflowInput.turnStored`): nothing to append or write, only the hooks. */
+  turnStored?: true;
 }
 
 /** What beginning a run appends: results for calls left unpaired (first), then the turn's user message. */
@@ -76,7 +78,7 @@ export async function appendBeginMessages(stateStore: SessionStateStore, session
  * @example
  * await stateStore.saveState(sessionId, beginSessionWrite(input));
  */
-export function beginSessionWrite(input: BeginRunInput): SessionStateWrite {
+export function beginSessionWrite(input: Pick<BeginRunInput, 'initialState'>): SessionStateWrite {
   return { stepCount: 0, ...(input.initialState === undefined ? {} : { customState: input.initialState }) };
 }
 
@@ -118,6 +120,11 @@ export async function beginRun(
   // workflow ends without touching the session (abort() recorded its outcome).
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
   if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
+  if (input.turnStored === true) {
+    await fireBeginHooks(input, stateStore, hooks);
+    await atRunBoundary('begin_deferred', input.sessionId);
+    return { stepCount: 0 };
+  }
   const history = beginReadsHistory(input) ? await loadHistory(stateStore, input.sessionId) : [];
   const appends = beginAppends(input, history, Date.now());
   const writesRun = run?.status !== 'running' || run.workflowId !== input.workflowId;

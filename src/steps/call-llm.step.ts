@@ -11,7 +11,6 @@ import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { ToolSchema } from '../types/llm.js';
 import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
 import { loadStepState } from './load-step-state.js';
-import type { SessionState } from '../types/session.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
@@ -65,6 +64,7 @@ export class CallLLMStep {
     const environment = await stepEnvironment(input, input.step);
     const { dependencies, agent, hooks, emitter } = environment;
     const { stateStore, streamManager, usageStore } = dependencies;
+    emitter.prepare();
     // The previous step's commit (done here, or by its tool step in this process) reports the session, its new
     // messages and the interrupt flag: no reads of them.
     const report =
@@ -73,14 +73,18 @@ export class CallLLMStep {
         : (await commitStepWith(environment, { ...input, ...input.commit, returnState: false })).report;
     // The commit's flag reading holds unless message hooks ran after it (an interrupt may have come meanwhile).
     const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
-    if (report?.interruptRequested !== false || hooksRan) {
-      const flag = await stateStore.readInterruptFlag(input.sessionId);
-      if (flag.interrupted) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
-    }
-    const state: SessionState | null = report?.state ?? (await loadStepState(stateStore, input.sessionId));
+    // The flag, the session and its history are read at once (each only when the commit did not report it); the
+    // history's outcome counts only once the flag and the session were decided on.
+    const historyRead = Promise.resolve(historyAfter(report, stateStore, input.sessionId) ?? loadHistory(stateStore, input.sessionId));
+    historyRead.catch(() => undefined);
+    const [flag, state] = await Promise.all([
+      report?.interruptRequested !== false || hooksRan ? stateStore.readInterruptFlag(input.sessionId) : undefined,
+      report?.state ?? loadStepState(stateStore, input.sessionId),
+    ]);
+    if (flag?.interrupted === true) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     if (state === null) throw sessionDeletedError(input.sessionId);
     rememberStepStartState(stateStore, input, state.customState);
-    const history = historyAfter(report, stateStore, input.sessionId) ?? (await loadHistory(stateStore, input.sessionId));
+    const history = await historyRead;
     warnUnusedAgentConfig(agent, dependencies.logger);
     // The skills catalog is read here, inside the step, so a provider's I/O is checkpointed with the call.
     const skillsFragment = await resolveSkillsPromptFragment(agent, dependencies.logger);

@@ -2,6 +2,7 @@ import { joining, type StepRecord } from '../journal/step-record.js';
 import { checkpointIdFor } from '../orchestration/ids.js';
 import type { StateStoreStepRecords, StepCommitOnConnection } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
+import type { StreamInfo } from '../types/stream.js';
 import type { RunPatch } from '../store/record-updates.js';
 import type { CompletionReason, RunStatus, SessionStateWrite } from '../types/session.js';
 import { emitRejectedCalls, type PendingStepCommit } from './commit.step.js';
@@ -99,7 +100,7 @@ interface Joined {
  * store and stream manager both join the record, whose stream is still active (else another execution ended it, and the
  * separate path tolerates that), with no hook that must see the outcome committed when it fires (onAgentComplete,
  * onAgentFail; onMessage and afterTool when the last step's commit is due), and not a failed run with a commit due (its
- * outcome is recorded even when that commit fails again).
+ * outcome is recorded even when that commit fails again). `streamRead`: the stream's status read already under way.
  *
  * @example
  * const joined = await finishJoinsRecord(record, environment, { parent, status, commit, streamId });
@@ -108,6 +109,7 @@ export async function finishJoinsRecord(
   record: StepRecord,
   { dependencies, hooks }: Pick<StepEnvironment, 'dependencies' | 'hooks'>,
   input: { parent?: unknown; status: string; commit?: PendingStepCommit; streamId: string },
+  streamRead?: Promise<StreamInfo | null>,
 ): Promise<Joined | undefined> {
   if (input.parent !== undefined || hooks.hasHooks('onAgentComplete') || hooks.hasHooks('onAgentFail')) return undefined;
   if (input.commit !== undefined && (input.status === 'failed' || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool'))) return undefined;
@@ -115,7 +117,7 @@ export async function finishJoinsRecord(
   const state = await joining(record, stateStore.stepRecords);
   const stream = state === undefined ? undefined : await joining(record, streamManager.stepRecords);
   if (state === undefined || stream === undefined) return undefined;
-  return (await streamManager.getInfo(input.streamId))?.status === 'active' ? { state, stream } : undefined;
+  return (await (streamRead ?? streamManager.getInfo(input.streamId)))?.status === 'active' ? { state, stream } : undefined;
 }
 
 /**

@@ -42,13 +42,22 @@ export interface FinishRunInput extends RunScope {
  * stream, fires onAgentComplete/onAgentFail and returns the AgentResult.
  */
 export class RunLifecycleStep {
-  static begin(input: BeginRunInput): Promise<{ stepCount: number; aborted?: true }> {
-    return runJournaledStep('BeginRunStep', (record) => {
-      // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
-      // can follow, wherever the workflow started (a queued run is started by one process and run by another).
-      markWorkflowStartedHere(turnKeyOf(input));
-      return beginRun(input, undefined, record);
-    });
+  /**
+   * `withNextStep`: the workflow's next DBOS operation is a journaled step (the run's first LLM call), which may then
+   * record this begin with its own record when it wrote nothing (a begin whose start stored the turn).
+   */
+  static begin(input: BeginRunInput, options: { withNextStep?: boolean } = {}): Promise<{ stepCount: number; aborted?: true }> {
+    return runJournaledStep(
+      'BeginRunStep',
+      (record) => {
+        // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
+        // can follow, wherever the workflow started (a queued run is started by one process and run by another).
+        markWorkflowStartedHere(turnKeyOf(input));
+        return beginRun(input, undefined, record);
+      },
+      // An aborted run's workflow ends after its begin: nothing would record it.
+      options.withNextStep === true ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true } : {},
+    );
   }
 
   /** Durable {@link abandonRun}. */
@@ -66,12 +75,15 @@ export class RunLifecycleStep {
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks } = environment;
       const { stateStore, usageStore } = dependencies;
+      // A root run's stream status (whether its finish may join the record) is read beside the current run.
+      const streamRead = input.parent === undefined ? dependencies.streamManager.getInfo(input.streamId) : undefined;
+      streamRead?.catch(() => undefined);
       // A replay of this step after a newer run started (crash after the status write) must not touch the
       // session or its stream: they belong to that run now.
       const current = await stateStore.getCurrentRun(input.sessionId);
       const superseded = current !== null && current.runId !== input.runId;
       const writes = finishWritesOf(input, { current, superseded, error: input.error ?? 'Run failed', now: Date.now() });
-      const joined = superseded ? undefined : await finishJoinsRecord(record, environment, input);
+      const joined = superseded ? undefined : await finishJoinsRecord(record, environment, input, streamRead);
       if (joined === undefined) await finishSeparately(environment, input, writes, superseded);
       else await deferFinish(record, environment, joined, writes);
       await atRunBoundary('finish_deferred', input.sessionId);

@@ -38,6 +38,11 @@ export class ChunkEmitter {
     await writer.write(chunk, options);
   }
 
+  /** Start opening the stream's writer now: its set-up overlaps the step's reads instead of delaying its first chunk. */
+  prepare(): void {
+    this.writer().catch(() => undefined); // a failure is met again by the first write
+  }
+
   async flush(): Promise<void> {
     await (await this.writer()).flush();
   }

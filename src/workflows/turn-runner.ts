@@ -25,8 +25,10 @@ export interface RecordedTurnOptions {
  * await RunLifecycleStep.begin({ ...scope, ...beginOf(input) });
  */
 export function beginOf(
-  input: Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume'>,
-): Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom'> {
+  input: Pick<AgentWorkflowInput, 'userMessage' | 'initialState' | 'resume' | 'turnStored'>,
+): Pick<BeginRunInput, 'userMessage' | 'initialState' | 'resumedFrom' | 'turnStored'> {
+  // The start stored the turn (a fresh turn's message, step count, state and stream) with its run record.
+  if (input.turnStored === true && input.resume === undefined) return { turnStored: true };
   return {
     // A message sent with a resume that settles a parked step goes after that step's tool results.
     ...(input.userMessage === undefined || input.resume?.suspension !== undefined ? {} : { userMessage: input.userMessage }),
@@ -54,7 +56,10 @@ export function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: A
 
 async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
   // Aborted between the run record and this begin: the run stays aborted and nothing runs.
-  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) })).aborted === true)
+  // A begin whose start stored the turn writes nothing: its record may ride with the first LLM step's, when that step
+  // comes next (companions' ended turns are delivered by a step of DBOS's own between).
+  const withNextStep = input.turnStored === true && input.resume === undefined && agent.persistentAgents.length === 0;
+  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, { withNextStep })).aborted === true)
     return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);

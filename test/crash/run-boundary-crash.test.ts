@@ -1,7 +1,7 @@
 /**
- * SIGKILL drills at a run's begin and finish (real processes, DBOS and Postgres): the worker stops with the step's
- * writes done and its DBOS record not (fused journal: handed to the record, uncommitted; public: committed on their
- * own). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
+ * SIGKILL drills at a run's begin, its first model call and its finish (real processes, DBOS and Postgres): the worker
+ * stops with the step's writes done and its DBOS record not (fused journal: handed to the record, uncommitted; public:
+ * committed on their own); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
  * before the kill).
  */
@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { activeJournal } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { scenarioByStep } from './support/drill-scenarios.js';
-import { killAndRecover, startPausedRun, type DoomedRun } from './support/drill-flow.js';
-import { chunkRowCount } from './support/durable-probes.js';
+import { killAndRecover, startDoomedRun, startPausedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
+import { chunkRowCount, stepRecordsOf } from './support/durable-probes.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import type { PausePoint } from './worker/worker-config.js';
 
@@ -37,13 +37,34 @@ async function recoverAndCheck(doomed: DoomedRun): Promise<void> {
 }
 
 describe('crash drill: SIGKILL at a run’s begin and finish', () => {
-  it('begin: killed with the begin’s writes done and its record not; the recovered run begins once and answers once', async () => {
+  it('begin: killed inside the begin, before its record; the recovered run begins once and answers once', async () => {
     const doomed = await startPaused('boundary-begin', 'begin_deferred');
     expect(env.llm.countOf('boundary-begin')).toBe(0);
-    // Fused: the user message waits for the record's commit; public: it committed on its own.
-    const fused = activeJournal() === 'fused';
-    expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual(fused ? [] : ['user']);
+    // The start stored the turn with its run (one transaction, both journals): the begin has nothing left to write.
+    expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual(['user']);
+    expect(await stepRecordsOf(env.pool, doomed.workflowId), 'at the kill').toEqual([]);
     await recoverAndCheck(doomed);
+  }, 120_000);
+
+  it('first model call: killed while it hangs, the begin’s record riding with it (fused); the recovered run begins again and answers once', async () => {
+    const sessionId = 'boundary-first-call';
+    env.llm.register(sessionId, scenarioByStep([(attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: ANSWER })]), { crash: true });
+    const doomed = await startDoomedRun(env, sessionId, sessionId, []);
+    await waitForSignal(doomed.worker, 'the first model call', async () => env.llm.countOf(sessionId) === 1);
+    // Fused: BeginRunStep's row waits for the model step's record; public: DBOS recorded it at once.
+    const fused = activeJournal() === 'fused';
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name), 'at the kill').toEqual(fused ? [] : ['BeginRunStep']);
+    expect(describeConversation(await storedMessages(env, sessionId)), 'at the kill').toEqual(['user']);
+    const { result } = await killAndRecover(env, doomed);
+    expect(result).toMatchObject({ status: 'completed', output: ANSWER, stepCount: 1 });
+    expect(env.llm.countOf(sessionId)).toBe(2); // the killed call once more, nothing else
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => [step.functionId, step.name])).toEqual([
+      [0, 'BeginRunStep'],
+      [1, 'CallLLMStep'],
+      [2, 'FinishRunStep'],
+    ]);
+    expect(describeConversation(await storedMessages(env, sessionId))).toEqual(['user', 'assistant']);
+    expect((await env.stateStore.listRuns(sessionId)).runs.map((run) => run.status)).toEqual(['completed']);
   }, 120_000);
 
   it('finish: killed with the finish’s writes done and its record not; the recovered run finishes once, the model is not asked again', async () => {

@@ -6,7 +6,7 @@ import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serial
 import { globalParams } from '@dbos-inc/dbos-sdk/internal/utils';
 import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
-import { recordStepRow, writeAlone } from './record-row.js';
+import { recordStepRow, writeAlone, type StepRecordRow } from './record-row.js';
 import { recordWithWrites } from './record-transaction.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
@@ -72,6 +72,9 @@ async function runRecorded<T>(
   const startedAt = Date.now();
   const frontier = frontiers.get(context) ?? {};
   frontiers.set(context, frontier);
+  // The previous step's row, left to this step's record (`recordWithNext`): it commits with this one, or alone first.
+  const carried = frontier.carried;
+  delete frontier.carried;
   const replayPossible = !mayRunUnread(frontier, functionID, startedAt);
   let firstLiveAfterReplay = false;
   if (replayPossible) {
@@ -104,7 +107,7 @@ async function runRecorded<T>(
     // Lost ownership or the workflow's own cancellation: not the step's outcome, so nothing is recorded and its
     // chunks are dropped (a cancelled run's stream may be ended, reactivated and written by its retry meanwhile).
     if (error instanceof DBOSWorkflowConflictError || (error instanceof DBOSWorkflowCancelledError && error.workflowID === workflowID)) throw error;
-    await writeAlone(database, writes);
+    await writeAlone(database, carried === undefined ? writes : [carriedWrite(database, carried), ...writes]);
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
     throw error;
   } finally {
@@ -113,7 +116,13 @@ async function runRecorded<T>(
   const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer, options.portableOutput === true ? 'portable' : undefined);
   const output = { output: serialized.stringified, serialization: serialized.sername };
   const step = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output };
-  if (writes.length === 0) {
+  if (writes.length === 0 && carried === undefined && options.recordWithNext?.(serialized.deserialized) === true) {
+    // Left to the next step's record; recorded by this execution as far as that step's read is concerned.
+    frontier.carried = step;
+    frontier.lastRecorded = { functionID, at: Date.now() };
+    return serialized.deserialized;
+  }
+  if (writes.length === 0 && carried === undefined) {
     // One statement: the ownership check and the insert, the row DBOS records for a step's result.
     await withDbRetry(() => recordStepRow(database.pool, database, step));
     frontier.lastRecorded = { functionID, at: Date.now() };
@@ -121,7 +130,7 @@ async function runRecorded<T>(
   }
   let outcome: RecordOutcome;
   try {
-    outcome = await recordWithWrites(database, writes, step);
+    outcome = await recordWithWrites(database, writes, step, carried);
   } catch (error) {
     // Refused (lost ownership, or another execution recorded the step): its writes are not ours to flush.
     if (error instanceof DBOSWorkflowConflictError) throw error;
@@ -132,6 +141,11 @@ async function runRecorded<T>(
   frontier.lastRecorded = { functionID, at: Date.now() };
   for (const write of writes) write.committed?.(outcome);
   return serialized.deserialized;
+}
+
+/** A carried row as a write of a failed step's own transaction (`writeAlone`): recorded before the step's error. */
+function carriedWrite(database: DBOSExecutor['systemDatabase'], carried: StepRecordRow): RecordWrite {
+  return { within: (connection) => recordStepRow(connection, database, carried).then(() => undefined) };
 }
 
 async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {

@@ -14,17 +14,22 @@ import type { RecordOutcome, RecordWrite } from '../step-record.js';
  * pipeline mode nothing waits for an answer it does not read: BEGIN and the statements sent ahead (a chunk append) go
  * out with the first statement that is read (a step commit's locked read), and the record (which refuses by error, so
  * the COMMIT behind it then rolls back) with the COMMIT — two round trips, or one when no write reads anything (an
- * optimistic step commit). An attempt whose guards failed (what it was computed from
+ * optimistic step commit). A previous step's row left to this record (`carried`) is written in it too. An attempt whose guards failed (what it was computed from
  * changed) runs once more, and its writes then read first (they were told, see `DeferringConnection.enforcesGuards`).
  *
  * @example
  * const { transactionId } = await recordWithWrites(database, writes, step);
  */
-export async function recordWithWrites(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<RecordOutcome> {
+export async function recordWithWrites(
+  database: SystemDatabase,
+  writes: readonly RecordWrite[],
+  step: StepRecordRow,
+  carried?: StepRecordRow,
+): Promise<RecordOutcome> {
   return withDbRetry(async () => {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await recordOnce(database, writes, step);
+        return await recordOnce(database, writes, step, carried);
       } catch (error) {
         if (attempt === 1 && error instanceof GuardedAttemptFailed) continue;
         throw error instanceof GuardedAttemptFailed ? error.cause : error;
@@ -40,7 +45,7 @@ class GuardedAttemptFailed extends Error {
   }
 }
 
-async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow): Promise<RecordOutcome> {
+async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite[], step: StepRecordRow, carried?: StepRecordRow): Promise<RecordOutcome> {
   // DBOS's checkout guards the client's 'error' event (a backend terminated between statements must not crash).
   const client = await database.connect();
   const leavePipeline = enterPipelineMode(client);
@@ -56,6 +61,9 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     if (leavePipeline === undefined) await begin;
     else void send(begin);
     const prepared = preparedStatements(client);
+    // A previous step's row left to this record goes first (sent ahead, refused by error as the record is).
+    if (carried !== undefined && leavePipeline === undefined) await recordStepRow(prepared, database, carried);
+    if (carried !== undefined && leavePipeline !== undefined) void send(recordStepRow(prepared, database, carried, undefined, { refuseByError: true }));
     // The last write batch (a step commit's) rides in the record's statement: one round trip fewer.
     connection = holdingConnection(prepared, leavePipeline === undefined ? undefined : send);
     for (const write of writes) await write.within(connection);

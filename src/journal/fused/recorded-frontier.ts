@@ -1,3 +1,5 @@
+import type { StepRecordRow } from './record-row.js';
+
 /**
  * What one execution of a workflow learnt about the workflow's recorded steps, from its own fused steps: whether
  * the next fused step can skip its read of a recorded outcome (see {@link mayRunUnread}).
@@ -14,6 +16,8 @@ export interface RecordedFrontier {
   knownMax?: number;
   /** The last step this execution ran and recorded itself (the record verified it still owned the workflow). */
   lastRecorded?: { functionID: number; at: number };
+  /** A step's record left to the next step's transaction (`StepOptions.recordWithNext`), until that step takes it. */
+  carried?: StepRecordRow;
 }
 
 /**

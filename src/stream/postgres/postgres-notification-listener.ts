@@ -66,6 +66,14 @@ export class PostgresNotificationListener {
     };
   }
 
+  /**
+   * Wake `streamId`'s subscribers in this process now, as its NOTIFY will: a write this process saw commit need not wait
+   * for the notification's round trip through the server (it still arrives, and wakes them once more).
+   */
+  announce(streamId: string): void {
+    for (const callback of this.#subscribers.get(streamId) ?? []) callback();
+  }
+
   /** Drop the LISTEN connection (it is destroyed, not returned to the pool) and stop reconnecting. */
   async close(): Promise<void> {
     this.#closed = true;

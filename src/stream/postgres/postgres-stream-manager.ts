@@ -121,7 +121,8 @@ export class PostgresStreamManager implements StreamManager {
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
     this.#retry = resolveTransientRetry(options.retry);
     this.#listener = new PostgresNotificationListener(this.#pool, { listenStatement: this.#sql.listen, channel: this.#sql.channel, logger: this.#logger });
-    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger };
+    const announce = (streamId: string): void => this.#announce(streamId);
+    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger, announce };
     this.stepRecords = postgresStreamStepRecords(parts);
   }
 
@@ -130,7 +131,7 @@ export class PostgresStreamManager implements StreamManager {
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction (`stepRecords.handOver`) may a state_patch chunk refer to its checkpoint.
-      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, false, agentType) },
+      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, false, agentType).then(() => this.#announce(id)) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -269,6 +270,12 @@ export class PostgresStreamManager implements StreamManager {
     // Idempotent: it only changes an active stream, so a retry after a lost reply is a no-op.
     await this.#query('finish a stream', this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
     this.#writers.setClosed(streamId, true);
+    this.#announce(streamId);
+  }
+
+  /** This process's readers of `streamId` read again now (a write committed here; its NOTIFY follows). */
+  #announce(streamId: string): void {
+    this.#listener.announce(streamNotificationKey(streamId));
   }
 
   /** One statement (every one of them is idempotent), waiting out transient errors; failures leave as HelixErrors. */

@@ -54,6 +54,8 @@ export interface PostgresStreamStepRecordParts {
   writers: BufferedWriterRegistry;
   retry: TransientRetryPolicy;
   logger: Logger;
+  /** Wake this process's readers of a stream (a write to it committed). */
+  announce(streamId: string): void;
 }
 
 /**
@@ -72,7 +74,8 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
         throw new InvalidArgumentError('handOver takes a writer of this stream manager (one its createWriter returned).');
       }
       const agentType = writer.agentType;
-      return writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
+      const handover = await writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
+      return handover === undefined ? undefined : { ...handover, committed: () => parts.announce(writer.streamId) };
     },
     openStreamOn: async (connection, streamId, agentType) => {
       assertStreamId(streamId);
@@ -89,7 +92,12 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
       const finished = output === undefined ? null : JSON.stringify(output);
       // Idempotent: it only changes an active stream (the caller's transaction retries it whole).
       await withStoreErrors('end a stream', () => connection.query(parts.sql.finish, [streamId, 'ended', finished, null, parts.sql.channel]), parts.logger);
-      return { onCommitted: () => parts.writers.setClosed(streamId, true) };
+      return {
+        onCommitted: () => {
+          parts.writers.setClosed(streamId, true);
+          parts.announce(streamId);
+        },
+      };
     },
   };
 }

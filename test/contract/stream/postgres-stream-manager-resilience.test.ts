@@ -84,7 +84,8 @@ describe('PostgresStreamManager resilience', () => {
       const id = `resilience-${randomUUID()}`;
       const reader: StreamReader = await streams.createReader(id);
       const iterator = reader[Symbol.asyncIterator]();
-      const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+      // The writer is another manager (another process's): only the NOTIFY tells this one's reader.
+      const writer = await manager().createWriter(id, 'agent-1', 'assistant');
       await writer.write(chunk('c1'));
       await writer.flush();
       expect(await nextChunk(iterator, 3_000)).toMatchObject({ sequence: 1, delta: 'c1' });
@@ -117,6 +118,43 @@ describe('PostgresStreamManager resilience', () => {
         await writer.flush();
         expect(await nextChunk(iterator, 3_000)).toMatchObject({ delta });
       }
+      await streams.endStream(id);
+      expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      openGate();
+      await streams.close();
+      await pool.end();
+    }
+  });
+
+  it("a write this manager commits wakes its own readers at once, without its LISTEN connection", async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 5 });
+    const connect = pool.connect.bind(pool);
+    let gate: Promise<void> | undefined;
+    pool.connect = ((...args: Parameters<typeof connect>) =>
+      args.length > 0 ? connect(...args) : (gate ?? Promise.resolve()).then(() => connect())) as typeof pool.connect;
+    const streams = new PostgresStreamManager({ pool }, { pollIntervalMs: 60_000 });
+    let openGate = (): void => {};
+    try {
+      const id = `resilience-${randomUUID()}`;
+      const iterator = (await streams.createReader(id))[Symbol.asyncIterator]();
+      const writer = await streams.createWriter(id, 'agent-1', 'assistant');
+      await writer.write(chunk('c1'));
+      await writer.flush();
+      expect(await nextChunk(iterator, 3_000)).toMatchObject({ sequence: 1 });
+      await waitUntil(async () => streams.listenerProcessId !== undefined, 3_000, 'the LISTEN connection');
+      // Nobody listens from here on (the reconnect is held back), and the poll is a minute away.
+      gate = new Promise((resolve) => (openGate = resolve));
+      const pending = nextChunk(iterator, 10_000);
+      await admin.query('SELECT pg_terminate_backend($1)', [streams.listenerProcessId]);
+      await waitUntil(async () => streams.listenerProcessId === undefined && (await listenerPids()).length === 0, 5_000, 'the listener to notice');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0, 3_000, 'the reader to settle');
+      await writer.write(chunk('c2'));
+      await writer.flush();
+      const woken = await Promise.race([pending.then(() => 'woke'), new Promise((resolve) => setTimeout(() => resolve('asleep'), 1_000))]);
+      expect(woken).toBe('woke');
+      expect(await pending).toMatchObject({ sequence: 2, delta: 'c2' });
       await streams.endStream(id);
       expect(await iterator.next()).toEqual({ done: true, value: undefined });
     } finally {

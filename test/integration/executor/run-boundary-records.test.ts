@@ -1,12 +1,14 @@
 /**
- * A run's begin on the fused journal commits with BeginRunStep's record (the user message, the session's step count,
- * DBOS's step row: one transaction), and its finish with FinishRunStep's record: the last step's messages, the final chunk,
+ * A fresh turn's start stores its user message, step count and a new session's stream with the run record (one
+ * transaction, both journals), so its begin writes nothing; on the fused journal BeginRunStep's row then commits with
+ * the first model step's record. A run's finish with FinishRunStep's record: the last step's messages, the final chunk,
  * the stream's end, the session's outcome, the run's record and DBOS's step row are one transaction (one `xmin`).
  * The public journal, and a run with a hook that must see its outcome committed when it fires, write them on their
  * own (the session outcome committed before onAgentComplete fires).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { DBOS } from '@dbos-inc/dbos-sdk';
 import { defineAgent } from '../../../src/agent/index.js';
 import { activeJournal } from '../../../src/journal/journal.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
@@ -16,7 +18,8 @@ import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 /** While set, the model waits for it before answering (the run is then between its begin and its first record). */
 let modelGate: Promise<void> | undefined;
 let modelCalled: (() => void) | undefined;
-const llm = new MockLLMAdapter(async () => {
+const llm = new MockLLMAdapter(async (input) => {
+  if (input.sessionId === 'begin-then-fails') return { type: 'error', message: 'the provider refused', retryable: false };
   modelCalled?.();
   await modelGate;
   return { type: 'text', text: 'All done here.' };
@@ -51,31 +54,69 @@ async function finishWriters(sessionId: string, runId: string, workflowId: strin
 }
 
 describe('the begin of a run', () => {
-  it('fused journal: the user message commits with BeginRunStep’s record; public: on its own', async () => {
-    const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-one' });
-    expect(await handle.result()).toMatchObject({ status: 'completed' });
-    const { rows } = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_messages WHERE session_id = $1 ORDER BY sequence LIMIT 1', ['begin-one']);
-    const record = await pool.query<{ xmin: string }>("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'BeginRunStep'", [handle.workflowId]);
-    expect(rows[0]?.xmin).toBeDefined();
-    if (activeJournal() === 'fused') expect(rows[0]?.xmin).toBe(record.rows[0]?.xmin);
-    else expect(rows[0]?.xmin).not.toBe(record.rows[0]?.xmin);
-    expect((await runtime.stateStore.getMessages('begin-one')).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
-  });
-
-  it('fused journal: a new session’s stream is created in BeginRunStep’s record (public: by the first chunk)', async () => {
+  it('the start commits the user message, the run and a new session’s stream together; the begin writes nothing', async () => {
     let open: () => void = () => undefined;
     modelGate = new Promise((resolve) => (open = resolve));
     const called = new Promise<void>((resolve) => (modelCalled = resolve));
     try {
-      const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-stream' });
+      const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-one' });
       await called;
-      const { rows } = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_streams WHERE stream_id = $1', ['begin-stream']);
-      const record = await pool.query<{ xmin: string }>("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'BeginRunStep'", [handle.workflowId]);
-      // Public journal: the first chunk's writer creates it (after the model answers).
-      if (activeJournal() === 'fused') expect(rows[0]?.xmin, 'the stream, while the model is called').toBe(record.rows[0]?.xmin);
-      else expect(rows, 'no stream yet').toEqual([]);
+      const xmin = async (sql: string, values: unknown[]): Promise<string | undefined> => (await pool.query<{ xmin: string }>(sql, values)).rows[0]?.xmin;
+      const message = await xmin('SELECT xmin::text FROM __agents_messages WHERE session_id = $1 ORDER BY sequence LIMIT 1', ['begin-one']);
+      expect(message, 'the user message, while the model is called').toBeDefined();
+      expect(await xmin('SELECT xmin::text FROM __agents_runs WHERE session_id = $1', ['begin-one'])).toBe(message);
+      expect(await xmin('SELECT xmin::text FROM __agents_streams WHERE stream_id = $1', ['begin-one'])).toBe(message);
+      // Fused: BeginRunStep wrote nothing, and its row rides with the model step's record; public: DBOS recorded it.
+      const begin = "SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'BeginRunStep'";
+      if (activeJournal() === 'fused') expect(await xmin(begin, [handle.workflowId]), 'BeginRunStep, while the model is called').toBeUndefined();
+      else expect(await xmin(begin, [handle.workflowId])).toBeDefined();
       open();
       expect(await handle.result()).toMatchObject({ status: 'completed' });
+      const llmRow = await xmin("SELECT xmin::text FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_name = 'CallLLMStep'", [handle.workflowId]);
+      if (activeJournal() === 'fused') expect(await xmin(begin, [handle.workflowId])).toBe(llmRow);
+      else expect(await xmin(begin, [handle.workflowId])).not.toBe(llmRow);
+      expect((await DBOS.listWorkflowSteps(handle.workflowId))?.map((step) => [step.functionID, step.name])).toEqual([
+        [0, 'BeginRunStep'],
+        [1, 'CallLLMStep'],
+        [2, 'FinishRunStep'],
+      ]);
+      expect((await runtime.stateStore.getMessages('begin-one')).messages.map((entry) => entry.role)).toEqual(['user', 'assistant']);
+    } finally {
+      open();
+      modelGate = undefined;
+      modelCalled = undefined;
+    }
+  });
+
+  it('a first model step that fails records the begin’s row before its error: no function id is missing', async () => {
+    const handle = await runtime.executor.execute(plain, 'Begin here.', { sessionId: 'begin-then-fails' });
+    expect(await handle.result()).toMatchObject({ status: 'failed' });
+    const steps = await DBOS.listWorkflowSteps(handle.workflowId);
+    expect(steps?.map((step) => [step.functionID, step.name, step.error === null || step.error === undefined ? 'ok' : 'error'])).toEqual([
+      [0, 'BeginRunStep', 'ok'],
+      [1, 'CallLLMStep', 'error'],
+      [2, 'FinishRunStep', 'ok'],
+    ]);
+  });
+
+  it('a second turn’s start stores its message and resets the step count with the run; an initial state too', async () => {
+    const first = await runtime.executor.execute(plain, 'One.', { sessionId: 'begin-two' });
+    await first.result();
+    expect((await runtime.stateStore.loadState('begin-two'))?.stepCount).toBe(1);
+    let open: () => void = () => undefined;
+    modelGate = new Promise((resolve) => (open = resolve));
+    const called = new Promise<void>((resolve) => (modelCalled = resolve));
+    try {
+      const second = await runtime.executor.execute(plain, { message: 'Two.', state: { mood: 'fresh' } }, { sessionId: 'begin-two' });
+      await called;
+      const state = await runtime.stateStore.loadState('begin-two');
+      expect(state).toMatchObject({ stepCount: 0, customState: { mood: 'fresh' } });
+      const message = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_messages WHERE session_id = $1 ORDER BY sequence DESC LIMIT 1', ['begin-two']);
+      const run = await pool.query<{ xmin: string }>('SELECT xmin::text FROM __agents_runs WHERE session_id = $1 AND run_id = $2', ['begin-two', second.runId]);
+      expect(message.rows[0]?.xmin).toBe(run.rows[0]?.xmin);
+      open();
+      expect(await second.result()).toMatchObject({ status: 'completed', stepCount: 1 });
+      expect((await runtime.stateStore.getMessages('begin-two')).messages.map((entry) => entry.content)).toEqual(['One.', 'All done here.', 'Two.', 'All done here.']);
     } finally {
       open();
       modelGate = undefined;
