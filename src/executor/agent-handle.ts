@@ -14,9 +14,9 @@ import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.
 import { measuredStream } from '../telemetry/agent-spans.js';
 import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import { endsRun } from '../stream/run-end.js';
 
 /** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
-const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 /** Poll interval for results of workflows running elsewhere, and for "is the run waiting for a human?". */
 const RESULT_POLL_MS = 100;
 /** How long a handle whose workflow was cancelled waits for the run's abort record (abort() writes it after the cancel). */
@@ -64,7 +64,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     try {
       for await (const chunk of measuredStream(reader)) {
         yield chunk;
-        if (chunk.agentId === this.sessionId && TERMINAL_CHUNKS.has(chunk.type)) return;
+        if (endsRun(chunk, this.sessionId)) return;
       }
     } finally {
       await reader.close();

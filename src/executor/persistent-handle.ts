@@ -15,9 +15,9 @@ import { waitingResultOf } from './waiting-result.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
 import { openCallsOf } from '../store/open-calls.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
+import { endsRun } from '../stream/run-end.js';
 
 /** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
-const TERMINAL_CHUNKS = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 /** Poll interval of a handle waiting for its turn to start or end (a turn run in this process wakes it at once). */
 const POLL_MS = 50;
 /** How often a waiting handle checks that the workflow running its turn still exists in DBOS. */
@@ -61,7 +61,7 @@ export class PersistentTurnHandle<TOutput> implements AgentExecutionHandle<TOutp
     try {
       for await (const chunk of measuredStream(reader)) {
         yield chunk;
-        if (chunk.agentId === this.sessionId && TERMINAL_CHUNKS.has(chunk.type)) return;
+        if (endsRun(chunk, this.sessionId)) return;
       }
     } finally {
       await reader.close();

@@ -8,10 +8,9 @@ import { AgentServerHttpError } from './server-errors.js';
 import type { AgentServerEnvironment, ServerContext } from './server-context.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
 import { sseQuerySchema } from './wire-schemas.js';
+import { endsRun } from '../stream/run-end.js';
 
 const KEEP_ALIVE_MS = 15_000;
-/** Chunk types that end a run (when written by the root agent). */
-const TERMINAL = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 
 /**
  * @internal GET /sse?sessionId=…[&fromSequence=n]: the session stream's chunks as server-sent events, `id:`
@@ -45,7 +44,7 @@ export async function sessionSSE(
   const { state } = access;
   const from = resumeAfter ?? (await context.options.stateStore.getCurrentRun(state.sessionId))?.startSequence ?? 0;
   const endsAfter = (chunk: StreamChunk): boolean =>
-    (chunk.agentId === state.sessionId && TERMINAL.has(chunk.type)) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
+    endsRun(chunk, state.sessionId) || (chunk.type === 'subagent_end' && chunk.subSessionId === state.sessionId);
   return streamChunksAsSSE(c, context, { streamId: sessionStreamId(state, streamRootOf(access.root)), from, endsAfter });
 }
 

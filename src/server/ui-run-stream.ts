@@ -1,11 +1,10 @@
 import { createUIMessageStream, type FinishReason, type UIMessage, type UIMessageChunk } from 'ai';
-import type { StreamChunk } from '../types/stream.js';
 import type { ServerContext } from './server-context.js';
 import { openCallsOf } from '../store/open-calls.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
 import { UIMessageChunkMapper, type KnownToolCalls } from './ui-message-chunks.js';
+import { endsRun } from '../stream/run-end.js';
 
-const TERMINAL = new Set<StreamChunk['type']>(['output', 'error', 'run_interrupted']);
 /** Safety net: how often an idle stream re-checks whether its run waits for the client. */
 const WAITING_CHECK_MS = 2_000;
 
@@ -69,7 +68,7 @@ export function uiRunStream(context: ServerContext, input: UIRunStreamInput): Re
           const chunk = step.value;
           lastSequence = chunk.sequence;
           for (const part of mapper.map(chunk)) writer.write(part);
-          if (chunk.agentId === input.sessionId && TERMINAL.has(chunk.type)) break;
+          if (endsRun(chunk, input.sessionId)) break;
           if (chunk.type === 'tool_start' || chunk.type === 'tool_approval_request') announced.add(chunk.toolCallId);
           // The run announces that it waits right after the calls' own chunks: stop after that chunk.
           if (chunk.type === 'run_suspended') {
