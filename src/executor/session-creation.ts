@@ -30,7 +30,8 @@ export async function createAndStart(
   try {
     if (branch === undefined) {
       // The session and its first run: one transaction when the stores share a database (its reads taken before).
-      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace });
+      // No session, so no run of it: nothing to read for the previous run.
+      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace }, { previous: null });
       const recorded = await withStartWrites({ stateStore, streamManager }, async (writer) => {
         await writer.createSession(sessionId, {
           agentType: agent.name,
