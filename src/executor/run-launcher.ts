@@ -150,7 +150,8 @@ export class RunLauncher {
     if (input.turnStored === true && input.userMessage !== undefined) {
       await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }]);
       if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input));
-      await writer.openStream(input.streamId, input.agentType);
+      // A session's later turns reactivated its stream in this transaction already.
+      if (previous === null) await writer.openStream(input.streamId, input.agentType);
     }
     return input;
   }
