@@ -12,6 +12,12 @@ export interface OpenedStream {
   writer: StreamWriter | undefined;
 }
 
+/** Whether the session's current run is a newer one than `runId` (a retry or a new turn started since). */
+async function supersededRun(stateStore: Pick<SessionStateStore, 'getCurrentRun'>, sessionId: string, runId: string): Promise<boolean> {
+  const current = await stateStore.getCurrentRun(sessionId);
+  return current !== null && current.runId !== runId;
+}
+
 /**
  * Open a writer on a session's stream for its final chunk (`writer` is `undefined` when the stream cannot be opened).
  *
@@ -66,19 +72,27 @@ export interface AbortRecord {
  * settled, run `aborted`, an `error` chunk (`ABORTED`) written and the writer closed, the stream ended (`endStream`),
  * then session `failed` (failureReason `aborted`). Without `endStream` the caller ends the stream (returned)
  * afterwards, with its own error handling. The `ABORTED` chunk is keyed by run: two writers recording one cancel
- * (the run and a stuck-run repair) store it once.
+ * (the run and a stuck-run repair) store it once. A late writer, when the session's current run is already a newer one
+ * (a retry() started meanwhile), records only its run (`superseded`): nothing of the session, its calls or stream.
  *
  * @example
- * const { streamId } = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
- * await streamManager.endStream(streamId);
+ * const opened = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
+ * if (opened.superseded !== true) await streamManager.endStream(opened.streamId);
  */
-export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream> {
+export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream & { superseded?: true }> {
   const { sessionId, runId, error, now } = abort;
+  // A late writer of the cancel (it is recorded twice: by the run and by a stuck-run repair) after a retry() started a
+  // newer run records only its own run: the session, its calls and its stream belong to the newer run now.
+  const late = await supersededRun(stateStore, sessionId, runId);
   // Settled first: whoever sees the session aborted sees its calls settled too.
-  await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
+  if (!late) await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
   await stateStore.updateRunStatus(sessionId, runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
   signalRunChanged(runId);
   const opened = await abort.stream;
+  if (late || (await supersededRun(stateStore, sessionId, runId))) {
+    await opened.writer?.close().catch(() => undefined);
+    return { ...opened, superseded: true };
+  }
   if (opened.writer !== undefined) {
     const chunk = {
       type: 'error' as const,

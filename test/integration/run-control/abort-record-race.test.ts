@@ -66,4 +66,38 @@ describe('a run end recorded by two writers at once', () => {
     const chunks = await readStream(streams, 'race-key');
     expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
   });
+
+  it('a late writer, after a retry started a newer run, records only its own run: the session, its calls and stream stay the newer run’s', async () => {
+    const sessionId = 'race-late';
+    await runningSession(sessionId);
+    const abortOf = () => ({
+      sessionId,
+      runId: 'r1',
+      stepCount: 1,
+      error: 'ABORTED: cancelled through DBOS',
+      now: Date.now(),
+      stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
+      endStream: (streamId: string) => streams.endStream(streamId).catch(() => undefined),
+    });
+    expect(await recordRunAborted(db.store, abortOf())).not.toHaveProperty('superseded');
+    // As retry() does: the session taken back, its stream reactivated, a newer run waiting for an approval.
+    await db.store.updateStatus(sessionId, 'active');
+    await streams.reactivateStream(sessionId);
+    await db.store.createRun(sessionId, { runId: 'r2', status: 'running', stepCount: 0, startSequence: 3, startedAt: Date.now(), previousRunId: 'r1' });
+    const call = { toolCallId: 'c2', toolName: 'pay', kind: 'approval' as const, input: {}, ownerSessionId: sessionId, agentType: 'racer', runId: 'r2', createdAt: Date.now() };
+    await db.store.saveState(sessionId, { pendingClientToolCalls: { c2: call } });
+    const late = await recordRunAborted(db.store, abortOf());
+    expect(late.superseded).toBe(true);
+    expect(await db.store.loadState(sessionId)).toMatchObject({ status: 'active', pendingClientToolCalls: { c2: { runId: 'r2' } } });
+    expect(await streams.getInfo(sessionId)).toMatchObject({ status: 'active' });
+    expect(await db.store.getRun(sessionId, 'r2')).toMatchObject({ status: 'running' });
+    expect(await db.store.getRun(sessionId, 'r1')).toMatchObject({ status: 'aborted' });
+    const writer = await streams.createWriter(sessionId, sessionId, 'racer');
+    await writer.write({ type: 'text_delta', delta: 'still going', agentId: sessionId, agentType: 'racer', step: 1, timestamp: Date.now() });
+    await writer.flush();
+    await streams.endStream(sessionId);
+    const chunks = await readStream(streams, sessionId);
+    expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
+    expect(chunks.at(-1)).toMatchObject({ type: 'text_delta', delta: 'still going' });
+  });
 });
