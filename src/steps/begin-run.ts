@@ -7,6 +7,9 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
+import { reopenCancelledRun } from './reopen-run.js';
+import { workflowCancelled } from '../journal/journal.js';
+import type { StreamManager } from '../stream/stream-manager.js';
 import { atRunBoundary } from './run-boundary-probe.js';
 import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
 
@@ -119,7 +122,7 @@ export async function beginRun(
   // abort() may land after the run record was created and before this step: the run stays aborted and the
   // workflow ends without touching the session (abort() recorded its outcome).
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
-  if (run?.status === 'aborted') return { stepCount: 0, aborted: true };
+  if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) return { stepCount: 0, aborted: true };
   if (input.turnStored === true) {
     await fireBeginHooks(input, stateStore, hooks);
     await atRunBoundary('begin_deferred', input.sessionId);
@@ -165,6 +168,19 @@ async function beginJoinsRecord(
 ): Promise<StateStoreStepRecords | undefined> {
   if (appends.healed.length > 0 || hooks.hasHooks('onAgentStart') || hooks.hasHooks('onAgentResumed')) return undefined;
   return joining(record, stateStore.stepRecords);
+}
+
+/**
+ * A stored turn's begin rides with its first model step's record, so a DBOS cancel during that call leaves no row: a
+ * `DBOS.resumeWorkflow` then runs the begin again and finds the run aborted. Unless the workflow is still cancelled
+ * (an `abort()` racing this begin cancels it before recording the run), the run is reopened here, as the first live
+ * step after a recorded begin reopens it (`reopenResumedRun`).
+ *
+ * @throws NotResumableError `NOT_RESUMABLE` when a later run owns the session.
+ */
+async function resumedAfterCancel(input: BeginRunInput, streamManager: StreamManager, stateStore: SessionStateStore): Promise<boolean> {
+  if (input.turnStored !== true || (await workflowCancelled(input.workflowId))) return false;
+  return reopenCancelledRun(stateStore, streamManager, input);
 }
 
 function continuesUnsettled(input: BeginRunInput): boolean {

@@ -84,7 +84,10 @@ describe('chat page (useChat against /chat)', () => {
     await page.reload();
     await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('approval-requested');
     await expect.poll(() => page.getByTestId('chat-status').textContent(), WAIT).toBe('ready');
-    expect(await textOf(page, '[data-role=assistant] .text')).toBe(ASK_TEXT);
+    // The history shows the answer at once; the replay of the waiting run then replaces it in place (polled: while it
+    // streams, the answer is briefly the replay's own, partial).
+    await expect.poll(() => textOf(page, '[data-role=assistant] .text'), WAIT).toBe(ASK_TEXT);
+    await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('approval-requested');
     expect(await page.locator('[data-role]').count()).toBe(2);
     await tool.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => tool.getAttribute('data-state'), WAIT).toBe('output-available');

@@ -155,6 +155,9 @@ describe('PostgresStreamManager resilience', () => {
       const woken = await Promise.race([pending.then(() => 'woke'), new Promise((resolve) => setTimeout(() => resolve('asleep'), 1_000))]);
       expect(woken).toBe('woke');
       expect(await pending).toMatchObject({ sequence: 2, delta: 'c2' });
+      // The reconnect completes before the manager closes (a connection checked out meanwhile would have no owner).
+      openGate();
+      await waitUntil(async () => (await listenerPids()).length === 1, 3_000, 'the new LISTEN connection');
       await streams.endStream(id);
       expect(await iterator.next()).toEqual({ done: true, value: undefined });
     } finally {

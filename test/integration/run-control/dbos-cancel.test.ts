@@ -188,6 +188,26 @@ describe('an operator resumes a cancelled agent run through DBOS (dbos workflow 
     await resumeAndExpectCompletion(sessionId, handle);
   });
 
+  it('cancelled during the first model call (no step recorded yet): the resumed run begins again, reopens and completes', async () => {
+    const sessionId = 'resume-first-call';
+    // The first call waits until its run is cancelled; the resumed execution's call answers.
+    llm.use((_input, callIndex) => (callIndex === 0 ? { type: 'text', text: 'never', delayMs: 60_000 } : { type: 'text', text: 'All done.' }));
+    const handle = await runtime.executor.execute(resumableAgent, 'go', { sessionId });
+    await until(() => llm.adapter.callCount === 1, 5_000);
+    await DBOS.cancelWorkflow(handle.workflowId);
+    expect(await msUntilAborted(sessionId, 5_000)).toBeLessThan(1_500);
+    expect((await runtime.stateStore.getRun(sessionId, handle.runId))?.status).toBe('aborted');
+    await sleep(200); // the cancelled execution stops (its model call saw the cancel)
+    await DBOS.resumeWorkflow(handle.workflowId);
+    const completed = { status: 'completed', completionReason: 'text_response', output: 'All done.' };
+    expect(await DBOS.retrieveWorkflow(handle.workflowId).getResult()).toMatchObject(completed);
+    expect(await runtime.stateStore.loadState(sessionId)).toMatchObject({ status: 'completed', output: 'All done.' });
+    expect((await runtime.stateStore.getRun(sessionId, handle.runId))?.status).toBe('completed');
+    expect(llm.adapter.callCount).toBe(2);
+    expect((await runtime.stateStore.getMessages(sessionId)).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect((await DBOS.listWorkflowSteps(handle.workflowId))?.map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
+  });
+
   it('aborted through the executor: the resumed run clears the abort flag and completes', async () => {
     const sessionId = 'resume-after-abort';
     const handle = await startUntilSlowTool(sessionId);
