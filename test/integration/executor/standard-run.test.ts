@@ -179,7 +179,9 @@ describe('DBOSAgentExecutor standard mode', () => {
   });
 
   it('starts exactly one run for 50 concurrent executes of a new session', async () => {
-    script = () => ({ type: 'structured_output', output: { summary: 'once' }, delayMs: 50 });
+    // The run outlives every call's arrival, however loaded the machine: a call arriving after the turn completed
+    // would rightly start the session's next turn.
+    script = () => ({ type: 'structured_output', output: { summary: 'once' }, delayMs: 1_500 });
     llm.reset();
     const handles = await Promise.all(
       Array.from({ length: 50 }, () => runtime.executor.execute(noteAgent, 'race', { sessionId: 'race-1' })),
