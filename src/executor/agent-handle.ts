@@ -16,7 +16,6 @@ import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { endsRun } from '../stream/run-end.js';
 
-/** Chunk types that close a run (FinishRunStep always writes exactly one of them for the run's own agent). */
 /** Poll interval for results of workflows running elsewhere, and for "is the run waiting for a human?". */
 const RESULT_POLL_MS = 100;
 /** How long a handle whose workflow was cancelled waits for the run's abort record (abort() writes it after the cancel). */

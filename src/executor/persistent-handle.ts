@@ -17,7 +17,6 @@ import { openCallsOf } from '../store/open-calls.js';
 import type { AgentExecutionHandle, ResumeOptions } from './types.js';
 import { endsRun } from '../stream/run-end.js';
 
-/** Chunk types that close a turn (FinishRunStep writes one of them for the session's own agent). */
 /** Poll interval of a handle waiting for its turn to start or end (a turn run in this process wakes it at once). */
 const POLL_MS = 50;
 /** How often a waiting handle checks that the workflow running its turn still exists in DBOS. */

@@ -37,9 +37,9 @@ export interface StartWriter {
   createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
   /** Whether the writes commit together (one transaction): only then may a start store its turn with its run. */
   readonly together: boolean;
+  /** The turn's writes (only `together`): its messages, its session write, and its stream created active. */
   appendMessages(sessionId: string, messages: Message[]): Promise<void>;
   saveState(sessionId: string, write: SessionStateWrite): Promise<void>;
-  /** The stream created active (an existing one left as it is); only in one transaction (`together`). */
   openStream(streamId: string, agentType: string): Promise<void>;
 }
 
@@ -91,17 +91,16 @@ function separateWriter({ stateStore, streamManager }: Stores): StartWriter {
     reactivateStream: (streamId) => streamManager.reactivateStream(streamId),
     clearInterruptFlag: (sessionId) => stateStore.clearInterruptFlag(sessionId),
     createRun: (sessionId, run) => stateStore.createRun(sessionId, run),
+    // A start whose writes are apart leaves the turn to its begin (`RunLauncher.recordRun` stores it only `together`).
     together: false,
-    appendMessages: async (sessionId, messages) => {
-      await stateStore.appendMessages(sessionId, messages);
-    },
-    saveState: async (sessionId, write) => {
-      await stateStore.saveState(sessionId, write);
-    },
-    openStream: async () => {
-      throw new InternalError('A start whose writes are apart leaves the stream to its first writer.');
-    },
+    appendMessages: storedOnlyTogether,
+    saveState: storedOnlyTogether,
+    openStream: storedOnlyTogether,
   };
+}
+
+async function storedOnlyTogether(): Promise<never> {
+  throw new InternalError('A start whose writes are apart leaves the turn (message, step count, stream) to its begin.');
 }
 
 function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, committed: Array<() => void>): StartWriter {

@@ -111,13 +111,27 @@ export async function finishJoinsRecord(
   input: { parent?: unknown; status: string; commit?: PendingStepCommit; streamId: string },
   streamRead?: Promise<StreamInfo | null>,
 ): Promise<Joined | undefined> {
-  if (input.parent !== undefined || hooks.hasHooks('onAgentComplete') || hooks.hasHooks('onAgentFail')) return undefined;
-  if (input.commit !== undefined && (input.status === 'failed' || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool'))) return undefined;
+  if (!finishMayJoinRecord(hooks, input)) return undefined;
   const { stateStore, streamManager } = dependencies;
   const state = await joining(record, stateStore.stepRecords);
   const stream = state === undefined ? undefined : await joining(record, streamManager.stepRecords);
   if (state === undefined || stream === undefined) return undefined;
   return (await (streamRead ?? streamManager.getInfo(input.streamId)))?.status === 'active' ? { state, stream } : undefined;
+}
+
+/**
+ * What {@link finishJoinsRecord} decides without I/O: a root run, no hook that must see the outcome committed when it
+ * fires, not a failed run with a commit due. When false, the finish needs neither its stores' verdicts nor its stream.
+ *
+ * @example
+ * const streamRead = finishMayJoinRecord(hooks, input) ? streamManager.getInfo(input.streamId) : undefined;
+ */
+export function finishMayJoinRecord(
+  hooks: Pick<StepEnvironment['hooks'], 'hasHooks'>,
+  input: { parent?: unknown; status: string; commit?: PendingStepCommit },
+): boolean {
+  if (input.parent !== undefined || hooks.hasHooks('onAgentComplete') || hooks.hasHooks('onAgentFail')) return false;
+  return input.commit === undefined || !(input.status === 'failed' || hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool'));
 }
 
 /**

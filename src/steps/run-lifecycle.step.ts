@@ -17,7 +17,7 @@ import { signalRunChanged } from './run-signals.js';
 import { forgetWorkflow, markWorkflowStartedHere } from './stream-reset-tracker.js';
 import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
-import { deferFinish, finishJoinsRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
+import { deferFinish, finishJoinsRecord, finishMayJoinRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
 import { atRunBoundary } from './run-boundary-probe.js';
 import { emitRunEnded } from './run-telemetry.js';
 
@@ -75,8 +75,8 @@ export class RunLifecycleStep {
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks } = environment;
       const { stateStore, usageStore } = dependencies;
-      // A root run's stream status (whether its finish may join the record) is read beside the current run.
-      const streamRead = input.parent === undefined ? dependencies.streamManager.getInfo(input.streamId) : undefined;
+      // The stream's status (whether the finish may join the record) is read beside the current run, when it may.
+      const streamRead = finishMayJoinRecord(hooks, input) ? dependencies.streamManager.getInfo(input.streamId) : undefined;
       streamRead?.catch(() => undefined);
       // A replay of this step after a newer run started (crash after the status write) must not touch the
       // session or its stream: they belong to that run now.

@@ -14,8 +14,9 @@ import type { RecordOutcome, RecordWrite } from '../step-record.js';
  * pipeline mode nothing waits for an answer it does not read: BEGIN and the statements sent ahead (a chunk append) go
  * out with the first statement that is read (a step commit's locked read), and the record (which refuses by error, so
  * the COMMIT behind it then rolls back) with the COMMIT — two round trips, or one when no write reads anything (an
- * optimistic step commit). A previous step's row left to this record (`carried`) is written in it too. An attempt whose guards failed (what it was computed from
- * changed) runs once more, and its writes then read first (they were told, see `DeferringConnection.enforcesGuards`).
+ * optimistic step commit). A previous step's row left to this record (`carried`) is written in it too. An attempt
+ * whose guards failed (what it was computed from changed) runs once more, and its writes then read first (they were
+ * told, see `DeferringConnection.enforcesGuards`).
  *
  * @example
  * const { transactionId } = await recordWithWrites(database, writes, step);
@@ -62,8 +63,10 @@ async function recordOnce(database: SystemDatabase, writes: readonly RecordWrite
     else void send(begin);
     const prepared = preparedStatements(client);
     // A previous step's row left to this record goes first (sent ahead, refused by error as the record is).
-    if (carried !== undefined && leavePipeline === undefined) await recordStepRow(prepared, database, carried);
-    if (carried !== undefined && leavePipeline !== undefined) void send(recordStepRow(prepared, database, carried, undefined, { refuseByError: true }));
+    if (carried !== undefined) {
+      if (leavePipeline === undefined) await recordStepRow(prepared, database, carried);
+      else void send(recordStepRow(prepared, database, carried, undefined, { refuseByError: true }));
+    }
     // The last write batch (a step commit's) rides in the record's statement: one round trip fewer.
     connection = holdingConnection(prepared, leavePipeline === undefined ? undefined : send);
     for (const write of writes) await write.within(connection);
