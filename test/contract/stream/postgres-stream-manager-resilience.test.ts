@@ -68,18 +68,41 @@ async function waitUntil(condition: () => Promise<boolean>, milliseconds: number
   }
 }
 
+/**
+ * A manager on its own pool whose `pool.connect()` (the listener's checkout; queries use the callback form) waits
+ * while `holdReconnects()` is in force, so a test controls what is written while nobody listens. A one-minute poll
+ * interval: every wake-up must come from NOTIFY, the reconnect or the manager itself.
+ */
+function gatedManager(): { streams: PostgresStreamManager; pool: pg.Pool; holdReconnects: () => void; openReconnects: () => void } {
+  const pool = new pg.Pool({ connectionString: database.url, max: 5 });
+  const connect = pool.connect.bind(pool);
+  let gate: Promise<void> | undefined;
+  let open = (): void => {};
+  pool.connect = ((...args: Parameters<typeof connect>) =>
+    args.length > 0 ? connect(...args) : (gate ?? Promise.resolve()).then(() => connect())) as typeof pool.connect;
+  const streams = new PostgresStreamManager({ pool }, { pollIntervalMs: 60_000 });
+  return {
+    streams,
+    pool,
+    holdReconnects: () => {
+      gate = new Promise((resolve) => (open = resolve));
+    },
+    openReconnects: () => open(),
+  };
+}
+
+/** Terminate the manager's LISTEN connection and wait until it noticed and the readers' re-query settled. */
+async function dropListener(streams: PostgresStreamManager, pool: pg.Pool, pid: number | undefined): Promise<void> {
+  await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+  await waitUntil(async () => streams.listenerProcessId === undefined && (await listenerPids()).length === 0, 5_000, 'the listener to notice');
+  // The drop wakes readers once; let that re-query finish (its pool client back to idle) before writing.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitUntil(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0, 3_000, 'the reader to settle');
+}
+
 describe('PostgresStreamManager resilience', () => {
   it('readers survive a terminated LISTEN connection: it reconnects and wakes them without polling', async () => {
-    // The listener checks its connection out with pool.connect(); queries use the callback form. Gating
-    // the former holds the reconnect back, so the test controls what is written while nobody listens.
-    const pool = new pg.Pool({ connectionString: database.url, max: 5 });
-    const connect = pool.connect.bind(pool);
-    let gate: Promise<void> | undefined;
-    pool.connect = ((...args: Parameters<typeof connect>) =>
-      args.length > 0 ? connect(...args) : (gate ?? Promise.resolve()).then(() => connect())) as typeof pool.connect;
-    // A one-minute poll interval: every wake-up in this test must come from NOTIFY or the reconnect.
-    const streams = new PostgresStreamManager({ pool }, { pollIntervalMs: 60_000 });
-    let openGate = (): void => {};
+    const { streams, pool, holdReconnects, openReconnects } = gatedManager();
     try {
       const id = `resilience-${randomUUID()}`;
       const reader: StreamReader = await streams.createReader(id);
@@ -94,13 +117,9 @@ describe('PostgresStreamManager resilience', () => {
       const [original] = await listenerPids();
       expect(original).toBeDefined();
       expect(streams.listenerProcessId).toBe(original);
-      gate = new Promise((resolve) => (openGate = resolve));
+      holdReconnects();
       const pending = nextChunk(iterator, 10_000); // the reader is now waiting for sequence 2
-      await admin.query('SELECT pg_terminate_backend($1)', [original]);
-      await waitUntil(async () => streams.listenerProcessId === undefined && (await listenerPids()).length === 0, 5_000, 'the listener to notice');
-      // The drop wakes readers once; let that re-query finish (its pool client back to idle) before writing.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await waitUntil(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0, 3_000, 'the reader to settle');
+      await dropListener(streams, pool, original);
 
       // Written while nobody listens: its NOTIFY is lost, and the waiting reader must not see it yet…
       await writer.write(chunk('c2'));
@@ -108,7 +127,7 @@ describe('PostgresStreamManager resilience', () => {
       const early = await Promise.race([pending.then(() => 'woke'), new Promise((resolve) => setTimeout(() => resolve('asleep'), 200))]);
       expect(early).toBe('asleep');
       // …until the listener reconnects, which wakes every reader to re-query from its last sequence.
-      openGate();
+      openReconnects();
       expect(await pending).toMatchObject({ sequence: 2, delta: 'c2' });
       await waitUntil(async () => (await listenerPids()).length === 1, 3_000, 'the new LISTEN connection');
       expect((await listenerPids())[0]).not.toBe(original);
@@ -121,20 +140,14 @@ describe('PostgresStreamManager resilience', () => {
       await streams.endStream(id);
       expect(await iterator.next()).toEqual({ done: true, value: undefined });
     } finally {
-      openGate();
+      openReconnects();
       await streams.close();
       await pool.end();
     }
   });
 
-  it("a write this manager commits wakes its own readers at once, without its LISTEN connection", async () => {
-    const pool = new pg.Pool({ connectionString: database.url, max: 5 });
-    const connect = pool.connect.bind(pool);
-    let gate: Promise<void> | undefined;
-    pool.connect = ((...args: Parameters<typeof connect>) =>
-      args.length > 0 ? connect(...args) : (gate ?? Promise.resolve()).then(() => connect())) as typeof pool.connect;
-    const streams = new PostgresStreamManager({ pool }, { pollIntervalMs: 60_000 });
-    let openGate = (): void => {};
+  it('a write this manager commits wakes its own readers at once, without its LISTEN connection', async () => {
+    const { streams, pool, holdReconnects, openReconnects } = gatedManager();
     try {
       const id = `resilience-${randomUUID()}`;
       const iterator = (await streams.createReader(id))[Symbol.asyncIterator]();
@@ -144,24 +157,21 @@ describe('PostgresStreamManager resilience', () => {
       expect(await nextChunk(iterator, 3_000)).toMatchObject({ sequence: 1 });
       await waitUntil(async () => streams.listenerProcessId !== undefined, 3_000, 'the LISTEN connection');
       // Nobody listens from here on (the reconnect is held back), and the poll is a minute away.
-      gate = new Promise((resolve) => (openGate = resolve));
+      holdReconnects();
       const pending = nextChunk(iterator, 10_000);
-      await admin.query('SELECT pg_terminate_backend($1)', [streams.listenerProcessId]);
-      await waitUntil(async () => streams.listenerProcessId === undefined && (await listenerPids()).length === 0, 5_000, 'the listener to notice');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await waitUntil(async () => pool.idleCount === pool.totalCount && pool.waitingCount === 0, 3_000, 'the reader to settle');
+      await dropListener(streams, pool, streams.listenerProcessId);
       await writer.write(chunk('c2'));
       await writer.flush();
       const woken = await Promise.race([pending.then(() => 'woke'), new Promise((resolve) => setTimeout(() => resolve('asleep'), 1_000))]);
       expect(woken).toBe('woke');
       expect(await pending).toMatchObject({ sequence: 2, delta: 'c2' });
       // The reconnect completes before the manager closes (a connection checked out meanwhile would have no owner).
-      openGate();
+      openReconnects();
       await waitUntil(async () => (await listenerPids()).length === 1, 3_000, 'the new LISTEN connection');
       await streams.endStream(id);
       expect(await iterator.next()).toEqual({ done: true, value: undefined });
     } finally {
-      openGate();
+      openReconnects();
       await streams.close();
       await pool.end();
     }

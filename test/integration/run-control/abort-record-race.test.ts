@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStreamWriter, recordRunAborted } from '../../../src/steps/aborted-run.js';
+import { openStreamWriter, recordRunAborted, type AbortRecord } from '../../../src/steps/aborted-run.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/index.js';
 import { openStoreDatabase, type StoreDatabase } from '../../support/store-database.js';
@@ -27,19 +27,22 @@ async function runningSession(sessionId: string): Promise<void> {
   await writer.flush();
 }
 
+/** The cancel of run r1 of `sessionId` as a DBOS cancel's writer records it. */
+function cancelOf(sessionId: string): AbortRecord {
+  return {
+    sessionId,
+    runId: 'r1',
+    stepCount: 1,
+    error: 'ABORTED: cancelled through DBOS',
+    now: Date.now(),
+    stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
+    endStream: (streamId) => streams.endStream(streamId).catch(() => undefined),
+  };
+}
+
 /** Two writers recording the same cancel at once, as the cancelled run and a stuck-run repair do. */
 async function recordTwice(store: SessionStateStore, sessionId: string): Promise<void> {
-  const record = () =>
-    recordRunAborted(store, {
-      sessionId,
-      runId: 'r1',
-      stepCount: 1,
-      error: 'ABORTED: cancelled through DBOS',
-      now: Date.now(),
-      stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
-      endStream: (streamId) => streams.endStream(streamId).catch(() => undefined),
-    });
-  await Promise.all([record(), record()]);
+  await Promise.all([recordRunAborted(store, cancelOf(sessionId)), recordRunAborted(store, cancelOf(sessionId))]);
 }
 
 describe('a run end recorded by two writers at once', () => {
@@ -70,23 +73,14 @@ describe('a run end recorded by two writers at once', () => {
   it('a late writer, after a retry started a newer run, records only its own run: the session, its calls and stream stay the newer run’s', async () => {
     const sessionId = 'race-late';
     await runningSession(sessionId);
-    const abortOf = () => ({
-      sessionId,
-      runId: 'r1',
-      stepCount: 1,
-      error: 'ABORTED: cancelled through DBOS',
-      now: Date.now(),
-      stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
-      endStream: (streamId: string) => streams.endStream(streamId).catch(() => undefined),
-    });
-    expect(await recordRunAborted(db.store, abortOf())).not.toHaveProperty('superseded');
+    expect(await recordRunAborted(db.store, cancelOf(sessionId))).not.toHaveProperty('superseded');
     // As retry() does: the session taken back, its stream reactivated, a newer run waiting for an approval.
     await db.store.updateStatus(sessionId, 'active');
     await streams.reactivateStream(sessionId);
     await db.store.createRun(sessionId, { runId: 'r2', status: 'running', stepCount: 0, startSequence: 3, startedAt: Date.now(), previousRunId: 'r1' });
     const call = { toolCallId: 'c2', toolName: 'pay', kind: 'approval' as const, input: {}, ownerSessionId: sessionId, agentType: 'racer', runId: 'r2', createdAt: Date.now() };
     await db.store.saveState(sessionId, { pendingClientToolCalls: { c2: call } });
-    const late = await recordRunAborted(db.store, abortOf());
+    const late = await recordRunAborted(db.store, cancelOf(sessionId));
     expect(late.superseded).toBe(true);
     expect(await db.store.loadState(sessionId)).toMatchObject({ status: 'active', pendingClientToolCalls: { c2: { runId: 'r2' } } });
     expect(await streams.getInfo(sessionId)).toMatchObject({ status: 'active' });
