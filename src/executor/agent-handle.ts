@@ -6,7 +6,7 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
-import { sessionSignal, waitForRunChange } from '../steps/run-signals.js';
+import { sessionSignal, waitForRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
 import { waitingResultOf } from './waiting-result.js';
 import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS } from './remote-result.js';
@@ -47,6 +47,12 @@ export interface HandleContext {
   usageStore?: UsageStore;
   /** The live DBOS handle when this process started the workflow (awaits its promise instead of polling). */
   liveHandle?: WorkflowHandle<unknown>;
+  /**
+   * For a run this process started: its run's and session's signals since before its workflow started. Until one
+   * comes, the run has not ended, been aborted or begun waiting for a human here, so the first `result()` need not
+   * read the store to find out (a read that would compete with the run's own first steps).
+   */
+  signalsSinceStart?: RunChangeWatch;
 }
 
 /** @internal The handle of one standard-mode run. */
@@ -56,7 +62,12 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     readonly runId: string,
     readonly workflowId: string,
     private readonly context: HandleContext,
-  ) {}
+  ) {
+    this.unreadSignals = context.signalsSinceStart;
+  }
+
+  /** The start's watch until the first `outcome()` consumes it. */
+  private unreadSignals: RunChangeWatch | undefined;
 
   async *stream(): AsyncIterable<StreamChunk> {
     const reader = await this.context.streamManager.createReader(this.context.streamId, this.context.startSequence);
@@ -103,7 +114,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       const stop = new AbortController();
       // A queued run may still run in this process: its signals wake the wait on either path.
       const wait = waitForRunChange([this.runId, sessionSignal(this.sessionId)], local ? LOCAL_SAFETY_CHECK_MS : REMOTE_SAFETY_CHECK_MS, stop.signal);
-      if (first) {
+      if (first && this.mustLookFirst()) {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
           stop.abort();
@@ -119,6 +130,17 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       const waiting = await this.waitingResult();
       if (waiting !== undefined) return waiting;
     }
+  }
+
+  /**
+   * Whether the first look of `outcome()` reads the store: always, except for the first `result()` of a run this
+   * process started when no signal of it came since (the wait registered before this call catches later ones).
+   */
+  private mustLookFirst(): boolean {
+    const watch = this.unreadSignals;
+    this.unreadSignals = undefined;
+    watch?.release();
+    return watch === undefined || watch.changed;
   }
 
   async getState(): Promise<SessionState | null> {

@@ -5,6 +5,7 @@ import { AgentAlreadyRunningError, InvalidArgumentError } from '../errors/index.
 import { parseTraceparent } from '../telemetry/ids.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
+import { sessionSignal, watchRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
@@ -165,8 +166,18 @@ export class RunLauncher {
     const { sessionId, runId, workflowId, startSequence } = input;
     workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
-    const live = await this.startWorkflow(input);
-    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, localHandle(input, live));
+    // Listening before the workflow starts: no signal of the run can come before it.
+    const watch = input.queue === undefined ? watchRunChange([runId, sessionSignal(sessionId)]) : undefined;
+    let live: WorkflowHandle<unknown> | undefined;
+    try {
+      live = await this.startWorkflow(input);
+    } catch (error) {
+      watch?.release();
+      throw error;
+    }
+    const local = localHandle(input, live);
+    if (local === undefined) watch?.release();
+    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, local, undefined, local === undefined ? undefined : watch);
   }
 
   /**
@@ -205,6 +216,7 @@ export class RunLauncher {
     run: Pick<RunRecord, 'runId' | 'workflowId' | 'startSequence'>,
     liveHandle?: WorkflowHandle<unknown>,
     usageStore?: UsageStore,
+    signalsSinceStart?: RunChangeWatch,
   ): AgentExecutionHandle<any> {
     const workflowId = run.workflowId ?? standardWorkflowId(agent.name, sessionId, run.runId);
     return new DBOSAgentHandle(sessionId, run.runId, workflowId, {
@@ -215,6 +227,7 @@ export class RunLauncher {
       callbacks: this.callbacks(agent, sessionId),
       ...(liveHandle === undefined ? {} : { liveHandle }),
       ...(usageStore === undefined ? {} : { usageStore }),
+      ...(liveHandle === undefined || signalsSinceStart === undefined ? {} : { signalsSinceStart }),
     });
   }
 

@@ -35,6 +35,56 @@ export async function waitForRunChange(keys: string | readonly string[], timeout
 }
 
 /**
+ * What {@link watchRunChange} saw: whether any of its keys was signalled since it began.
+ *
+ * @example
+ * const watch: RunChangeWatch = watchRunChange([runId]);
+ */
+export interface RunChangeWatch {
+  /** True once any of the keys was signalled (the watch then stops listening). */
+  readonly changed: boolean;
+  /** Stop listening (idempotent). */
+  release(): void;
+}
+
+/**
+ * Remember whether `signalRunChanged` is called for any of `keys` from now on: a handle of a run this process is
+ * about to start learns, when its caller first asks for the result, whether the run may have changed meanwhile. It
+ * listens until the first signal or `release()` (every run's end signals its run id, so a watch never outlives its run
+ * in this process).
+ *
+ * @example
+ * const watch = watchRunChange([runId, sessionSignal(sessionId)]);
+ * if (watch.changed) await readTheStore();
+ * watch.release();
+ */
+export function watchRunChange(keys: readonly string[]): RunChangeWatch {
+  let changed = false;
+  const release = (): void => {
+    for (const key of keys) {
+      const set = waiters.get(key);
+      set?.delete(seen);
+      if (set?.size === 0) waiters.delete(key);
+    }
+  };
+  const seen = (): void => {
+    changed = true;
+    release();
+  };
+  for (const key of keys) {
+    const set = waiters.get(key) ?? new Set<() => void>();
+    waiters.set(key, set);
+    set.add(seen);
+  }
+  return {
+    get changed() {
+      return changed;
+    },
+    release,
+  };
+}
+
+/**
  * The signal key of a root session: a descendant that starts waiting for a human signals it, so the root's
  * handles in this process look at once.
  *
