@@ -7,6 +7,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
+import { dropFirstStepReads, startFirstStepReads } from './first-step-reads.js';
 import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -116,13 +117,20 @@ export async function beginRun(
   input: BeginRunInput,
   known?: { run: RunRecord | null },
   record: StepRecord = SEPARATE_RECORD,
+  options: { firstStepNext?: boolean } = {},
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
+  // A stored turn's begin writes nothing: with no hook to run, its first LLM step's reads start beside its own.
+  const readsAhead = options.firstStepNext === true && input.turnStored === true && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
+  if (readsAhead) startFirstStepReads(stateStore, input);
   // abort() may land after the run record was created and before this step: the run stays aborted and the
   // workflow ends without touching the session (abort() recorded its outcome).
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
-  if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) return { stepCount: 0, aborted: true };
+  if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {
+    if (readsAhead) dropFirstStepReads(input.runId);
+    return { stepCount: 0, aborted: true };
+  }
   if (input.turnStored === true) {
     await fireBeginHooks(input, stateStore, hooks);
     await atRunBoundary('begin_deferred', input.sessionId);

@@ -14,6 +14,7 @@ import { loadStepState } from './load-step-state.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
+import { takeFirstStepReads } from './first-step-reads.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { runJournaledStep } from '../journal/journal.js';
 import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
@@ -75,11 +76,13 @@ export class CallLLMStep {
     const hooksRan = hooks.hasHooks('onMessage') || hooks.hasHooks('afterTool');
     // The flag, the session and its history are read at once (each only when the commit did not report it); the
     // history's outcome counts only once the flag and the session were decided on.
-    const historyRead = Promise.resolve(historyAfter(report, stateStore, input.sessionId) ?? loadHistory(stateStore, input.sessionId));
+    // A stored turn's first step: its begin started these reads (see startFirstStepReads).
+    const early = input.step === 1 && report === undefined && record.firstLiveAfterReplay !== true ? takeFirstStepReads(stateStore, input.runId) : undefined;
+    const historyRead = Promise.resolve(early?.history ?? historyAfter(report, stateStore, input.sessionId) ?? loadHistory(stateStore, input.sessionId));
     historyRead.catch(() => undefined);
     const [flag, state] = await Promise.all([
-      report?.interruptRequested !== false || hooksRan ? stateStore.readInterruptFlag(input.sessionId) : undefined,
-      report?.state ?? loadStepState(stateStore, input.sessionId),
+      early?.flag ?? (report?.interruptRequested !== false || hooksRan ? stateStore.readInterruptFlag(input.sessionId) : undefined),
+      early?.state ?? report?.state ?? loadStepState(stateStore, input.sessionId),
     ]);
     if (flag?.interrupted === true) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     if (state === null) throw sessionDeletedError(input.sessionId);

@@ -53,7 +53,7 @@ export class RunLifecycleStep {
         // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
         // can follow, wherever the workflow started (a queued run is started by one process and run by another).
         markWorkflowStartedHere(turnKeyOf(input));
-        return beginRun(input, undefined, record);
+        return beginRun(input, undefined, record, { firstStepNext: options.withNextStep === true });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.
       options.withNextStep === true ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true } : {},

@@ -1,0 +1,67 @@
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StoredMessage } from '../types/message.js';
+import type { InterruptFlagResult, SessionState } from '../types/session.js';
+import { loadHistory } from './history-cache.js';
+import { loadStepState } from './load-step-state.js';
+
+/** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
+export interface FirstStepReads {
+  readonly flag: Promise<InterruptFlagResult>;
+  readonly state: Promise<SessionState | null>;
+  readonly history: Promise<StoredMessage[]>;
+}
+
+/** Reads started and not yet taken, per run (a process that dies before the step takes them leaves a few behind). */
+const MAX_STARTED = 256;
+
+const started = new Map<string, { store: SessionStateStore; reads: FirstStepReads }>();
+
+/**
+ * Start the first LLM step's reads of a stored turn beside its begin's own read of the run: the begin writes nothing
+ * and its next operation is that step (no hook, no companion delivery between), so nothing of this run changes the
+ * session meanwhile, and the step takes them instead of reading after the begin (one round trip fewer before the
+ * model is called). An interrupt that lands between these reads and the model call is seen at the next step boundary,
+ * as one landing during the call is.
+ *
+ * @example
+ * startFirstStepReads(stateStore, input);
+ * const run = await stateStore.getRun(input.sessionId, input.runId);
+ */
+export function startFirstStepReads(store: SessionStateStore, at: { sessionId: string; runId: string }): void {
+  const reads: FirstStepReads = {
+    flag: store.readInterruptFlag(at.sessionId),
+    state: loadStepState(store, at.sessionId),
+    history: loadHistory(store, at.sessionId),
+  };
+  // Taken (and awaited) by the step, or dropped: never an unhandled rejection.
+  for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
+  started.delete(at.runId);
+  started.set(at.runId, { store, reads });
+  if (started.size > MAX_STARTED) {
+    const oldest = started.keys().next().value;
+    if (oldest !== undefined) started.delete(oldest);
+  }
+}
+
+/**
+ * The reads {@link startFirstStepReads} started for run `runId` on `store` (taken once), or `undefined`: the step then
+ * reads for itself.
+ *
+ * @example
+ * const early = input.step === 1 ? takeFirstStepReads(stateStore, input.runId) : undefined;
+ */
+export function takeFirstStepReads(store: SessionStateStore, runId: string): FirstStepReads | undefined {
+  const entry = started.get(runId);
+  started.delete(runId);
+  return entry?.store === store ? entry.reads : undefined;
+}
+
+/**
+ * Drop the reads started for `runId` (its begin found it aborted: no step follows).
+ *
+ * @example
+ * dropFirstStepReads(input.runId);
+ */
+export function dropFirstStepReads(runId: string): void {
+  started.delete(runId);
+}
