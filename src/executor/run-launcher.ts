@@ -138,6 +138,7 @@ export class RunLauncher {
     const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
     if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
+    const created = { sessionCreatedHere: options.sessionCreated === true };
     await writer.createRun(input.sessionId, {
       runId: input.runId,
       status: 'running',
@@ -147,9 +148,9 @@ export class RunLauncher {
       startedAt: Date.now(),
       ...(previous === null ? {} : { previousRunId: previous.runId }),
       metadata: { workflowInput: input },
-    });
+    }, created);
     if (input.turnStored === true && input.userMessage !== undefined) {
-      await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }]);
+      await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }], created);
       if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input));
       // A session's later turns reactivated its stream in this transaction already.
       if (previous === null) await writer.openStream(input.streamId, input.agentType);

@@ -1,5 +1,5 @@
 import type { SessionStateStore } from '../store/state-store.js';
-import type { StateStoreStepRecords } from '../store/step-records.js';
+import type { StartWriteOptions, StateStoreStepRecords } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { sharesDatabase } from '../journal/step-record.js';
@@ -34,11 +34,12 @@ export interface StartWriter {
   ): Promise<CompareAndSetResult>;
   reactivateStream(streamId: string): Promise<void>;
   clearInterruptFlag(sessionId: string): Promise<void>;
-  createRun(sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+  /** `options.sessionCreatedHere`: this start created the session (a hint the joined writes use; see `StartWriteOptions`). */
+  createRun(sessionId: string, run: CreateRunInput, options?: StartWriteOptions): Promise<RunRecord>;
   /** Whether the writes commit together (one transaction): only then may a start store its turn with its run. */
   readonly together: boolean;
   /** The turn's writes (only `together`): its messages, its session write, and its stream created active. */
-  appendMessages(sessionId: string, messages: Message[]): Promise<void>;
+  appendMessages(sessionId: string, messages: Message[], options?: StartWriteOptions): Promise<void>;
   saveState(sessionId: string, write: SessionStateWrite): Promise<void>;
   openStream(streamId: string, agentType: string): Promise<void>;
 }
@@ -114,10 +115,10 @@ function joinedWriter({ state, stream }: Joined, connection: StepRecordConnectio
       committed.push(() => reactivated.onCommitted());
     },
     clearInterruptFlag: (sessionId) => state.clearInterruptFlagOn(connection, sessionId),
-    createRun: (sessionId, run) => state.createRunOn(connection, sessionId, run),
+    createRun: (sessionId, run, options) => state.createRunOn(connection, sessionId, run, options),
     together: true,
-    appendMessages: async (sessionId, messages) => {
-      await state.appendMessagesOn(connection, sessionId, messages);
+    appendMessages: async (sessionId, messages, options) => {
+      await state.appendMessagesOn(connection, sessionId, messages, options);
     },
     saveState: async (sessionId, write) => {
       await state.saveStateOn(connection, sessionId, write);

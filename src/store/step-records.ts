@@ -40,6 +40,18 @@ export interface StepCommitOnConnection {
  * @example
  * const joins = store.stepRecords !== undefined && (await store.stepRecords.databaseFingerprint()) === systemFingerprint;
  */
+/**
+ * How a `…On` write of a run's start may take its session: `sessionCreatedHere` says the caller's transaction created
+ * it (`createSessionOn`), so it has no run or message yet and the transaction holds its row — the write then needs no
+ * lock, no turn lookup and no existing-id lookup.
+ *
+ * @example
+ * await stepRecords.createRunOn(connection, sessionId, run, { sessionCreatedHere: true });
+ */
+export interface StartWriteOptions {
+  sessionCreatedHere?: boolean;
+}
+
 export interface StateStoreStepRecords extends StepRecordParticipant {
   /** The schema of the store's tables: a stream manager with the same schema keeps its chunks beside the checkpoints. */
   schema(): string;
@@ -66,8 +78,11 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    * nothing is visible before the caller commits, nothing remains after it rolls back.
    */
   saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }>;
-  /** `appendMessages` on `connection`, inside the caller's transaction (as {@link saveStateOn}): idempotent by id. */
-  appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[]): Promise<number>;
+  /**
+   * `appendMessages` on `connection`, inside the caller's transaction (as {@link saveStateOn}): idempotent by id
+   * (with `sessionCreatedHere`, of a session without messages: appended from sequence 1 without a lookup).
+   */
+  appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[], options?: StartWriteOptions): Promise<number>;
   /** `updateRunStatus` on `connection`, inside the caller's transaction (as {@link saveStateOn}). */
   updateRunStatusOn(connection: StepRecordConnection, sessionId: string, runId: string, status: RunStatus, patch?: RunPatch): Promise<void>;
   /**
@@ -88,6 +103,9 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
   ): Promise<CompareAndSetResult>;
   /** `clearInterruptFlag` inside the caller's transaction (as {@link saveStateOn}). */
   clearInterruptFlagOn(connection: StepRecordConnection, sessionId: string): Promise<void>;
-  /** `createRun` inside the caller's transaction (as {@link saveStateOn}): idempotent by run id. */
-  createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput): Promise<RunRecord>;
+  /**
+   * `createRun` inside the caller's transaction (as {@link saveStateOn}): idempotent by run id (with
+   * `sessionCreatedHere`, the session's first run: turn 1, inserted without a lookup).
+   */
+  createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput, options?: StartWriteOptions): Promise<RunRecord>;
 }

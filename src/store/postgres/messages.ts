@@ -6,6 +6,7 @@ import { assertIdentifier, assertNonNegativeInteger } from '../validation.js';
 import type { PostgresContext, SqlConnection } from './database.js';
 import { lockMessageCount } from './session-lock.js';
 import type { StoreTables } from './tables.js';
+import type { StartWriteOptions } from '../step-records.js';
 
 /**
  * Inside a transaction that holds the session lock: the stored messages `messages` would add (ids that
@@ -73,18 +74,26 @@ export async function insertPostgresMessages(connection: SqlConnection, tables: 
 }
 
 /**
- * `appendMessages`: lock, look up existing ids, insert, bump message_count — five statements per call.
+ * `appendMessages`: lock, look up existing ids, insert, bump message_count — four statements per call (two for a
+ * session the caller's transaction created, `sessionCreatedHere`).
  * Retry-safe: ids are assigned before the first attempt, and appends are idempotent by id.
  *
  * @example
  * const total = await appendPostgresMessages(context, 's1', [{ role: 'user', content: 'Hi' }]);
  */
-export async function appendPostgresMessages({ database, tables }: PostgresContext, sessionId: string, messages: Message[]): Promise<number> {
+export async function appendPostgresMessages(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  messages: Message[],
+  options: StartWriteOptions = {},
+): Promise<number> {
   assertIdentifier(sessionId, 'sessionId');
   const stable = withMessageIds(messages);
   return database.transaction('append messages', async (connection) => {
-    const messageCount = await lockMessageCount(connection, tables, sessionId);
-    const rows = await planPostgresAppend(connection, tables, sessionId, stable, messageCount);
+    // A session this transaction created has no message yet, and its row is this transaction's.
+    const created = options.sessionCreatedHere === true;
+    const messageCount = created ? 0 : await lockMessageCount(connection, tables, sessionId);
+    const rows = created ? prepareMessagesForAppend(stable, new Set(), 0) : await planPostgresAppend(connection, tables, sessionId, stable, messageCount);
     if (rows.length === 0) return messageCount;
     await insertPostgresMessages(connection, tables, sessionId, rows);
     const total = messageCount + rows.length;

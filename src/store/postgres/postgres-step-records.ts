@@ -16,7 +16,7 @@ import type {
 import type { RunPatch } from '../record-updates.js';
 import type { StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
-import type { StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
+import type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
 import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
 import { connectionDatabase, type PostgresContext } from './database.js';
@@ -79,8 +79,8 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   }
 
   /** `appendMessages` inside the caller's transaction. */
-  async appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[]): Promise<number> {
-    return appendPostgresMessages(this.#on(connection), sessionId, messages);
+  async appendMessagesOn(connection: StepRecordConnection, sessionId: string, messages: Message[], options?: StartWriteOptions): Promise<number> {
+    return appendPostgresMessages(this.#on(connection), sessionId, messages, options);
   }
 
   /** `updateRunStatus` inside the caller's transaction. */
@@ -116,8 +116,8 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   }
 
   /** `createRun` inside the caller's transaction. */
-  async createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput): Promise<RunRecord> {
-    return createPostgresRun(this.#on(connection), sessionId, run);
+  async createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput, options?: StartWriteOptions): Promise<RunRecord> {
+    return createPostgresRun(this.#on(connection), sessionId, run, options);
   }
 
   #on(connection: StepRecordConnection): PostgresContext {

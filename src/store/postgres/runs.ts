@@ -5,6 +5,7 @@ import { buildRunRecord, type RunPatch } from '../record-updates.js';
 import { assertIdentifier } from '../validation.js';
 import { toNumber, type PostgresContext } from './database.js';
 import { lockMessageCount } from './session-lock.js';
+import type { StartWriteOptions } from '../step-records.js';
 
 /** A row of `__agents_runs`. */
 interface RunRow {
@@ -49,19 +50,29 @@ function runFromRow(row: RunRow): RunRecord {
  * @example
  * const run = await createPostgresRun(context, 's1', { runId: 'r1', status: 'running', stepCount: 0, startSequence: 0, startedAt: Date.now() });
  */
-export async function createPostgresRun({ database, tables }: PostgresContext, sessionId: string, input: CreateRunInput): Promise<RunRecord> {
+export async function createPostgresRun(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  input: CreateRunInput,
+  options: StartWriteOptions = {},
+): Promise<RunRecord> {
   assertIdentifier(sessionId, 'sessionId');
   assertIdentifier(input.runId, 'runId');
   return database.transaction('create a run', async (connection) => {
-    await lockMessageCount(connection, tables, sessionId);
-    const found = await connection.query<RunRow & { max_turn: number | null }>(
-      `SELECT (SELECT MAX(turn) FROM ${tables.runs} WHERE session_id = $1) AS max_turn, run.*
-       FROM (SELECT 1) AS one LEFT JOIN ${tables.runs} AS run ON run.session_id = $1 AND run.run_id = $2`,
-      [sessionId, input.runId],
-    );
-    const row = found.rows[0];
-    if (row !== undefined && row.run_id !== null) return runFromRow(row);
-    const run = buildRunRecord(sessionId, input, (row?.max_turn ?? 0) + 1);
+    let turn = 1;
+    // A session this transaction created has no run yet, and its row is this transaction's.
+    if (options.sessionCreatedHere !== true) {
+      await lockMessageCount(connection, tables, sessionId);
+      const found = await connection.query<RunRow & { max_turn: number | null }>(
+        `SELECT (SELECT MAX(turn) FROM ${tables.runs} WHERE session_id = $1) AS max_turn, run.*
+         FROM (SELECT 1) AS one LEFT JOIN ${tables.runs} AS run ON run.session_id = $1 AND run.run_id = $2`,
+        [sessionId, input.runId],
+      );
+      const row = found.rows[0];
+      if (row !== undefined && row.run_id !== null) return runFromRow(row);
+      turn = (row?.max_turn ?? 0) + 1;
+    }
+    const run = buildRunRecord(sessionId, input, turn);
     await connection.query(
       `INSERT INTO ${tables.runs} (session_id, run_id, turn, status, step_count, start_sequence, previous_run_id, workflow_id,
          completion_reason, error, metadata, started_at, ended_at)

@@ -193,6 +193,15 @@ describe('the step records contract rejects broken implementations', () => {
       () => stateStoreWith(() => ({ appendMessagesOn: (_connection, sessionId, messages) => subject.components.stateStore!.appendMessages(sessionId, messages) })),
     ],
     [
+      'a first append of a session created in the transaction that stores a repeated id twice',
+      'sessionCreatedHere',
+      () =>
+        stateStoreWith((real) => ({
+          appendMessagesOn: (connection, sessionId, messages, options) =>
+            real.appendMessagesOn(connection, sessionId, options?.sessionCreatedHere === true ? messages.map((message, index) => ({ ...message, id: `m-${index}` })) : messages, options),
+        })),
+    ],
+    [
       'a start transaction that commits what a throwing body wrote',
       'a run’s start',
       () =>

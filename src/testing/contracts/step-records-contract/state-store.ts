@@ -186,6 +186,28 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'stateStore',
+      name: 'stateStore.stepRecords: a start in the transaction that created its session (sessionCreatedHere) records turn 1 and each message id once, from sequence 1',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = `records-created-${randomUUID()}`;
+        const here = { sessionCreatedHere: true };
+        await stepRecords.transaction(async (connection) => {
+          await stepRecords.createSessionOn(connection, sessionId, { agentType: 'contract-agent', status: 'active' });
+          await stepRecords.createRunOn(connection, sessionId, { runId: 'r1', status: 'running', stepCount: 0, startSequence: 0, startedAt: 1 }, here);
+          const messages: Message[] = [{ id: 'r1:0:0', role: 'user', content: 'go' }, { id: 'r1:0:0', role: 'user', content: 'twice' }, { role: 'user', content: 'no id' }];
+          expect(await stepRecords.appendMessagesOn(connection, sessionId, messages, here)).toBe(2);
+        });
+        expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r1', turn: 1, status: 'running' });
+        const stored = (await store.getMessages(sessionId)).messages;
+        expect(stored.map((message) => [message.sequence, message.content])).toEqual([
+          [1, 'go'],
+          [2, 'no id'],
+        ]);
+        expect(await store.getMessageCount(sessionId)).toBe(2);
+      },
+    },
+    {
+      component: 'stateStore',
       name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
       run: async (subject) => {
         const { stepRecords } = stateStoreOf(subject);
