@@ -32,15 +32,6 @@ export interface StepCommitOnConnection {
 }
 
 /**
- * What a `SessionStateStore` offers the fused journal when it can write inside a step record's transaction
- * (`SessionStateStore.stepRecords`; `PostgresStateStore` has it, the in-memory store does not). Ids are checked like
- * the store's own methods (InvalidArgumentError `INVALID_ARGUMENT` before the connection is used). Proven by
- * `describeStepRecordsContract` (`helix-agents-dbos/testing/contracts`).
- *
- * @example
- * const joins = store.stepRecords !== undefined && (await store.stepRecords.databaseFingerprint()) === systemFingerprint;
- */
-/**
  * How a `…On` write of a run's start may take its session: `sessionCreatedHere` says the caller's transaction created
  * it (`createSessionOn`), so it has no run or message yet and the transaction holds its row — the write then needs no
  * lock, no turn lookup and no existing-id lookup.
@@ -52,6 +43,15 @@ export interface StartWriteOptions {
   sessionCreatedHere?: boolean;
 }
 
+/**
+ * What a `SessionStateStore` offers the fused journal when it can write inside a step record's transaction
+ * (`SessionStateStore.stepRecords`; `PostgresStateStore` has it, the in-memory store does not). Ids are checked like
+ * the store's own methods (InvalidArgumentError `INVALID_ARGUMENT` before the connection is used). Proven by
+ * `describeStepRecordsContract` (`helix-agents-dbos/testing/contracts`).
+ *
+ * @example
+ * const joins = store.stepRecords !== undefined && (await store.stepRecords.databaseFingerprint()) === systemFingerprint;
+ */
 export interface StateStoreStepRecords extends StepRecordParticipant {
   /** The schema of the store's tables: a stream manager with the same schema keeps its chunks beside the checkpoints. */
   schema(): string;
