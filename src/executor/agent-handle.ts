@@ -55,6 +55,16 @@ export interface HandleContext {
   signalsSinceStart?: RunChangeWatch;
 }
 
+/** What `outcome()` learnt from the run's final result: its value, or its error thrown. */
+function settledOutcome<T>(settled: { value: T } | { error: unknown }): T {
+  if ('error' in settled) throw settled.error;
+  return settled.value;
+}
+
+function noOutcome(): undefined {
+  return undefined;
+}
+
 /** @internal The handle of one standard-mode run. */
 export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   constructor(
@@ -123,11 +133,12 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       }
       await Promise.race([final.catch(() => undefined), wait]);
       stop.abort();
-      if (settled !== undefined) {
-        if ('error' in settled) throw settled.error;
-        return settled.value;
-      }
-      const waiting = await this.waitingResult();
+      if (settled !== undefined) return settledOutcome(settled);
+      // Woken: look at the store, unless the result comes first (a run's end signals before DBOS records its result).
+      const look = this.waitingResult();
+      look.catch(() => undefined); // a failure after the result came is of no use
+      const waiting = await Promise.race([look, final.then(noOutcome, noOutcome)]);
+      if (settled !== undefined) return settledOutcome(settled);
       if (waiting !== undefined) return waiting;
     }
   }

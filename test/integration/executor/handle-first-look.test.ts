@@ -74,4 +74,31 @@ describe('the first result() of a run this process started', () => {
       counted.stop();
     }
   });
+
+  it('is not held by a store read that its run signal started: the result, recorded meanwhile, wins', async () => {
+    const modelEntered = new Promise<void>((resolve) => (entered = resolve));
+    const handle = await runtime.executor.execute(agent, 'hello', { sessionId: 'first-look-3' });
+    const store = runtime.stateStore as unknown as { getRun: (...args: unknown[]) => Promise<unknown> };
+    const original = store.getRun;
+    let slowReads = 0;
+    try {
+      const result = handle.result();
+      await modelEntered;
+      // From now on the handle's reads of this run take 3 s (the workflow reads the run with getCurrentRun).
+      store.getRun = async function (this: unknown, ...args: unknown[]) {
+        if (args[0] === 'first-look-3') {
+          slowReads += 1;
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+        }
+        return original.apply(this, args);
+      };
+      const startedAt = Date.now();
+      release();
+      expect(await result).toMatchObject({ status: 'completed', output: 'answered' });
+      expect(slowReads).toBe(1);
+      expect(Date.now() - startedAt).toBeLessThan(2_500);
+    } finally {
+      store.getRun = original;
+    }
+  });
 });
