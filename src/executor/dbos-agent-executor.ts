@@ -156,7 +156,7 @@ export class DBOSAgentExecutor {
             const swapped = await writer.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
             if (!swapped.ok) return undefined; // another writer changed the session: decide again
             await writer.reactivateStream(existing.streamId ?? sessionId);
-            return this.launcher.recordRun(writer, planned);
+            return this.launcher.recordRun(writer, planned, { sessionLocked: true });
           });
           if (recorded === undefined) continue;
           return this.launcher.launchRun(any, recorded, options);

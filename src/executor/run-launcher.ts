@@ -131,14 +131,15 @@ export class RunLauncher {
    * Record a planned run through `writer` (a stale interrupt flag cleared, the run record holding its workflow input):
    * inside a caller's `withStartWrites`, with the start's other writes. Launch it once that committed. A fresh turn
    * (a user message, no resume) whose writes commit together is stored with it (`turnStored`): its begin writes
-   * nothing. `sessionCreated`: the same transaction created the session (its step count is 0 already).
+   * nothing. `sessionCreated`: the same transaction created the session (its step count is 0 already);
+   * `sessionLocked`: it holds the session's row (a status swap before this).
    */
-  async recordRun(writer: StartWriter, planned: PlannedRun, options: { sessionCreated?: boolean } = {}): Promise<AgentWorkflowInput> {
+  async recordRun(writer: StartWriter, planned: PlannedRun, options: { sessionCreated?: boolean; sessionLocked?: boolean } = {}): Promise<AgentWorkflowInput> {
     const { previous } = planned;
     const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
     if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
-    const created = { sessionCreatedHere: options.sessionCreated === true };
+    const created = { sessionCreatedHere: options.sessionCreated === true, sessionLocked: options.sessionLocked === true };
     await writer.createRun(input.sessionId, {
       runId: input.runId,
       status: 'running',

@@ -32,15 +32,17 @@ export interface StepCommitOnConnection {
 }
 
 /**
- * How a `…On` write of a run's start may take its session: `sessionCreatedHere` says the caller's transaction created
- * it (`createSessionOn`), so it has no run or message yet and the transaction holds its row — the write then needs no
- * lock, no turn lookup and no existing-id lookup.
+ * How a `…On` write of a run's start may take its session. `sessionCreatedHere`: the caller's transaction created it
+ * (`createSessionOn`), so it has no run or message yet and the transaction holds its row — the write needs no lock, no
+ * turn lookup and no existing-id lookup. `sessionLocked`: the caller's transaction holds its row (a successful
+ * `compareAndSetStatusOn`), so the write needs no lock of its own.
  *
  * @example
  * await stepRecords.createRunOn(connection, sessionId, run, { sessionCreatedHere: true });
  */
 export interface StartWriteOptions {
   sessionCreatedHere?: boolean;
+  sessionLocked?: boolean;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { SessionNotFoundError } from '../../errors/index.js';
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
 import { toJsonText } from '../../database/json.js';
@@ -90,16 +91,44 @@ export async function appendPostgresMessages(
   assertIdentifier(sessionId, 'sessionId');
   const stable = withMessageIds(messages);
   return database.transaction('append messages', async (connection) => {
-    // A session this transaction created has no message yet, and its row is this transaction's.
-    const created = options.sessionCreatedHere === true;
-    const messageCount = created ? 0 : await lockMessageCount(connection, tables, sessionId);
-    const rows = created ? prepareMessagesForAppend(stable, new Set(), 0) : await planPostgresAppend(connection, tables, sessionId, stable, messageCount);
+    // A session this transaction created has no message yet; one whose row it holds needs no lock of its own.
+    const { messageCount, rows } =
+      options.sessionCreatedHere === true
+        ? { messageCount: 0, rows: prepareMessagesForAppend(stable, new Set(), 0) }
+        : options.sessionLocked === true
+          ? await planLockedAppend(connection, tables, sessionId, stable)
+          : await planAppend(connection, tables, sessionId, stable);
     if (rows.length === 0) return messageCount;
     await insertPostgresMessages(connection, tables, sessionId, rows);
     const total = messageCount + rows.length;
     await connection.query(`UPDATE ${tables.sessions} SET message_count = $2 WHERE session_id = $1`, [sessionId, total]);
     return total;
   });
+}
+
+/** Lock the session row, then plan the append after what it holds (two statements). */
+async function planAppend(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]) {
+  const messageCount = await lockMessageCount(connection, tables, sessionId);
+  return { messageCount, rows: await planPostgresAppend(connection, tables, sessionId, messages, messageCount) };
+}
+
+/**
+ * Plan the append of a session whose row the caller's transaction holds: its message count and the ids it already has
+ * in one statement (no other transaction can append meanwhile).
+ */
+async function planLockedAppend(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]) {
+  const result = await connection.query<{ message_count: number; existing: string[] }>(
+    `SELECT session.message_count, ARRAY(
+       SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
+       JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
+         AND stored.session_id = $1 AND stored.message_id = wanted.id
+     ) AS existing
+     FROM ${tables.sessions} AS session WHERE session.session_id = $1`,
+    [sessionId, messageIdsOf(messages)],
+  );
+  const row = result.rows[0];
+  if (row === undefined) throw new SessionNotFoundError(sessionId);
+  return { messageCount: row.message_count, rows: prepareMessagesForAppend(messages, new Set(row.existing), row.message_count) };
 }
 
 /**

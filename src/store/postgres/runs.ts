@@ -62,7 +62,7 @@ export async function createPostgresRun(
     let turn = 1;
     // A session this transaction created has no run yet, and its row is this transaction's.
     if (options.sessionCreatedHere !== true) {
-      await lockMessageCount(connection, tables, sessionId);
+      if (options.sessionLocked !== true) await lockMessageCount(connection, tables, sessionId);
       const found = await connection.query<RunRow & { max_turn: number | null }>(
         `SELECT (SELECT MAX(turn) FROM ${tables.runs} WHERE session_id = $1) AS max_turn, run.*
          FROM (SELECT 1) AS one LEFT JOIN ${tables.runs} AS run ON run.session_id = $1 AND run.run_id = $2`,

@@ -202,6 +202,15 @@ describe('the step records contract rejects broken implementations', () => {
         })),
     ],
     [
+      'an append in a transaction holding the session row that stores an id the session has again',
+      'sessionLocked',
+      () =>
+        stateStoreWith((real) => ({
+          appendMessagesOn: (connection, sessionId, messages, options) =>
+            real.appendMessagesOn(connection, sessionId, options?.sessionLocked === true ? messages.map((message, index) => ({ ...message, id: `m-${index}` })) : messages, options),
+        })),
+    ],
+    [
       'a start transaction that commits what a throwing body wrote',
       'a run’s start',
       () =>

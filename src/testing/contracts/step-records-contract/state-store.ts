@@ -208,6 +208,30 @@ export function stateStoreChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'stateStore',
+      name: 'stateStore.stepRecords: a start whose transaction holds the session row (sessionLocked) records the next turn and skips the ids the session has',
+      run: async (subject) => {
+        const { store, stepRecords } = stateStoreOf(subject);
+        const sessionId = `records-locked-${randomUUID()}`;
+        await store.createSession(sessionId, { agentType: 'contract-agent', status: 'completed' });
+        await store.createRun(sessionId, { runId: 'r1', status: 'completed', stepCount: 1, startSequence: 0, startedAt: 1 });
+        await store.appendMessages(sessionId, [{ id: 'r1:0:0', role: 'user', content: 'first' }]);
+        const locked = { sessionLocked: true };
+        await stepRecords.transaction(async (connection) => {
+          expect(await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active')).toMatchObject({ ok: true });
+          await stepRecords.createRunOn(connection, sessionId, { runId: 'r2', status: 'running', stepCount: 0, startSequence: 0, startedAt: 2 }, locked);
+          const messages: Message[] = [{ id: 'r1:0:0', role: 'user', content: 'again' }, { id: 'r2:0:0', role: 'user', content: 'second' }];
+          expect(await stepRecords.appendMessagesOn(connection, sessionId, messages, locked)).toBe(2);
+        });
+        expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r2', turn: 2 });
+        const stored = (await store.getMessages(sessionId)).messages;
+        expect(stored.map((message) => [message.sequence, message.id, message.content])).toEqual([
+          [1, 'r1:0:0', 'first'],
+          [2, 'r2:0:0', 'second'],
+        ]);
+      },
+    },
+    {
+      component: 'stateStore',
       name: 'stateStore.stepRecords refuses bad ids with INVALID_ARGUMENT before using the connection',
       run: async (subject) => {
         const { stepRecords } = stateStoreOf(subject);
