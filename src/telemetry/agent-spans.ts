@@ -1,10 +1,11 @@
-import type { Attributes, Link } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import type { CompletionReason, RunStatus } from '../types/session.js';
 import type { StepResult } from '../types/llm.js';
-import { telemetry, type EndedSpan, type SpanScope } from './agent-telemetry.js';
-import { chatSpanAttributes, modelAttributes, splitModel, stepNameAttributes, toolDurationAttributes, toolSpanAttributes } from './span-attributes.js';
-import { runSpanId, sessionTraceId, toolSpanId } from './ids.js';
+import { telemetry, type AgentTelemetry, type EndedSpan, type SpanScope } from './agent-telemetry.js';
+import { modelAttributes, runAttributes, splitModel, stepNameAttributes, TOOL_SAMPLING, toolDurationAttributes } from './span-attributes.js';
+import { runSpanId, toolSpanId } from './ids.js';
+import { traceIdOf } from './span-emission.js';
 import { HelixError } from '../errors/index.js';
 import * as attr from './semconv.js';
 
@@ -63,6 +64,10 @@ export interface ChatSpanDetails {
  */
 export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
   const current = telemetry();
+  current.later((tracing) => emitChat(current, scope, details, tracing));
+}
+
+function emitChat(current: AgentTelemetry, scope: SpanScope, details: ChatSpanDetails, tracing: boolean): void {
   const { result } = details;
   const modelKey = details.requestModel ?? result?.modelId;
   const model = modelAttributes(modelKey);
@@ -73,8 +78,8 @@ export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
     current.metrics.tokenUsage.record(result.usage.outputTokens, model.outputTokens);
   }
   if (details.timeToFirstChunkMs !== undefined) current.metrics.timeToFirstChunk.record(seconds(details.timeToFirstChunkMs), model.base);
-  if (!current.tracing) return;
-  const attributes = chatSpanAttributes(scope, modelKey);
+  if (!tracing) return;
+  const attributes = runAttributes(scope);
   attributes[attr.STEP] = details.step;
   attributes[attr.ATTEMPT] = details.attempt;
   if (details.recovered === true) attributes[attr.RECOVERED] = true;
@@ -85,13 +90,14 @@ export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
     attributes[attr.OUTPUT_TOKENS] = result.usage.outputTokens;
     if (result.usage.cachedInputTokens !== undefined) attributes[attr.CACHE_READ_TOKENS] = result.usage.cachedInputTokens;
     if (result.usage.reasoningTokens !== undefined) attributes[attr.REASONING_TOKENS] = result.usage.reasoningTokens;
-    const output = current.content({ text: result.text, toolCalls: result.toolCalls });
+    const output = current.captureContent === undefined ? undefined : current.content({ text: result.text, toolCalls: result.toolCalls });
     if (output !== undefined) attributes[attr.OUTPUT_MESSAGES] = output;
   }
   if (details.timeToFirstChunkMs !== undefined) attributes[attr.TIME_TO_FIRST_CHUNK] = seconds(details.timeToFirstChunkMs);
   const input = details.input === undefined || current.captureContent === undefined ? undefined : current.content(details.input());
   if (input !== undefined) attributes[attr.INPUT_MESSAGES] = input;
-  const ended: EndedSpan = { name: model.spanName, kind: SpanKind.CLIENT, startTime: details.startedAt, endTime: details.endedAt, attributes };
+  const { startedAt: startTime, endedAt: endTime } = details;
+  const ended: EndedSpan = { name: model.spanName, kind: SpanKind.CLIENT, startTime, endTime, sampling: model.base, attributes };
   if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
   if (details.error !== undefined) ended.error = details.error;
   current.emit(scope, ended);
@@ -126,9 +132,13 @@ export interface ToolSpanDetails {
  */
 export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
   const current = telemetry();
+  current.later((tracing) => emitTool(current, scope, details, tracing));
+}
+
+function emitTool(current: AgentTelemetry, scope: SpanScope, details: ToolSpanDetails, tracing: boolean): void {
   current.metrics.toolDuration.record(seconds(details.endedAt - details.startedAt), toolDurationAttributes(details.toolName, details.outcome));
-  if (!current.tracing) return;
-  const attributes = toolSpanAttributes(scope);
+  if (!tracing) return;
+  const attributes = runAttributes(scope);
   attributes[attr.TOOL_NAME] = details.toolName;
   attributes[attr.TOOL_CALL_ID] = details.toolCallId;
   attributes[attr.TOOL_TYPE] = details.executor === 'client' ? 'extension' : 'function';
@@ -147,6 +157,7 @@ export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
     spanId: toolSpanId(scope.sessionId, details.toolCallId),
     startTime: details.startedAt,
     endTime: details.endedAt,
+    sampling: TOOL_SAMPLING,
     attributes,
   };
   if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
@@ -183,41 +194,40 @@ export interface RunSpanDetails {
  */
 export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   const current = telemetry();
+  current.later((tracing) => emitRun(current, scope, details, tracing));
+}
+
+function emitRun(current: AgentTelemetry, scope: SpanScope, details: RunSpanDetails, tracing: boolean): void {
   const reason = details.completionReason ?? details.status;
   current.metrics.runs.add(1, { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: reason });
-  if (!current.tracing) return;
-  const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
-  const attributes: Attributes = {
-    [attr.OPERATION]: 'invoke_agent',
-    [attr.AGENT_NAME]: scope.agentType,
-    ...providerOf(details.modelKey),
-    ...identity(scope),
-    [attr.RUN_STATUS]: details.status,
-    [attr.STEP_COUNT]: details.stepCount,
-    ...(details.completionReason === undefined ? {} : { [attr.COMPLETION_REASON]: details.completionReason }),
-    ...(details.previousRunId === undefined ? {} : { [attr.PREVIOUS_RUN_ID]: details.previousRunId }),
-  };
-  const links: Link[] =
-    details.previousRunId === undefined || details.previousRunId === scope.runId
-      ? []
-      : [{ context: { traceId, spanId: runSpanId(details.previousRunId), traceFlags: TraceFlags.SAMPLED, isRemote: true }, attributes: { 'helix.link': 'previous_run' } }];
-  const events = [];
+  if (!tracing) return;
+  const [provider] = splitModel(details.modelKey);
+  const sampling: Attributes = provider === undefined ? RUN_SAMPLING : { ...RUN_SAMPLING, [attr.PROVIDER]: provider };
+  const attributes = runAttributes(scope);
+  attributes[attr.AGENT_NAME] = scope.agentType;
+  attributes[attr.RUN_STATUS] = details.status;
+  attributes[attr.STEP_COUNT] = details.stepCount;
+  if (details.completionReason !== undefined) attributes[attr.COMPLETION_REASON] = details.completionReason;
+  if (details.previousRunId !== undefined) attributes[attr.PREVIOUS_RUN_ID] = details.previousRunId;
+  const ended: EndedSpan = { name: `invoke_agent ${scope.agentType}`, spanId: runSpanId(scope.runId), startTime: details.startedAt, endTime: details.endedAt, sampling, attributes };
+  const parentSpanId = details.parent === undefined ? scope.trace?.parentSpanId : toolSpanId(details.parent.sessionId, details.parent.toolCallId);
+  if (parentSpanId === undefined) ended.root = true;
+  else ended.parentSpanId = parentSpanId;
+  if (details.previousRunId !== undefined && details.previousRunId !== scope.runId) {
+    const traceId = traceIdOf(scope);
+    ended.links = [{ context: { traceId, spanId: runSpanId(details.previousRunId), traceFlags: TraceFlags.SAMPLED, isRemote: true }, attributes: { 'helix.link': 'previous_run' } }];
+  }
+  const events: NonNullable<EndedSpan['events']> = [];
   if (details.previousRunId !== undefined) events.push({ name: 'helix.run.resumed', time: details.startedAt, attributes: { [attr.PREVIOUS_RUN_ID]: details.previousRunId } });
   if (details.status.startsWith('suspended')) events.push({ name: 'helix.run.suspended', time: details.endedAt, attributes: { [attr.RUN_STATUS]: details.status } });
   if (details.status === 'interrupted' || details.status === 'aborted') events.push({ name: `helix.run.${details.status}`, time: details.endedAt });
-  const parentSpanId = details.parent === undefined ? undefined : toolSpanId(details.parent.sessionId, details.parent.toolCallId);
-  current.emit(scope, {
-    name: `invoke_agent ${scope.agentType}`,
-    spanId: runSpanId(scope.runId),
-    ...(parentSpanId === undefined && scope.trace === undefined ? { root: true } : { parentSpanId: parentSpanId ?? scope.trace!.parentSpanId }),
-    startTime: details.startedAt,
-    endTime: details.endedAt,
-    attributes,
-    links,
-    events,
-    ...(details.status === 'failed' ? { error: { type: 'run_failed', ...(details.error === undefined ? {} : { message: details.error }) } } : {}),
-  });
+  if (events.length > 0) ended.events = events;
+  if (details.status === 'failed') ended.error = { type: 'run_failed', ...(details.error === undefined ? {} : { message: details.error }) };
+  current.emit(scope, ended);
 }
+
+/** What a sampler sees of an `invoke_agent` span when it starts (with the provider when the run's model names one). */
+const RUN_SAMPLING: Attributes = Object.freeze({ [attr.OPERATION]: 'invoke_agent' });
 
 /**
  * Record a durable agent step's duration (`helix.agent.step.duration`, by step name: `CallLLMStep`,
@@ -227,17 +237,9 @@ export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
  * stepDuration('CallLLMStep', startedAt);
  */
 export function stepDuration(stepName: string, startedAt: number): void {
-  telemetry().metrics.stepDuration.record(seconds(Date.now() - startedAt), stepNameAttributes(stepName));
-}
-
-function identity(scope: SpanScope): Attributes {
-  const conversationId = scope.rootSessionId ?? scope.sessionId;
-  return { [attr.CONVERSATION_ID]: conversationId, [attr.AGENT_ID]: scope.sessionId, [attr.SESSION_ID]: scope.sessionId, [attr.RUN_ID]: scope.runId };
-}
-
-function providerOf(modelKey: string | undefined): Attributes {
-  const [provider] = splitModel(modelKey);
-  return provider === undefined ? {} : { [attr.PROVIDER]: provider };
+  const current = telemetry();
+  const duration = seconds(Date.now() - startedAt);
+  current.later(() => current.metrics.stepDuration.record(duration, stepNameAttributes(stepName)));
 }
 
 /**

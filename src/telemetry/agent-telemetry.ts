@@ -1,11 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { ProxyTracerProvider, createNoopMeter, diag, metrics, trace } from '@opentelemetry/api';
-import type { Counter, Histogram, Meter, Tracer } from '@opentelemetry/api';
+import { ProxyTracerProvider, createNoopMeter, metrics, trace } from '@opentelemetry/api';
+import type { Counter, Histogram, Meter, Span, Tracer } from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors/index.js';
 import * as attr from './semconv.js';
-import { emitEndedSpan, honorsSpanIds, inRunContext, type EndedSpan, type SpanScope } from './span-emission.js';
+import { heldHere } from './held-spans.js';
+import { honorsSpanIds, inRunContext, startEndedSpan, type EndedSpan, type SpanScope } from './span-emission.js';
 
 export type { EndedSpan, SpanScope } from './span-emission.js';
+export { afterRecord, identifyStepsBy } from './held-spans.js';
 
 const INSTRUMENTATION = 'helix-agents-dbos';
 
@@ -97,10 +98,22 @@ export class AgentTelemetry {
 
   /** Emit a span that is over, in the scope's trace (once its step's record commits, inside a journaled step). */
   emit(scope: SpanScope, ended: EndedSpan): void {
-    if (!this.tracing || this.tracer === undefined) return;
+    const tracer = this.tracing ? this.tracer : undefined;
+    if (tracer === undefined) return;
     const held = heldHere();
-    if (held !== undefined) held.push({ telemetry: this, scope, ended });
-    else this.emitNow(scope, ended);
+    if (held === undefined) this.startSpan(tracer, scope, ended).end(ended.endTime);
+    else held.hold({ name: ended.name, endTime: ended.endTime, start: () => this.startSpan(tracer, scope, ended) });
+  }
+
+  /**
+   * Do `work` (metric records, the building of a span; told whether spans go anywhere): inside a journaled step while
+   * tracing, once the step's record commits, with its spans; elsewhere now.
+   */
+  later(work: (tracing: boolean) => void): void {
+    if (this.tracer === undefined || !this.tracing) return work(false);
+    const held = heldHere();
+    if (held === undefined) work(true);
+    else held.defer(() => work(true));
   }
 
   /**
@@ -112,10 +125,8 @@ export class AgentTelemetry {
     return this.honorsIds(this.tracer) ? inRunContext(scope, start) : start();
   }
 
-  /** @internal Emit now (a held span, its record committed). */
-  emitNow(scope: SpanScope, ended: EndedSpan): void {
-    if (this.tracer === undefined) return;
-    emitEndedSpan(this.tracer, scope, ended, this.honorsIds(this.tracer));
+  private startSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan): Span {
+    return startEndedSpan(tracer, scope, ended, this.honorsIds(tracer));
   }
 
   private honorsIds(tracer: Tracer): boolean {
@@ -133,87 +144,6 @@ function checkOptions(given: TelemetryOptions | undefined): void {
   const maxChars = typeof capture === 'object' && capture !== null ? capture.maxChars : undefined;
   const valid = capture === undefined || typeof capture === 'boolean' || (Number.isInteger(maxChars) && maxChars! >= 0);
   if (!valid) throw new InvalidArgumentError('telemetry.captureContent must be a boolean or { maxChars: a non-negative integer }.', { field: 'telemetry.captureContent' });
-}
-
-/** A span a journaled step's body emitted, held until the step's record commits. */
-interface HeldSpan {
-  telemetry: AgentTelemetry;
-  scope: SpanScope;
-  ended: EndedSpan;
-}
-
-/**
- * The held spans of the journaled steps running, by the step's own context object: what {@link identifyStepsBy}
- * names the running step by (a plain lookup; an AsyncLocalStorage would make every promise of the process pay for
- * its propagation). The entry goes with its step.
- */
-const heldByStep = new WeakMap<object, HeldSpan[]>();
-let runningStep: () => object | undefined = () => undefined;
-/** Only for a step body that runs where `runningStep` names nothing (never, with either journal): held all the same. */
-const heldUnnamed = new AsyncLocalStorage<HeldSpan[]>();
-
-/**
- * Tell the telemetry how to name the journaled step running in the current async context: an object of that step's
- * own, the same from its body's start to its end, another for every other step or attempt (the journal gives DBOS's
- * `DBOS.stepStatus`). Spans emitted there are held for {@link afterRecord}.
- *
- * @example
- * identifyStepsBy(() => DBOS.stepStatus);
- */
-export function identifyStepsBy(step: () => object | undefined): void {
-  runningStep = step;
-}
-
-function heldHere(): HeldSpan[] | undefined {
-  const step = runningStep();
-  return step === undefined ? heldUnnamed.getStore() : heldByStep.get(step);
-}
-
-/**
- * Run a durable step so that the spans its body emits go out only once `record` (the step, recorded) has resolved: a
- * body killed before its record committed emits nothing, and the step's re-run emits once. `hold` runs the body (in
- * the step's context, see {@link identifyStepsBy}). Returns `record`'s outcome; its spans have gone out before the
- * caller carries on (nothing the workflow does next, no next step, can be seen before them). Only while tracing;
- * otherwise `record` runs as it is.
- *
- * @example
- * return afterRecord((hold) => journal.runStep(name, (record) => hold(() => body(record))));
- */
-export function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Promise<B>) => Promise<T>): Promise<T> {
-  const spans: HeldSpan[] = [];
-  return record((body) => holdIn(spans, body)).then(
-    (value) => {
-      release(spans);
-      return value;
-    },
-    (error: unknown) => {
-      release(spans);
-      throw error;
-    },
-  );
-}
-
-function holdIn<B>(spans: HeldSpan[], body: () => Promise<B>): Promise<B> {
-  const step = runningStep();
-  if (step === undefined) return heldUnnamed.run(spans, body);
-  heldByStep.set(step, spans);
-  return body();
-}
-
-/** The step is recorded: its spans go out, now. */
-function release(spans: HeldSpan[]): void {
-  if (spans.length > 0) emitHeld(spans.splice(0));
-}
-
-/** A tracer that throws is reported to OpenTelemetry's diagnostics: the step, recorded, is not failed by its spans. */
-function emitHeld(spans: readonly HeldSpan[]): void {
-  for (const { telemetry: owner, scope, ended } of spans) {
-    try {
-      owner.emitNow(scope, ended);
-    } catch (error) {
-      diag.error(`helix-agents-dbos: the tracer failed to record span "${ended.name}"`, error);
-    }
-  }
 }
 
 /** The metric instruments (GenAI names where the conventions have one). */

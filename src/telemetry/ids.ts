@@ -6,13 +6,16 @@
 
 /**
  * cyrb128 (public domain): four 32-bit lanes over the key's UTF-16 code units, mixed. Not cryptographic, and need not
- * be: ids must be stable and spread, not secret; a sha256 per id cost more than the rest of a span.
+ * be: ids must be stable and spread, not secret; a sha256 per id cost more than the rest of a span. Split in two so a
+ * key's common start is absorbed once: {@link absorb} (resumable, from {@link SEED}), then {@link hexOf} mixes.
  */
-function cyrb128(key: string): [number, number, number, number] {
-  let h1 = 1779033703;
-  let h2 = 3144134277;
-  let h3 = 1013904242;
-  let h4 = 2773480762;
+type Lanes = readonly [number, number, number, number];
+
+const SEED: Lanes = [1779033703, 3144134277, 1013904242, 2773480762];
+
+/** The lanes after `from` has absorbed `key`'s code units. */
+function absorb(from: Lanes, key: string): Lanes {
+  let [h1, h2, h3, h4] = from;
   for (let index = 0; index < key.length; index += 1) {
     const code = key.charCodeAt(index);
     h1 = h2 ^ Math.imul(h1 ^ code, 597399067);
@@ -20,6 +23,12 @@ function cyrb128(key: string): [number, number, number, number] {
     h3 = h4 ^ Math.imul(h3 ^ code, 951274213);
     h4 = h1 ^ Math.imul(h4 ^ code, 2716044179);
   }
+  return [h1, h2, h3, h4];
+}
+
+/** A 16- or 32-digit lowercase hex id of absorbed lanes, mixed (never all zeros: invalid in W3C trace context). */
+function hexOf(absorbed: Lanes, length: 16 | 32): string {
+  let [h1, h2, h3, h4] = absorbed;
   h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
   h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
   h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
@@ -28,17 +37,12 @@ function cyrb128(key: string): [number, number, number, number] {
   h2 ^= h1;
   h3 ^= h1;
   h4 ^= h1;
-  return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
-}
-
-/** A 16- or 32-digit lowercase hex id of `key` (never all zeros: invalid in W3C trace context). */
-function hexOf(key: string, length: 16 | 32): string {
-  const lanes = cyrb128(key);
+  const lanes = length === 16 ? [h1 >>> 0, h2 >>> 0] : [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
   let hex = '';
   let any = 0;
-  for (let lane = 0; lane < length / 8; lane += 1) {
-    any |= lanes[lane]!;
-    hex += lanes[lane]!.toString(16).padStart(8, '0');
+  for (const lane of lanes) {
+    any |= lane;
+    hex += lane.toString(16).padStart(8, '0');
   }
   return any === 0 ? `${hex.slice(0, -1)}1` : hex;
 }
@@ -59,7 +63,7 @@ class RecentIds {
     const known = this.ids.get(part);
     if (known !== undefined) return known;
     // The key as it always was (the parts joined by NUL): ids stay the same across versions and processes.
-    const id = hexOf(`${this.prefix}\u0000${part}`, this.length);
+    const id = hexOf(absorb(SEED, `${this.prefix}\u0000${part}`), this.length);
     if (this.ids.size >= RECENT_IDS) this.ids.clear();
     this.ids.set(part, id);
     return id;
@@ -70,6 +74,8 @@ const RECENT_IDS = 4_096;
 const traceIds = new RecentIds('helix.trace', 32);
 const runSpanIds = new RecentIds('helix.run', 16);
 const sessionRootSpanIds = new RecentIds('helix.session', 16);
+/** Each calling session's lanes after `helix.tool NUL <session> NUL`: a call's id then hashes only its call id. */
+const toolSessions = new Map<string, Lanes>();
 
 /**
  * The trace id of a session tree: one trace per root session, whatever its runs, processes and days.
@@ -100,7 +106,13 @@ export function runSpanId(runId: string): string {
  * toolSpanId('s1', 'call_1');
  */
 export function toolSpanId(sessionId: string, toolCallId: string): string {
-  return hexOf(`helix.tool\u0000${sessionId}\u0000${toolCallId}`, 16);
+  let session = toolSessions.get(sessionId);
+  if (session === undefined) {
+    if (toolSessions.size >= RECENT_IDS) toolSessions.clear();
+    session = absorb(SEED, `helix.tool\u0000${sessionId}\u0000`);
+    toolSessions.set(sessionId, session);
+  }
+  return hexOf(absorb(session, toolCallId), 16);
 }
 
 /**

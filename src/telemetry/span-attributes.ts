@@ -4,9 +4,10 @@ import * as attr from './semconv.js';
 
 /**
  * The attribute sets the spans and metrics of a step repeat, built once and shared (frozen): a run's identity, a
- * model's, a tool's outcome, a step's name. A span's own attributes start as a copy of its run's prefix (one clone
- * instead of an object per part, spread together); a metric record passes the shared set itself (the SDK keeps the
- * first object of each set and copies nothing). Bounded: a cache past its size starts over.
+ * model's, a tool's outcome, a step's name. A span starts with the shared set a sampler decides on (a chat span its
+ * model's, `base`) and its own attributes start as a copy of its run's identity (one clone instead of an object per
+ * part, spread together); a metric record passes the shared set itself (the SDK keeps the first object of each set and
+ * copies nothing). Bounded: a cache past its size starts over.
  */
 const CACHED = 1_024;
 
@@ -14,7 +15,10 @@ const CACHED = 1_024;
 export interface ModelAttributes {
   /** The span name: `chat <model>`, or `chat`. */
   spanName: string;
-  /** `gen_ai.operation.name`, provider and request model: the metrics' set (a success's operation duration). */
+  /**
+   * `gen_ai.operation.name`, provider and request model: the metrics' set (a success's operation duration) and what a
+   * sampler sees of a chat span when it starts.
+   */
   base: Attributes;
   /** The token usage sets, by token type. */
   inputTokens: Attributes;
@@ -47,62 +51,37 @@ export function modelAttributes(modelKey: string | undefined): ModelAttributes {
   return created;
 }
 
-/** A run's span prefixes: who it is, and per model the chat spans' first attributes. */
-interface RunPrefixes {
+/** A run's identity on its spans (cached by run id, checked against the scope). */
+interface RunIdentity {
   sessionId: string;
   conversationId: string;
-  tool: Attributes;
-  chat: Map<string, Attributes>;
+  attributes: Attributes;
 }
 
-const runs = new Map<string, RunPrefixes>();
-
-function prefixesOf(scope: SpanScope): RunPrefixes {
-  const conversationId = scope.rootSessionId ?? scope.sessionId;
-  const known = runs.get(scope.runId);
-  if (known !== undefined && known.sessionId === scope.sessionId && known.conversationId === conversationId) return known;
-  const tool = Object.freeze({ [attr.OPERATION]: 'execute_tool', ...identityOf(scope, conversationId) });
-  const created: RunPrefixes = { sessionId: scope.sessionId, conversationId, tool, chat: new Map() };
-  remember(runs, scope.runId, created);
-  return created;
-}
-
-/** Who emits a span: conversation (the root session), agent (its session), session, run. */
-function identityOf(scope: SpanScope, conversationId: string): Attributes {
-  return { [attr.CONVERSATION_ID]: conversationId, [attr.AGENT_ID]: scope.sessionId, [attr.SESSION_ID]: scope.sessionId, [attr.RUN_ID]: scope.runId };
-}
+const runs = new Map<string, RunIdentity>();
 
 /**
- * A new attributes object of a `chat` span: the model's attributes and the run's identity (operation, provider, request
- * model, conversation, agent, session, run), to which the caller adds the call's own.
+ * A new attributes object of a span of the scope's run: who emits it (conversation: the root session; agent: its
+ * session; session; run), to which the caller adds the span's own.
  *
  * @example
- * const attributes = chatSpanAttributes(scope, 'openai:gpt-5');
+ * const attributes = runAttributes(scope);
  * attributes[STEP] = 3;
  */
-export function chatSpanAttributes(scope: SpanScope, modelKey: string | undefined): Attributes {
-  const prefixes = prefixesOf(scope);
-  const key = modelKey ?? '';
-  let prefix = prefixes.chat.get(key);
-  if (prefix === undefined) {
-    const { base } = modelAttributes(modelKey);
-    prefix = Object.freeze({ ...base, ...identityOf(scope, prefixes.conversationId) });
-    prefixes.chat.set(key, prefix);
+export function runAttributes(scope: SpanScope): Attributes {
+  const conversationId = scope.rootSessionId ?? scope.sessionId;
+  let known = runs.get(scope.runId);
+  if (known === undefined || known.sessionId !== scope.sessionId || known.conversationId !== conversationId) {
+    const { sessionId, runId } = scope;
+    const attributes = { [attr.CONVERSATION_ID]: conversationId, [attr.AGENT_ID]: sessionId, [attr.SESSION_ID]: sessionId, [attr.RUN_ID]: runId };
+    known = { sessionId, conversationId, attributes: Object.freeze(attributes) };
+    remember(runs, scope.runId, known);
   }
-  return { ...prefix };
+  return { ...known.attributes };
 }
 
-/**
- * A new attributes object of an `execute_tool` span: operation and the run's identity, to which the caller adds the
- * call's own.
- *
- * @example
- * const attributes = toolSpanAttributes(scope);
- * attributes[TOOL_NAME] = 'search';
- */
-export function toolSpanAttributes(scope: SpanScope): Attributes {
-  return { ...prefixesOf(scope).tool };
-}
+/** What a sampler sees of an `execute_tool` span when it starts (shared). */
+export const TOOL_SAMPLING: Attributes = Object.freeze({ [attr.OPERATION]: 'execute_tool' });
 
 type ToolOutcome = 'success' | 'error' | 'rejected' | 'aborted';
 const toolOutcomes = new Map<string, Partial<Record<ToolOutcome, Attributes>>>();

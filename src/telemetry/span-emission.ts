@@ -40,6 +40,12 @@ export interface EndedSpan {
   name: string;
   startTime: number;
   endTime: number;
+  /**
+   * The attributes a sampler may decide on, given when the span starts (semconv: `gen_ai.operation.name`, provider,
+   * request model): a shared set, never written to.
+   */
+  sampling?: Attributes;
+  /** The others, set once the span started (the SDK checks and copies a start's attributes twice more). */
   attributes: Attributes;
   /** The span's own id when others refer to it (a run, a tool that calls a sub-agent). */
   spanId?: string;
@@ -67,36 +73,51 @@ export function honorsSpanIds(tracer: Tracer): boolean {
 }
 
 /**
- * Start and end one span that is over. With ids honored: under its deterministic id and parent (a top-level run a
- * root of the session's trace). Without (no `HelixIdGenerator` in the provider): every span of the session a child of
+ * Start one span that is over, with its attributes, events and status: the caller ends it (at `ended.endTime`). With
+ * ids honored: under its deterministic id and parent (a top-level run a root of the session's trace). Without (no `HelixIdGenerator` in the provider): every span of the session a child of
  * its virtual root, so no span names a parent that does not exist; links to other runs are dropped for the same reason.
  */
-export function emitEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): void {
-  const traceId = traceIdOf(scope);
-  const parentSpanId = !idsHonored ? virtualRootOf(scope) : ended.root === true ? undefined : (ended.parentSpanId ?? runSpanId(scope.runId));
-  const links = idsHonored ? ended.links : undefined;
-  const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime, attributes: ended.attributes };
-  if (links !== undefined) options.links = links;
-  if (parentSpanId === undefined) options.root = true;
-  const parent = parentSpanId === undefined ? ROOT_CONTEXT : parentContext(traceId, parentSpanId);
+export function startEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): Span {
+  const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime };
+  if (ended.sampling !== undefined) options.attributes = ended.sampling;
+  // ROOT_CONTEXT holds no span: a top-level run needs no `root` option (the SDK would copy the context to drop one).
+  let parent = ROOT_CONTEXT;
+  if (!idsHonored) parent = parentContext(traceIdOf(scope), virtualRootOf(scope));
+  else if (ended.root !== true) parent = ended.parentSpanId === undefined ? runContextOf(scope) : parentContext(traceIdOf(scope), ended.parentSpanId);
+  if (idsHonored && ended.links !== undefined) options.links = ended.links;
   let span: Span;
   if (ended.spanId === undefined) span = tracer.startSpan(ended.name, options, parent);
   else {
     // One synchronous startSpan takes the ids (HelixIdGenerator); nothing else can start a span in between.
-    pendSpanIds(traceId, ended.spanId);
+    pendSpanIds(traceIdOf(scope), ended.spanId);
     try {
       span = tracer.startSpan(ended.name, options, parent);
     } finally {
       clearSpanIds();
     }
   }
+  span.setAttributes(ended.attributes);
   const events = ended.events;
   if (events !== undefined) for (const event of events) span.addEvent(event.name, event.attributes ?? {}, event.time);
   if (ended.error !== undefined) {
     span.setAttribute(ERROR_TYPE, ended.error.type);
     span.setStatus(ended.error.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: ended.error.message });
   }
-  span.end(ended.endTime);
+  return span;
+}
+
+/** Each run's span context (the parent of its chat and tool spans), by run id, checked against the scope's trace. */
+const runContexts = new Map<string, { traceId: string; context: Context }>();
+
+/** The context whose span is the scope's run span: the parent of the run's chat and tool spans. */
+function runContextOf(scope: SpanScope): Context {
+  const traceId = traceIdOf(scope);
+  const known = runContexts.get(scope.runId);
+  if (known !== undefined && known.traceId === traceId) return known.context;
+  const created = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: runSpanId(scope.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true });
+  if (runContexts.size >= PARENT_CONTEXTS) runContexts.clear();
+  runContexts.set(scope.runId, { traceId, context: created });
+  return created;
 }
 
 /** The session's virtual root: the parent of every span when the provider does not honor our ids. */
@@ -124,6 +145,5 @@ function parentContext(traceId: string, spanId: string): Context {
  * run's span must come to exist under that id.
  */
 export function inRunContext<T>(scope: SpanScope, start: () => T): T {
-  const traceId = scope.trace?.traceId ?? sessionTraceId(scope.rootSessionId ?? scope.sessionId);
-  return context.with(parentContext(traceId, runSpanId(scope.runId)), start);
+  return context.with(runContextOf(scope), start);
 }

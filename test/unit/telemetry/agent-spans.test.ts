@@ -1,4 +1,5 @@
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Attributes } from '@opentelemetry/api';
+import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentTelemetry, useTelemetry } from '../../../src/telemetry/agent-telemetry.js';
 import { chatSpan, runSpan, toolSpan } from '../../../src/telemetry/agent-spans.js';
@@ -96,5 +97,30 @@ describe('span decisions', () => {
     const [span] = exporter.getFinishedSpans();
     expect(span?.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     expect(span?.attributes['gen_ai.tool.call.result']).toBeUndefined();
+  });
+});
+
+describe('what a sampler sees', () => {
+  it('the attributes the GenAI conventions name for sampling, when the span starts; the others once it started', () => {
+    const seen: Array<{ name: string; attributes: Attributes }> = [];
+    const sampler = new AlwaysOnSampler();
+    const recording = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+      idGenerator: new HelixIdGenerator(),
+      sampler: { shouldSample: (...args: Parameters<AlwaysOnSampler['shouldSample']>) => (seen.push({ name: args[2], attributes: { ...args[4] } }), sampler.shouldSample()) },
+    });
+    useTelemetry(new AgentTelemetry({ tracer: recording.getTracer('unit') }));
+    chatSpan(scope, { step: 1, startedAt: 1, endedAt: 2, attempt: 1, requestModel: 'openai:gpt-5' });
+    toolSpan(scope, { step: 1, toolCallId: 'c1', toolName: 'search', startedAt: 1, endedAt: 2, outcome: 'success', attempt: 1 });
+    runSpan(scope, { startedAt: 1, endedAt: 2, status: 'completed', stepCount: 1, modelKey: 'openai:gpt-5' });
+    expect(seen.filter((start) => start.name !== 'helix.id_probe')).toEqual([
+      { name: 'chat gpt-5', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-5' } },
+      { name: 'execute_tool search', attributes: { 'gen_ai.operation.name': 'execute_tool' } },
+      { name: 'invoke_agent assistant', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'openai' } },
+    ]);
+    const [chat, tool, run] = exporter.getFinishedSpans();
+    expect(chat?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'helix.run.id': 'r1', 'helix.step': 1, 'helix.attempt': 1 });
+    expect(tool?.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'helix.session.id': 's1' });
+    expect(run?.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.agent.name': 'assistant', 'helix.run.status': 'completed' });
   });
 });
