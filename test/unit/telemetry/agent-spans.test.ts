@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentTelemetry, useTelemetry } from '../../../src/telemetry/agent-telemetry.js';
 import { chatSpan, runSpan, toolSpan } from '../../../src/telemetry/agent-spans.js';
@@ -103,12 +103,13 @@ describe('span decisions', () => {
 describe('what a sampler sees', () => {
   it('the attributes the GenAI conventions name for sampling, when the span starts; the others once it started', () => {
     const seen: Array<{ name: string; attributes: Attributes }> = [];
-    const sampler = new AlwaysOnSampler();
-    const recording = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-      idGenerator: new HelixIdGenerator(),
-      sampler: { shouldSample: (...args: Parameters<AlwaysOnSampler['shouldSample']>) => (seen.push({ name: args[2], attributes: { ...args[4] } }), sampler.shouldSample()) },
-    });
+    const sampler: Sampler = {
+      shouldSample: (_context, _traceId, name, _kind, attributes) => {
+        seen.push({ name, attributes: { ...attributes } });
+        return new AlwaysOnSampler().shouldSample();
+      },
+    };
+    const recording = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], idGenerator: new HelixIdGenerator(), sampler });
     useTelemetry(new AgentTelemetry({ tracer: recording.getTracer('unit') }));
     chatSpan(scope, { step: 1, startedAt: 1, endedAt: 2, attempt: 1, requestModel: 'openai:gpt-5' });
     toolSpan(scope, { step: 1, toolCallId: 'c1', toolName: 'search', startedAt: 1, endedAt: 2, outcome: 'success', attempt: 1 });
