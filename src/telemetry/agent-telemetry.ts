@@ -96,10 +96,7 @@ export class AgentTelemetry {
     return text.length <= this.captureContent ? text : `${text.slice(0, this.captureContent)}…`;
   }
 
-  /**
-   * Emit a span that is over, in the scope's trace. Inside a journaled step it is started in the SDK while the step's
-   * record commits and ended once it committed (see `afterRecord`).
-   */
+  /** Emit a span that is over, in the scope's trace (once its step's record commits, inside a journaled step). */
   emit(scope: SpanScope, ended: EndedSpan): void {
     const tracer = this.tracing ? this.tracer : undefined;
     if (tracer === undefined) return;
@@ -110,7 +107,7 @@ export class AgentTelemetry {
 
   /**
    * Do `work` (metric records, the building of a span; told whether spans go anywhere): inside a journaled step while
-   * tracing, while the step's record commits (before its spans end, at the latest); elsewhere now.
+   * tracing, once the step's record commits, with its spans; elsewhere now.
    */
   later(work: (tracing: boolean) => void): void {
     if (this.tracer === undefined || !this.tracing) return work(false);

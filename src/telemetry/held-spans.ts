@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { diag, type Span } from '@opentelemetry/api';
 
-/** A span a journaled step's body emitted: started in the SDK while its record commits, ended once it committed. */
+/** A span a journaled step's body emitted: started and ended in the SDK once the step's record commits. */
 export interface HeldSpan {
   name: string;
   endTime: number;
@@ -10,43 +10,29 @@ export interface HeldSpan {
 }
 
 /**
- * What a journaled step's body left to telemetry: work (metric records, the building of a span) and spans. Both are
- * done while the step's record commits (one `setImmediate` once the body settled: the process waits for Postgres),
- * not on the step's way; {@link release}, once the record committed, does what is left and ends the spans. Only the
- * end hands a span to the processors (Simple and Batch export at the end), so a body killed before its record emits
- * nothing, whatever it started.
+ * What a journaled step's body left to telemetry: work (metric records, the building of a span) and spans.
+ * {@link release}, once the record committed, does the work, starts the spans and ends them: a body killed before its
+ * record emits nothing.
  */
 export class StepHold {
   private readonly work: Array<() => void> = [];
   private readonly spans: HeldSpan[] = [];
   private readonly started: Array<Span | undefined> = [];
-  private waking = false;
-  private bodySettled = false;
   /** The step's record committed and its spans went out: whatever comes now goes at once. */
   released = false;
 
-  /** Do `job` while the step's record commits (at its release at the latest). */
+  /** Do `job` at the release. */
   defer(job: () => void): void {
     this.work.push(job);
-    if (this.bodySettled) this.wake();
   }
 
-  /** Start `span` while the step's record commits; end it at the release. */
+  /** Start and end `span` at the release. */
   hold(span: HeldSpan): void {
     this.spans.push(span);
-    if (this.bodySettled) this.wake();
   }
 
-  /** The body returned or threw: its record is being written. */
-  settled(): void {
-    this.bodySettled = true;
-    if (this.work.length > 0 || this.spans.length > this.started.length) this.wake();
-  }
-
-  /** The record committed: do what is left and end every span, now (before the workflow carries on). */
+  /** The record committed: do the work and end every span, now (before the workflow carries on). */
   release(): void {
-    // Whatever the remaining work emits goes out in this pass: no other turn needed.
-    this.waking = true;
     this.prepare();
     this.released = true;
     for (let index = 0; index < this.spans.length; index += 1) {
@@ -56,16 +42,6 @@ export class StepHold {
     }
     this.spans.length = 0;
     this.started.length = 0;
-  }
-
-  private wake(): void {
-    if (this.waking || this.released) return;
-    this.waking = true;
-    setImmediate(() => {
-      // What the work emits is started in this same pass.
-      this.prepare();
-      this.waking = false;
-    });
   }
 
   private prepare(): void {
@@ -143,9 +119,7 @@ export function afterRecord<T>(record: (hold: <B>(body: () => Promise<B>) => Pro
 
 function holdIn<B>(held: StepHold, body: () => Promise<B>): Promise<B> {
   const step = runningStep();
-  if (step !== undefined) heldByStep.set(step, held);
-  const outcome = step === undefined ? heldUnnamed.run(held, body) : body();
-  const settled = (): void => held.settled();
-  outcome.then(settled, settled);
-  return outcome;
+  if (step === undefined) return heldUnnamed.run(held, body);
+  heldByStep.set(step, held);
+  return body();
 }
