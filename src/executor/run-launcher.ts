@@ -139,7 +139,7 @@ export class RunLauncher {
     const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
     if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
-    const created = { sessionCreatedHere: options.sessionCreated === true, sessionLocked: options.sessionLocked === true };
+    const startWrite = { sessionCreatedHere: options.sessionCreated === true, sessionLocked: options.sessionLocked === true };
     await writer.createRun(input.sessionId, {
       runId: input.runId,
       status: 'running',
@@ -149,9 +149,9 @@ export class RunLauncher {
       startedAt: Date.now(),
       ...(previous === null ? {} : { previousRunId: previous.runId }),
       metadata: { workflowInput: input },
-    }, created);
+    }, startWrite);
     if (input.turnStored === true && input.userMessage !== undefined) {
-      await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }], created);
+      await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }], startWrite);
       if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input));
       // A session's later turns reactivated its stream in this transaction already.
       if (previous === null) await writer.openStream(input.streamId, input.agentType);
@@ -229,7 +229,7 @@ export class RunLauncher {
       callbacks: this.callbacks(agent, sessionId),
       ...(liveHandle === undefined ? {} : { liveHandle }),
       ...(usageStore === undefined ? {} : { usageStore }),
-      ...(liveHandle === undefined || signalsSinceStart === undefined ? {} : { signalsSinceStart }),
+      ...(signalsSinceStart === undefined ? {} : { signalsSinceStart }),
     });
   }
 

@@ -34,7 +34,7 @@ export interface StartWriter {
   ): Promise<CompareAndSetResult>;
   reactivateStream(streamId: string): Promise<void>;
   clearInterruptFlag(sessionId: string): Promise<void>;
-  /** `options.sessionCreatedHere`: this start created the session (a hint the joined writes use; see `StartWriteOptions`). */
+  /** `options`: how this start holds the session (hints the joined writes use; see `StartWriteOptions`). */
   createRun(sessionId: string, run: CreateRunInput, options?: StartWriteOptions): Promise<RunRecord>;
   /** Whether the writes commit together (one transaction): only then may a start store its turn with its run. */
   readonly together: boolean;

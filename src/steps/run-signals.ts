@@ -13,25 +13,32 @@ const waiters = new Map<string, Set<() => void>>();
  * await waitForRunChange(runId, 25);
  */
 export async function waitForRunChange(keys: string | readonly string[], timeoutMs: number, stop?: AbortSignal): Promise<void> {
-  const all = typeof keys === 'string' ? [keys] : keys;
   await new Promise<void>((resolve) => {
+    const unlisten = listen(typeof keys === 'string' ? [keys] : keys, () => done());
     const done = (): void => {
       clearTimeout(timer);
-      for (const key of all) {
-        const set = waiters.get(key);
-        set?.delete(done);
-        if (set?.size === 0) waiters.delete(key);
-      }
+      unlisten();
       resolve();
     };
     const timer = setTimeout(done, timeoutMs);
     stop?.addEventListener('abort', done, { once: true });
-    for (const key of all) {
-      const set = waiters.get(key) ?? new Set<() => void>();
-      waiters.set(key, set);
-      set.add(done);
-    }
   });
+}
+
+/** Call `wake` on each `signalRunChanged` of any of `keys` until the returned function is called. */
+function listen(keys: readonly string[], wake: () => void): () => void {
+  for (const key of keys) {
+    const set = waiters.get(key) ?? new Set<() => void>();
+    waiters.set(key, set);
+    set.add(wake);
+  }
+  return () => {
+    for (const key of keys) {
+      const set = waiters.get(key);
+      set?.delete(wake);
+      if (set?.size === 0) waiters.delete(key);
+    }
+  };
 }
 
 /**
@@ -60,22 +67,10 @@ export interface RunChangeWatch {
  */
 export function watchRunChange(keys: readonly string[]): RunChangeWatch {
   let changed = false;
-  const release = (): void => {
-    for (const key of keys) {
-      const set = waiters.get(key);
-      set?.delete(seen);
-      if (set?.size === 0) waiters.delete(key);
-    }
-  };
-  const seen = (): void => {
+  const release = listen(keys, () => {
     changed = true;
     release();
-  };
-  for (const key of keys) {
-    const set = waiters.get(key) ?? new Set<() => void>();
-    waiters.set(key, set);
-    set.add(seen);
-  }
+  });
   return {
     get changed() {
       return changed;

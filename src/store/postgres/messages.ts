@@ -40,14 +40,18 @@ export async function selectExistingMessageIds(
 ): Promise<Set<string>> {
   const ids = messageIdsOf(messages);
   if (ids.length === 0) return new Set<string>();
-  // The key of the hash index behind the ids' uniqueness (migration 010), one probe per id.
-  const result = await connection.query<{ message_id: string }>(
-    `SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
-     JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
-       AND stored.session_id = $1 AND stored.message_id = wanted.id`,
-    [sessionId, ids],
-  );
+  const result = await connection.query<{ message_id: string }>(existingIdsSql(tables), [sessionId, ids]);
   return new Set(result.rows.map((row) => row.message_id));
+}
+
+/**
+ * The ids among `$2` (text[]) that session `$1` already has: through the key of the hash index behind the ids'
+ * uniqueness (migration 010), one probe per id.
+ */
+function existingIdsSql(tables: StoreTables): string {
+  return `SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
+     JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
+       AND stored.session_id = $1 AND stored.message_id = wanted.id`;
 }
 
 /**
@@ -118,11 +122,7 @@ async function planAppend(connection: SqlConnection, tables: StoreTables, sessio
  */
 async function planLockedAppend(connection: SqlConnection, tables: StoreTables, sessionId: string, messages: readonly Message[]) {
   const result = await connection.query<{ message_count: number; existing: string[] }>(
-    `SELECT session.message_count, ARRAY(
-       SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
-       JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
-         AND stored.session_id = $1 AND stored.message_id = wanted.id
-     ) AS existing
+    `SELECT session.message_count, ARRAY(${existingIdsSql(tables)}) AS existing
      FROM ${tables.sessions} AS session WHERE session.session_id = $1`,
     [sessionId, messageIdsOf(messages)],
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StateStoreStepRecords } from '../../../src/store/index.js';
+import type { StartWriteOptions, StateStoreStepRecords } from '../../../src/store/index.js';
 import type { StreamManagerStepRecords } from '../../../src/stream/index.js';
 import { stepRecordsContractChecks, type StepRecordsContractCheck, type StepRecordsContractSubject } from '../../../src/testing/contracts/index.js';
 import type { SessionState } from '../../../src/types/session.js';
@@ -60,6 +60,14 @@ function stateStoreWith(broken: (real: StateStoreStepRecords) => Partial<StateSt
     ...broken(real),
   };
   return { ...subject, components: { ...subject.components, stateStore: withStepRecords(store, delegate) } };
+}
+
+/** A message append that, given `option`, stores every message under a fresh id (so no id is ever found stored). */
+function idsRenamedWhen(option: keyof StartWriteOptions): StepRecordsContractSubject {
+  return stateStoreWith((real) => ({
+    appendMessagesOn: (connection, sessionId, messages, options) =>
+      real.appendMessagesOn(connection, sessionId, options?.[option] === true ? messages.map((message, index) => ({ ...message, id: `m-${index}` })) : messages, options),
+  }));
 }
 
 function streamManagerWith(broken: (real: StreamManagerStepRecords) => Partial<StreamManagerStepRecords>): StepRecordsContractSubject {
@@ -192,24 +200,8 @@ describe('the step records contract rejects broken implementations', () => {
       'appendMessagesOn',
       () => stateStoreWith(() => ({ appendMessagesOn: (_connection, sessionId, messages) => subject.components.stateStore!.appendMessages(sessionId, messages) })),
     ],
-    [
-      'a first append of a session created in the transaction that stores a repeated id twice',
-      'sessionCreatedHere',
-      () =>
-        stateStoreWith((real) => ({
-          appendMessagesOn: (connection, sessionId, messages, options) =>
-            real.appendMessagesOn(connection, sessionId, options?.sessionCreatedHere === true ? messages.map((message, index) => ({ ...message, id: `m-${index}` })) : messages, options),
-        })),
-    ],
-    [
-      'an append in a transaction holding the session row that stores an id the session has again',
-      'sessionLocked',
-      () =>
-        stateStoreWith((real) => ({
-          appendMessagesOn: (connection, sessionId, messages, options) =>
-            real.appendMessagesOn(connection, sessionId, options?.sessionLocked === true ? messages.map((message, index) => ({ ...message, id: `m-${index}` })) : messages, options),
-        })),
-    ],
+    ['a first append of a session created in the transaction that stores a repeated id twice', 'sessionCreatedHere', () => idsRenamedWhen('sessionCreatedHere')],
+    ['an append in a transaction holding the session row that stores an id the session has again', 'sessionLocked', () => idsRenamedWhen('sessionLocked')],
     [
       'a start transaction that commits what a throwing body wrote',
       'a run’s start',
