@@ -3,6 +3,7 @@ import type { StoredMessage } from '../types/message.js';
 import type { InterruptFlagResult, SessionState } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
 import { loadStepState } from './load-step-state.js';
+import { rememberNewest } from '../orchestration/bounded-map.js';
 
 /** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
 export interface FirstStepReads {
@@ -35,12 +36,7 @@ export function startFirstStepReads(store: SessionStateStore, at: { sessionId: s
   };
   // Taken (and awaited) by the step, or dropped: never an unhandled rejection.
   for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
-  started.delete(at.runId);
-  started.set(at.runId, { store, reads });
-  if (started.size > MAX_STARTED) {
-    const oldest = started.keys().next().value;
-    if (oldest !== undefined) started.delete(oldest);
-  }
+  rememberNewest(started, at.runId, { store, reads }, MAX_STARTED);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StoredMessage } from '../types/message.js';
+import { rememberNewest } from '../orchestration/bounded-map.js';
 
 /** Sessions whose history this process keeps (least recently used are dropped first). */
 const MAX_CACHED_SESSIONS = 256;
@@ -71,10 +72,5 @@ export function forgetHistory(sessionId: string): void {
 }
 
 function remember(sessionId: string, store: SessionStateStore, messages: StoredMessage[]): void {
-  cache.delete(sessionId);
-  cache.set(sessionId, { store, messages });
-  if (cache.size > MAX_CACHED_SESSIONS) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
+  rememberNewest(cache, sessionId, { store, messages }, MAX_CACHED_SESSIONS);
 }

@@ -1,4 +1,5 @@
 import type { SessionStateStore } from '../store/state-store.js';
+import { rememberNewest } from '../orchestration/bounded-map.js';
 
 /** Step starts remembered per process (the oldest go first). */
 const MAX_REMEMBERED = 256;
@@ -14,13 +15,7 @@ const remembered = new Map<string, { store: SessionStateStore; customState: Reco
  * rememberStepStartState(stateStore, { runId, step }, state.customState);
  */
 export function rememberStepStartState(store: SessionStateStore, at: { runId: string; step: number }, customState: Record<string, unknown>): void {
-  const key = `${at.runId}:${at.step}`;
-  remembered.delete(key);
-  remembered.set(key, { store, customState });
-  if (remembered.size > MAX_REMEMBERED) {
-    const oldest = remembered.keys().next().value;
-    if (oldest !== undefined) remembered.delete(oldest);
-  }
+  rememberNewest(remembered, `${at.runId}:${at.step}`, { store, customState }, MAX_REMEMBERED);
 }
 
 /**

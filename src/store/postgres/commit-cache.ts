@@ -1,4 +1,5 @@
 import type { SessionState } from '../../types/session.js';
+import { rememberNewest } from '../../orchestration/bounded-map.js';
 
 /**
  * What a step commit left a session as, known to the process that committed it: enough for the session's next step
@@ -45,12 +46,6 @@ export class CommitCache {
 
   /** Remember what a committed step commit wrote. */
   remember(sessionId: string, known: CommittedSession): void {
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, known);
-    while (this.#sessions.size > MAX_REMEMBERED_SESSIONS) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest === undefined) return;
-      this.#sessions.delete(oldest);
-    }
+    rememberNewest(this.#sessions, sessionId, known, MAX_REMEMBERED_SESSIONS);
   }
 }
