@@ -74,8 +74,9 @@ export function honorsSpanIds(tracer: Tracer): boolean {
 
 /**
  * Start one span that is over, with its attributes, events and status: the caller ends it (at `ended.endTime`). With
- * ids honored: under its deterministic id and parent (a top-level run a root of the session's trace). Without (no `HelixIdGenerator` in the provider): every span of the session a child of
- * its virtual root, so no span names a parent that does not exist; links to other runs are dropped for the same reason.
+ * ids honored: under its deterministic id and parent (a top-level run a root of the session's trace). Without (no
+ * `HelixIdGenerator` in the provider): every span of the session a child of its virtual root, so no span names a
+ * parent that does not exist; links to other runs are dropped for the same reason.
  */
 export function startEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): Span {
   const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime };
