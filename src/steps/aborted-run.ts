@@ -65,28 +65,56 @@ export interface AbortRecord {
    * caller ends the stream afterwards.
    */
   endStream?: (streamId: string) => Promise<void>;
+  /**
+   * Record the run only while it still reads `running` (`compareAndSetRunStatus`, where the store has it): set by a
+   * DBOS cancel's writers, two of which (the run itself, a stuck-run repair) may record one cancel. The one that moves
+   * the run to `aborted` records the rest; the other writes nothing (`alreadyRecorded`), so it cannot end the stream
+   * or fail the session of a retry() that followed the first record. `abort()` records unconditionally (a cancelled
+   * persistent turn may record its run first).
+   */
+  onlyWhileRunning?: boolean;
 }
+
+/** What {@link recordRunAborted} recorded: the stream it opened, and whether it left the session alone. */
+export type AbortRecorded = OpenedStream & {
+  /** A newer run is the session's current one: only this run was recorded. */
+  superseded?: true;
+  /** Another writer recorded this run's end first (`onlyWhileRunning`): nothing was written. */
+  alreadyRecorded?: true;
+};
 
 /**
  * Record a run as aborted, the one way `abort()` and a DBOS cancel both record it: its open calls (and `alsoCompleted`)
  * settled, run `aborted`, an `error` chunk (`ABORTED`) written and the writer closed, the stream ended (`endStream`),
  * then session `failed` (failureReason `aborted`). Without `endStream` the caller ends the stream (returned)
  * afterwards, with its own error handling. The `ABORTED` chunk is keyed by run: two writers recording one cancel
- * (the run and a stuck-run repair) store it once. A late writer, when the session's current run is already a newer one
- * (a retry() started meanwhile), records only its run (`superseded`): nothing of the session, its calls or stream.
+ * (the run and a stuck-run repair) store it once; with `onlyWhileRunning` only the writer that moves the run from
+ * `running` to `aborted` writes anything (the other gets `alreadyRecorded`). A late writer, when the session's current
+ * run is already a newer one (a retry() started meanwhile), records only its run (`superseded`): nothing of the
+ * session, its calls or stream.
  *
  * @example
  * const opened = await recordRunAborted(stateStore, { sessionId, runId, stepCount, error, now, stream: opening });
  * if (opened.superseded !== true) await streamManager.endStream(opened.streamId);
  */
-export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<OpenedStream & { superseded?: true }> {
+export async function recordRunAborted(stateStore: SessionStateStore, abort: AbortRecord): Promise<AbortRecorded> {
   const { sessionId, runId, error, now } = abort;
+  const outcome = { completionReason: 'aborted' as const, endedAt: now, error };
   // A late writer of the cancel (it is recorded twice: by the run and by a stuck-run repair) after a retry() started a
   // newer run records only its own run: the session, its calls and its stream belong to the newer run now.
   const late = await supersededRun(stateStore, sessionId, runId);
-  // Settled first: whoever sees the session aborted sees its calls settled too.
+  // One decision between two writers of one cancel, before anything else is written: the loser's writes (calls, chunk,
+  // stream end, session status) could land after a retry() that the winner's record let start. `undefined`: no decision
+  // (not asked for, or a store without the method): the run is written below, unconditionally.
+  const won = abort.onlyWhileRunning === true ? await stateStore.compareAndSetRunStatus?.(sessionId, runId, ['running'], 'aborted', outcome) : undefined;
+  if (won === false) {
+    const opened = await abort.stream;
+    await opened.writer?.close().catch(() => undefined);
+    return { ...opened, alreadyRecorded: true };
+  }
+  // Settled before the session reads aborted: whoever sees it aborted sees its calls settled too.
   if (!late) await settleOpenCalls(stateStore, sessionId, now, abort.alsoCompleted ?? []);
-  await stateStore.updateRunStatus(sessionId, runId, 'aborted', { completionReason: 'aborted', endedAt: now, error });
+  if (won === undefined) await stateStore.updateRunStatus(sessionId, runId, 'aborted', outcome);
   signalRunChanged(runId);
   const opened = await abort.stream;
   if (late || (await supersededRun(stateStore, sessionId, runId))) {

@@ -47,7 +47,9 @@ export async function recordOperatorCancel(scope: RunScope, parent: ParentLink |
  * Record a run whose workflow DBOS reports CANCELLED: run `aborted`, session `failed` (failureReason `aborted`), its
  * open human calls settled (a late submission gets `already_completed`), an `error` chunk (`ABORTED`), the stream
  * ended. Returns false, writing nothing, when the run is no longer running or `abort()` cancelled it (its flag reason
- * says so; it records the abort itself).
+ * says so; it records the abort itself). Of two writers of one cancel (the run itself, a stuck-run repair) only the
+ * one that moves the run from `running` writes the rest; the other writes nothing and waits (briefly) for the
+ * session to leave `active`, so its caller's next decision (a retry()) sees the whole record.
  *
  * @example
  * if (status === 'CANCELLED') return recordCancelledRun(stateStore, streamManager, { sessionId, runId, streamId, agentType });
@@ -57,7 +59,7 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
   if (record === undefined) return false;
   const stream = openStreamWriter(streamManager, run);
   stream.catch(() => undefined); // awaited by recordRunAborted; a failure before that must not go unhandled
-  await recordRunAborted(stateStore, {
+  const recorded = await recordRunAborted(stateStore, {
     sessionId: run.sessionId,
     runId: run.runId,
     stepCount: record.stepCount,
@@ -65,8 +67,25 @@ export async function recordCancelledRun(stateStore: SessionStateStore, streamMa
     now: Date.now(),
     stream,
     endStream: (streamId) => streamManager.endStream(streamId).catch(() => undefined),
+    onlyWhileRunning: true,
   });
+  if (recorded.alreadyRecorded === true) await otherRecordWritten(stateStore, run);
   return true;
+}
+
+/** How long the writer of a cancel that another writer recorded first waits for that record's session status. */
+const OTHER_RECORD_WAIT_MS = 3_000;
+
+/**
+ * Wait until the session no longer reads `active` (the other writer's record ends with the session `failed`) or a
+ * newer run is its current one, at most {@link OTHER_RECORD_WAIT_MS}.
+ */
+async function otherRecordWritten(stateStore: SessionStateStore, run: CancelledRun): Promise<void> {
+  const deadline = Date.now() + OTHER_RECORD_WAIT_MS;
+  while ((await stateStore.loadState(run.sessionId))?.status === 'active' && Date.now() < deadline) {
+    if ((await stateStore.getCurrentRun(run.sessionId))?.runId !== run.runId) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /**
@@ -108,7 +127,11 @@ async function recordCancelledTurn(stateStore: SessionStateStore, scope: RunScop
  * interrupt flag on `abortedSessionId` — the session, or the root of a sub-agent's tree — carries an abort reason:
  * `abort()` cancels the workflow itself and records the run).
  */
-async function runLeftToRecord(stateStore: SessionStateStore, run: Pick<RunScope, 'sessionId' | 'runId'>, abortedSessionId: string): Promise<RunRecord | undefined> {
+async function runLeftToRecord(
+  stateStore: SessionStateStore,
+  run: Pick<RunScope, 'sessionId' | 'runId'>,
+  abortedSessionId: string,
+): Promise<RunRecord | undefined> {
   const [record, flag] = await Promise.all([stateStore.getRun(run.sessionId, run.runId), stateStore.readInterruptFlag(abortedSessionId)]);
   return record?.status === 'running' && !isAbortReason(flag.reason) ? record : undefined;
 }

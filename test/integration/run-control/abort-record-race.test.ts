@@ -4,6 +4,9 @@ import type { SessionStateStore } from '../../../src/store/state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/index.js';
 import { openStoreDatabase, type StoreDatabase } from '../../support/store-database.js';
 import { readStream } from '../../support/read-stream.js';
+import { recordCancelledRun } from '../../../src/steps/dbos-cancel.js';
+import type { StreamManager } from '../../../src/stream/stream-manager.js';
+import { createGate, type Gate } from './run-control-kit.js';
 
 let db: StoreDatabase;
 let streams: PostgresStreamManager;
@@ -38,6 +41,28 @@ function cancelOf(sessionId: string): AbortRecord {
     stream: openStreamWriter(streams, { streamId: sessionId, sessionId, agentType: 'racer' }),
     endStream: (streamId) => streams.endStream(streamId).catch(() => undefined),
   };
+}
+
+/** `target` with one method replaced by `replace(original)` (the other methods bound to `target`). */
+function withMethod<T extends object>(target: T, name: keyof T, replace: (original: (...args: any[]) => Promise<any>) => unknown): T {
+  return new Proxy(target, {
+    get: (object, property) => {
+      const value: unknown = Reflect.get(object, property, object);
+      const bound = typeof value === 'function' ? (value as (...args: any[]) => Promise<any>).bind(object) : value;
+      return property === name ? replace(bound as (...args: any[]) => Promise<any>) : bound;
+    },
+  });
+}
+
+/** A stream manager whose writers wait at `gate` before each write (a writer held before its ABORTED chunk). */
+function writesHeldAt(gate: Gate): StreamManager {
+  return withMethod(streams as StreamManager, 'createWriter', (createWriter) => async (...args: unknown[]) => {
+    const writer = await createWriter(...args);
+    return withMethod(writer, 'write', (write) => async (...chunk: unknown[]) => {
+      await gate.pass();
+      return write(...chunk);
+    });
+  });
 }
 
 /** Two writers recording the same cancel at once, as the cancelled run and a stuck-run repair do. */
@@ -93,5 +118,68 @@ describe('a run end recorded by two writers at once', () => {
     const chunks = await readStream(streams, sessionId);
     expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
     expect(chunks.at(-1)).toMatchObject({ type: 'text_delta', delta: 'still going' });
+  });
+});
+
+describe('a DBOS cancel recorded by the cancelled run and by a stuck-run repair', () => {
+  it('the writer that checked before the other recorded it writes nothing more: a retry() started meanwhile keeps its session and stream', async () => {
+    const sessionId = 'race-retry';
+    await runningSession(sessionId);
+    const run = { sessionId, runId: 'r1', streamId: sessionId, agentType: 'racer' };
+    // The late writer (the run, its tool returned) read its run `running`; it is held at its next read of the store.
+    const checked = createGate();
+    const writing = createGate();
+    let reads = 0;
+    const lateStore = withMethod(db.store as SessionStateStore, 'getCurrentRun', (getCurrentRun) => async (...args: unknown[]) => {
+      if (reads++ === 0) await checked.pass();
+      return getCurrentRun(...args);
+    });
+    const late = recordCancelledRun(lateStore, writesHeldAt(writing), run);
+    await checked.entered;
+    // The repair (a later execute() on the session) records the whole cancel meanwhile.
+    expect(await recordCancelledRun(db.store, streams, run)).toBe(true);
+    expect(await db.store.loadState(sessionId)).toMatchObject({ status: 'failed', failureReason: 'aborted' });
+    checked.open();
+    // Held before its chunk (or done, having written nothing): a retry() takes the session for a newer run.
+    await Promise.race([writing.entered, late]);
+    expect((await db.store.compareAndSetStatus(sessionId, ['failed'], 'active')).ok).toBe(true);
+    await streams.reactivateStream(sessionId);
+    await db.store.createRun(sessionId, { runId: 'r2', status: 'running', stepCount: 0, startSequence: 3, startedAt: Date.now(), previousRunId: 'r1' });
+    writing.open();
+    await late;
+    expect(await db.store.loadState(sessionId)).toMatchObject({ status: 'active' });
+    expect(await streams.getInfo(sessionId)).toMatchObject({ status: 'active' });
+    expect(await db.store.getRun(sessionId, 'r2')).toMatchObject({ status: 'running' });
+    await streams.endStream(sessionId);
+    const chunks = await readStream(streams, sessionId);
+    expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
+  });
+
+  it('the writer that finds the run recorded by the other returns once that record has failed the session (a retry() then works)', async () => {
+    const sessionId = 'race-wait';
+    await runningSession(sessionId);
+    const run = { sessionId, runId: 'r1', streamId: sessionId, agentType: 'racer' };
+    const checked = createGate();
+    const writing = createGate();
+    let reads = 0;
+    const loserStore = withMethod(db.store as SessionStateStore, 'getCurrentRun', (getCurrentRun) => async (...args: unknown[]) => {
+      if (reads++ === 0) await checked.pass();
+      return getCurrentRun(...args);
+    });
+    let returned = false;
+    const loser = recordCancelledRun(loserStore, streams, run).then((recorded) => ((returned = true), recorded));
+    await checked.entered;
+    // The other writer moves the run to aborted and is held before its chunk, the session still `active`.
+    const winner = recordCancelledRun(db.store, writesHeldAt(writing), run);
+    await writing.entered;
+    checked.open();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(returned).toBe(false);
+    writing.open();
+    expect(await loser).toBe(true);
+    expect(await db.store.loadState(sessionId)).toMatchObject({ status: 'failed', failureReason: 'aborted' });
+    expect(await winner).toBe(true);
+    const chunks = await readStream(streams, sessionId);
+    expect(chunks.filter((chunk) => chunk.type === 'error' && chunk.code === 'ABORTED')).toHaveLength(1);
   });
 });
