@@ -40,8 +40,11 @@ export interface StreamManagerStepRecords extends StepRecordParticipant {
    * caller's transaction: the chunks are stored when it commits (once, whatever it retries), nothing when it rolls
    * back. `undefined` when nothing is buffered. Throws StreamError(`STREAM_CLOSED`) when the writer knows its stream
    * ended, InvalidArgumentError (`INVALID_ARGUMENT`) for a writer this manager did not create.
+   * `neverRewritten`: the caller's transaction records the step that wrote the chunks (once it commits, that step's
+   * body never runs again, so none of them is written again): a manager may then store them more compactly (the
+   * Postgres manager keeps a call's `tool_start` in its `tool_end`'s row).
    */
-  handOver(writer: StreamWriter): Promise<ChunkHandover | undefined>;
+  handOver(writer: StreamWriter, options?: { neverRewritten?: boolean }): Promise<ChunkHandover | undefined>;
   /**
    * What `createWriter` does to the stream (create it active, or leave an existing one as it is) on `connection`,
    * inside the caller's transaction: a stream created there exists once the caller commits, nothing after a rollback.

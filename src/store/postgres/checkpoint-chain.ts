@@ -31,7 +31,8 @@ const MAX_CHAIN_DEPTH = 1_000_000;
 export interface CheckpointRow {
   session_id: string;
   checkpoint_id: string;
-  run_id: string;
+  /** NULL when the checkpoint id is `${runId}:${stepCount}` (migration 017): see {@link storedRunId}. */
+  run_id: string | null;
   step_count: number;
   message_count: number;
   custom_state: Record<string, unknown> | null;
@@ -206,7 +207,7 @@ export async function insertCheckpointRow(
 ): Promise<number> {
   const stateText = toJsonText(checkpoint.customState, 'customState');
   const columns = `(session_id, checkpoint_id, run_id, step_count, message_count, created_at, custom_state, patches, base_checkpoint_id, chain_bytes)`;
-  const row = [checkpoint.sessionId, checkpoint.id, checkpoint.runId, checkpoint.stepCount, checkpoint.messageCount, checkpoint.createdAt];
+  const row = [checkpoint.sessionId, checkpoint.id, storedRunId(checkpoint), checkpoint.stepCount, checkpoint.messageCount, checkpoint.createdAt];
   if (delta !== undefined) {
     const patchesText = toJsonText(delta.patches, 'patches');
     const chain = delta.base.chainBytes + Buffer.byteLength(patchesText) + DELTA_ROW_ALLOWANCE;
@@ -241,11 +242,28 @@ function stateOf(row: CheckpointRow, base: Record<string, unknown> | undefined):
   }
 }
 
+/**
+ * The `run_id` a checkpoint row stores: NULL when its id is `${runId}:${stepCount}` (a step's checkpoint), which says
+ * the run already (migration 017); the run id otherwise.
+ *
+ * @example
+ * storedRunId({ id: 'run-1:3', runId: 'run-1', stepCount: 3 }); // null
+ * storedRunId({ id: 'saved', runId: 'run-1', stepCount: 3 });   // 'run-1'
+ */
+export function storedRunId(checkpoint: Pick<Checkpoint, 'id' | 'runId' | 'stepCount'>): string | null {
+  return checkpoint.id === `${checkpoint.runId}:${checkpoint.stepCount}` ? null : checkpoint.runId;
+}
+
+/** A row's run id: its own, or (stored NULL) its checkpoint id without the `:${stepCount}` suffix. */
+function runIdOf(row: CheckpointRow): string {
+  return row.run_id ?? row.checkpoint_id.slice(0, row.checkpoint_id.length - `:${row.step_count}`.length);
+}
+
 function toCheckpoint(row: CheckpointRow, customState: Record<string, unknown>): Checkpoint {
   return {
     id: row.checkpoint_id,
     sessionId: row.session_id,
-    runId: row.run_id,
+    runId: runIdOf(row),
     stepCount: row.step_count,
     messageCount: row.message_count,
     customState,

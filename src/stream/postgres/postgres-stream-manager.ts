@@ -131,7 +131,7 @@ export class PostgresStreamManager implements StreamManager {
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction (`stepRecords.handOver`) may a state_patch chunk refer to its checkpoint.
-      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, false, agentType).then(() => this.#announce(id)) },
+      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, { withCheckpoint: false }, agentType).then(() => this.#announce(id)) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
-import { FOLDED_PATCH_PREFIX, PATCHES_REFERENCE_PREFIX } from './stored-chunk.js';
+import { FOLDED_PATCH_PREFIX, FOLDED_START_PREFIX, PATCHES_REFERENCE_PREFIX } from './stored-chunk.js';
 
 /**
  * The NOTIFY payload for a stream: the hex MD5 of its id (32 bytes whatever the id's length, so ids of up to
@@ -49,7 +49,7 @@ export interface PostgresStreamStatements {
   finish: string;
   /** $1 stream id, $2 channel → one row when the stream exists. */
   reactivate: string;
-  /** $1 stream id → the stream row plus `chunk_count` (a row with a folded `state_patch` counts 2) and `has_output`. */
+  /** $1 stream id → the stream row plus `chunk_count` (a row with a folded chunk counts 2) and `has_output`. */
   info: string;
   /** $1 stream id, $2 step, $3 after-sequence, $4 agent id or null → deletes later-step chunks (of $4) written after $3. */
   cleanup: string;
@@ -91,8 +91,8 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
   const checkpoints = `${escapeIdentifier(schema)}.__agents_checkpoints`;
   const channel = clipToBytes(`helix_streams.${schema}`, MAX_CHANNEL_BYTES);
   const NOW = NOW_MILLISECONDS;
-  // Chunks in a set of rows: a row holding a folded state_patch holds two.
-  const CHUNKS_IN_ROWS = `count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}'))`;
+  // Chunks in a set of rows: a row holding a folded state_patch or tool_start holds two.
+  const CHUNKS_IN_ROWS = `count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}') OR starts_with(chunk, '${FOLDED_START_PREFIX}'))`;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
   const appendCtes = `WITH batch AS (
         SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position,

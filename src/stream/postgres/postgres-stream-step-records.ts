@@ -11,27 +11,28 @@ import type { KeyedChunk } from '../chunk-identity.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
 import { assertStreamId } from '../stream-id.js';
 import type { PostgresStreamStatements } from './postgres-stream-statements.js';
-import { storedRows } from './stored-chunk.js';
+import { storedRows, type StoredRowFolds } from './stored-chunk.js';
 
 /**
  * Append `chunks` to `streamId` on `connection` in one statement, as is (a writer retries it with the same keys and
- * wraps what it gives up on). `withCheckpoint`: inside a step record's transaction, where a `state_patch` chunk may
- * refer to the checkpoint that commits with it. On a connection that sends ahead (a pipelined step record), the
- * statement goes out unread and fails (22012) when the stream is not active.
+ * wraps what it gives up on). `folds`: inside a step record's transaction, where a `state_patch` chunk may refer to
+ * the checkpoint that commits with it, and a call's `tool_start` may share its `tool_end`'s row when that record is
+ * the step's own (see `StoredRowFolds`). On a connection that sends ahead (a pipelined step record), the statement
+ * goes out unread and fails (22012) when the stream is not active.
  *
  * @throws StreamError `STREAM_CLOSED` when the stream is ended or failed.
  * @example
- * await appendChunks(statements, pool, 's1', chunks, false, 'assistant');
+ * await appendChunks(statements, pool, 's1', chunks, { withCheckpoint: false }, 'assistant');
  */
 export async function appendChunks(
   sql: PostgresStreamStatements,
   connection: ChunkConnection,
   streamId: string,
   chunks: KeyedChunk[],
-  withCheckpoint: boolean,
+  folds: StoredRowFolds,
   agentType: string,
 ): Promise<void> {
-  const rows = storedRows(chunks, streamId, withCheckpoint, agentType);
+  const rows = storedRows(chunks, streamId, folds, agentType);
   const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided];
   const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
   const check = (result: { rowCount: number | null }): void => {
@@ -69,12 +70,13 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
   return {
     schema: () => parts.schema,
     databaseFingerprint: () => runPostgresOperation('name the database', () => databaseFingerprint(parts.pool), { retry: parts.retry, logger: parts.logger }),
-    handOver: async (writer) => {
+    handOver: async (writer, options) => {
       if (!parts.writers.opened(writer)) {
         throw new InvalidArgumentError('handOver takes a writer of this stream manager (one its createWriter returned).');
       }
       const agentType = writer.agentType;
-      const handover = await writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, true, agentType));
+      const folds = { withCheckpoint: true, pairsTools: options?.neverRewritten === true };
+      const handover = await writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, folds, agentType));
       return handover === undefined ? undefined : { ...handover, committed: () => parts.announce(writer.streamId) };
     },
     openStreamOn: async (connection, streamId, agentType) => {

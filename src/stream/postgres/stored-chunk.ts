@@ -7,6 +7,12 @@ const PATCHES_IN = 'patchesIn';
 const PATCHES_BEFORE = 'patchesBefore';
 /** A folded `state_patch` chunk's timestamp, kept only when it differs from the row's own chunk. */
 const PATCHED_AT = 'patchedAt';
+/** The first member of a `tool_end` row that holds its call's `tool_start` folded in before it: that call's arguments. */
+const START_ARGUMENTS = 'startArguments';
+/** A folded `tool_start` chunk's timestamp, kept only when it differs from its `tool_end`'s. */
+const STARTED_AT = 'startedAt';
+/** Members that mark a row as holding a folded chunk: a chunk carrying one of them is never a fold's carrier. */
+const FOLD_MARKERS = [PATCHES_IN, PATCHES_BEFORE, PATCHED_AT, START_ARGUMENTS, STARTED_AT];
 
 /**
  * How a stored chunk's text begins when it is a reference to its checkpoint's patches (see `storedChunkText`).
@@ -24,6 +30,15 @@ export const PATCHES_REFERENCE_PREFIX = `{"${PATCHES_IN}":`;
  * storedRows(chunks, 's1', true).texts[0]?.startsWith(FOLDED_PATCH_PREFIX);
  */
 export const FOLDED_PATCH_PREFIX = `{"${PATCHES_BEFORE}":`;
+
+/**
+ * How a row's text begins when it holds two chunks: a call's `tool_start` (its `arguments` are this first member),
+ * then that call's `tool_end`, which the rest of the text describes (see `storedRows`).
+ *
+ * @example
+ * storedRows(chunks, 's1', { withCheckpoint: true, pairsTools: true }).texts[0]?.startsWith(FOLDED_START_PREFIX);
+ */
+export const FOLDED_START_PREFIX = `{"${START_ARGUMENTS}":`;
 
 /**
  * The chunk's stored members: no `sequence` and `step` (columns), no `agentId` when it is the stream's id, no
@@ -72,21 +87,50 @@ export interface StoredRows {
   elided: boolean[];
 }
 
+/**
+ * Where rows of one append may hold two chunks. `withCheckpoint`: appended inside the transaction that commits the
+ * step's checkpoint (a `state_patch` may ride in the next chunk's row). `pairsTools`: nothing appended here is ever
+ * written again — the step's record commits in the same transaction, so its body never runs again once these rows
+ * are stored — and a call's `tool_start` may ride in its `tool_end`'s row (whose key then stands for both).
+ *
+ * @example
+ * const folds: StoredRowFolds = { withCheckpoint: true, pairsTools: true };
+ */
+export interface StoredRowFolds {
+  withCheckpoint: boolean;
+  pairsTools?: boolean;
+}
+
 /** Members a `state_patch` chunk may have to be folded into the row of the chunk after it. */
 const FOLDABLE_MEMBERS = new Set(['type', 'patches', 'agentId', 'agentType', 'step', 'timestamp']);
+/** Members a `tool_start` chunk may have to be folded into its `tool_end`'s row. */
+const FOLDABLE_START_MEMBERS = new Set(['type', 'toolCallId', 'toolName', 'arguments', 'agentId', 'agentType', 'step', 'timestamp']);
 
-/** Whether `chunk` (given its checkpoint) can ride in `next`'s row: same agent and step, nothing else of its own. */
-function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is KeyedChunk {
+/** Whether `next` can carry a folded chunk: same agent and step as `keyed`, and no member that marks a fold. */
+function carries(keyed: KeyedChunk, next: KeyedChunk | undefined, members: Set<string>): next is KeyedChunk {
+  if (next === undefined) return false;
   const { chunk } = keyed;
-  if (next === undefined || chunk.type !== 'state_patch' || next.chunk.type === 'state_patch' || !keyed.key.startsWith('w/')) return false;
   const carrier = next.chunk as unknown as Record<string, unknown>;
-  if (PATCHES_IN in carrier || PATCHES_BEFORE in carrier || PATCHED_AT in carrier) return false;
   return (
-    Object.keys(chunk).every((name) => FOLDABLE_MEMBERS.has(name)) &&
+    FOLD_MARKERS.every((marker) => !(marker in carrier)) &&
+    Object.keys(chunk).every((name) => members.has(name)) &&
     chunk.agentId === next.chunk.agentId &&
     chunk.agentType === next.chunk.agentType &&
     chunk.step === next.chunk.step
   );
+}
+
+/** Whether `chunk` (given its checkpoint) can ride in `next`'s row: a writer-keyed `state_patch` before another type. */
+function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is KeyedChunk {
+  if (keyed.chunk.type !== 'state_patch' || next?.chunk.type === 'state_patch' || !keyed.key.startsWith('w/')) return false;
+  return carries(keyed, next, FOLDABLE_MEMBERS);
+}
+
+/** Whether `keyed` is a `tool_start` whose call's `tool_end` comes next, with nothing of its own beyond its arguments. */
+function startOfPair(keyed: KeyedChunk, next: KeyedChunk | undefined): next is KeyedChunk {
+  const start = keyed.chunk;
+  if (start.type !== 'tool_start' || next?.chunk.type !== 'tool_end' || start.arguments === undefined) return false;
+  return start.toolCallId === next.chunk.toolCallId && start.toolName === next.chunk.toolName && carries(keyed, next, FOLDABLE_START_MEMBERS);
 }
 
 /**
@@ -96,12 +140,14 @@ function foldable(keyed: KeyedChunk, next: KeyedChunk | undefined): next is Keye
  * starts with `{"patchesBefore":"<checkpoint id>"` (plus `patchedAt` when the timestamps differ); readers put the
  * `state_patch` back at the sequence before it (`chunksFromStored`). Otherwise a reference (`storedChunkText`).
  * Only the next chunk's key is kept: a folded `state_patch` has the writer's own key, which nothing writes again.
+ * With `pairsTools`, a call's `tool_start` followed by its `tool_end` is one row the same way, its text starting with
+ * `{"startArguments":` (plus `startedAt` when the timestamps differ), keyed by the `tool_end`.
  * Chunks of `agentType` (the writer's) are stored without it.
  *
  * @example
- * const { texts, keys, steps, widths, elided } = storedRows(keyedChunks, streamId, true, 'assistant');
+ * const { texts, keys, steps, widths, elided } = storedRows(keyedChunks, streamId, { withCheckpoint: true }, 'assistant');
  */
-export function storedRows(chunks: readonly KeyedChunk[], streamId: string, withCheckpoint: boolean, agentType?: string): StoredRows {
+export function storedRows(chunks: readonly KeyedChunk[], streamId: string, folds: StoredRowFolds, agentType?: string): StoredRows {
   const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [], elided: [] };
   // A row is its (last) chunk's: its key, its step, and its agent type left out or not.
   const add = (text: string, { key, chunk }: KeyedChunk, width: number): void => {
@@ -113,11 +159,16 @@ export function storedRows(chunks: readonly KeyedChunk[], streamId: string, with
   };
   for (let index = 0; index < chunks.length; index += 1) {
     const keyed = chunks[index]!;
-    const patchesIn = withCheckpoint ? keyed.patchesIn : undefined;
+    const patchesIn = folds.withCheckpoint ? keyed.patchesIn : undefined;
     const next = chunks[index + 1];
     if (patchesIn !== undefined && foldable(keyed, next)) {
       const timestamp = keyed.chunk.timestamp === next.chunk.timestamp ? {} : { [PATCHED_AT]: keyed.chunk.timestamp };
       add(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }), next, 2);
+      index += 1;
+    } else if (folds.pairsTools === true && startOfPair(keyed, next)) {
+      const start = keyed.chunk as StreamChunkInput & { arguments: unknown };
+      const timestamp = start.timestamp === next.chunk.timestamp ? {} : { [STARTED_AT]: start.timestamp };
+      add(JSON.stringify({ [START_ARGUMENTS]: start.arguments, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }), next, 2);
       index += 1;
     } else {
       add(storedChunkText(keyed.chunk, streamId, patchesIn, agentType), keyed, 1);
@@ -177,6 +228,7 @@ export function chunksFromStored(
   patches?: string | null,
   agentType?: string | null,
 ): StreamChunk[] {
+  if (text.startsWith(FOLDED_START_PREFIX)) return pairFromStored(text, streamId, step, sequence, agentType);
   if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches, agentType)];
   const { [PATCHES_BEFORE]: _checkpoint, [PATCHED_AT]: patchedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
   const chunk = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk;
@@ -190,4 +242,22 @@ export function chunksFromStored(
     sequence: sequence - 1,
   } as StreamChunk;
   return [statePatch, chunk];
+}
+
+/** A row holding a call's `tool_start` and `tool_end` (see `storedRows`): both chunks, the start one sequence before. */
+function pairFromStored(text: string, streamId: string, step: number, sequence: number, agentType?: string | null): StreamChunk[] {
+  const { [START_ARGUMENTS]: startArguments, [STARTED_AT]: startedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
+  const end = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk & { toolCallId: string; toolName: string };
+  const start = {
+    type: 'tool_start',
+    toolCallId: end.toolCallId,
+    toolName: end.toolName,
+    arguments: startArguments,
+    agentId: end.agentId,
+    ...(end.agentType === undefined ? {} : { agentType: end.agentType }),
+    step,
+    timestamp: typeof startedAt === 'number' ? startedAt : end.timestamp,
+    sequence: sequence - 1,
+  } as StreamChunk;
+  return [start, end];
 }

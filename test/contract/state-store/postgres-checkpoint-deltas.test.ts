@@ -166,4 +166,29 @@ describe('PostgresStateStore checkpoints as deltas', () => {
     await store.deleteSession(sessionId);
     expect(await rowsOf(sessionId)).toEqual([]);
   });
+
+  it('a step checkpoint (id `${runId}:${stepCount}`) stores no run_id and reads its run from the id; any other id keeps it', async () => {
+    const sessionId = 'run-implied';
+    await store.createSession(sessionId, { agentType: 'a', customState: { n: 1 } });
+    await store.saveStateAndPromoteStaging(sessionId, { stepCount: 12 }, [], { checkpointId: 'run-a:b:12', runId: 'run-a:b', stepCount: 12 });
+    await store.createCheckpoint(sessionId, { checkpointId: 'saved-by-hand', runId: 'run-a:b', stepCount: 12 });
+    await store.createCheckpoint(sessionId, { checkpointId: 'run-a:b:7', runId: 'run-a:b', stepCount: 12 });
+    const stored = await admin.query<{ checkpoint_id: string; run_id: string | null }>(
+      'SELECT checkpoint_id, run_id FROM __agents_checkpoints WHERE session_id = $1 ORDER BY position',
+      [sessionId],
+    );
+    expect(stored.rows).toEqual([
+      { checkpoint_id: 'run-a:b:12', run_id: null },
+      { checkpoint_id: 'saved-by-hand', run_id: 'run-a:b' },
+      { checkpoint_id: 'run-a:b:7', run_id: 'run-a:b' },
+    ]);
+    expect((await store.listCheckpoints(sessionId)).map(({ id, runId, stepCount }) => ({ id, runId, stepCount }))).toEqual([
+      { id: 'run-a:b:12', runId: 'run-a:b', stepCount: 12 },
+      { id: 'saved-by-hand', runId: 'run-a:b', stepCount: 12 },
+      { id: 'run-a:b:7', runId: 'run-a:b', stepCount: 12 },
+    ]);
+    expect(await store.getCheckpoint(sessionId, 'run-a:b:12')).toMatchObject({ runId: 'run-a:b', stepCount: 12, customState: { n: 1 } });
+    await store.createCheckpoint(sessionId, { checkpointId: 'run-c:3', runId: 'run-c', stepCount: 3 });
+    expect(await store.getLatestCheckpoint(sessionId)).toMatchObject({ id: 'run-c:3', runId: 'run-c', stepCount: 3 });
+  });
 });

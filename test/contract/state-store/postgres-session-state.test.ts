@@ -116,7 +116,7 @@ describe('PostgresStateStore: the session state lives in the checkpoint chain', 
           [sessionId, text],
         );
       }
-      expect((await legacy.migrate()).applied).toEqual(['008_session_state_in_checkpoint.sql', '009_compact_stream_chunks.sql', '010_hashed_message_ids.sql', '011_compact_chunk_text.sql', '012_compact_message_text.sql', '013_pending_step.sql', '014_step_patches_kept.sql', '015_stream_agent_type.sql', '016_model_calls.sql']);
+      expect((await legacy.migrate()).applied).toEqual(['008_session_state_in_checkpoint.sql', '009_compact_stream_chunks.sql', '010_hashed_message_ids.sql', '011_compact_chunk_text.sql', '012_compact_message_text.sql', '013_pending_step.sql', '014_step_patches_kept.sql', '015_stream_agent_type.sql', '016_model_calls.sql', '017_checkpoint_run_implied.sql']);
       expect((await legacy.loadState('old'))?.customState).toEqual(state);
       expect((await legacy.loadState('old-rewritten'))?.customState).toEqual({ ...state, items: ['rewritten'] });
       const added = await commitGrowingStep(legacy, 'old', 2);

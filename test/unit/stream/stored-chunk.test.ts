@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
-import { chunkFromStored, chunksFromStored, FOLDED_PATCH_PREFIX, PATCHES_REFERENCE_PREFIX, storedChunkText, storedRows } from '../../../src/stream/postgres/stored-chunk.js';
+import { chunkFromStored, chunksFromStored, FOLDED_PATCH_PREFIX, FOLDED_START_PREFIX, PATCHES_REFERENCE_PREFIX, storedChunkText, storedRows } from '../../../src/stream/postgres/stored-chunk.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
 
 const rootDelta: StreamChunkInput = { type: 'text_delta', delta: 'Hi', agentId: 's1', agentType: 'a', step: 3, timestamp: 5 };
@@ -62,7 +62,7 @@ describe('stored rows: a state_patch folded into the next chunk’s row', () => 
       [7, '{"patchesBefore":"run-1:2","type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"agentType":"a","timestamp":7}'],
       [6, '{"patchesBefore":"run-1:2","patchedAt":6,"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"agentType":"a","timestamp":7}'],
     ] as const) {
-      const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch({ timestamp }), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', true);
+      const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch({ timestamp }), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', { withCheckpoint: true });
       expect(rows).toMatchObject({ keys: ['k/start', 'k/end'], steps: [2, 2], widths: [1, 2] });
       expect(rows.texts[1]).toBe(text);
       expect(text.startsWith(FOLDED_PATCH_PREFIX)).toBe(true);
@@ -72,7 +72,7 @@ describe('stored rows: a state_patch folded into the next chunk’s row', () => 
       ]);
     }
     // Its checkpoint gone: the state_patch reads with no patches.
-    const [gone] = chunksFromStored(storedRows([keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', true).texts[0]!, 's1', 2, 9, null);
+    const [gone] = chunksFromStored(storedRows([keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], 's1', { withCheckpoint: true }).texts[0]!, 's1', 2, 9, null);
     expect(gone).toEqual({ ...patch(), patches: [], sequence: 8 });
   });
 
@@ -86,14 +86,14 @@ describe('stored rows: a state_patch folded into the next chunk’s row', () => 
     ['before another state_patch', [keyed(patch(), 'w/x/1', 'run-1:2'), keyed(patch(), 'w/x/2', 'run-1:2')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
     ['with members of its own', [keyed(patch({ note: 1 }), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end')], true, [1, 1], PATCHES_REFERENCE_PREFIX],
   ] as const)('is not folded %s', (_case, chunks, withCheckpoint, widths, firstPrefix) => {
-    const rows = storedRows(chunks, 's1', withCheckpoint);
+    const rows = storedRows(chunks, 's1', { withCheckpoint });
     expect(rows.widths).toEqual(widths);
     expect(rows.keys).toEqual(chunks.map((chunk) => chunk.key));
     expect(rows.texts[0]!.startsWith(firstPrefix)).toBe(true);
   });
 
   it('leaves out the writer’s agent type (the append puts it back unless the stream records it), and marks those rows', () => {
-    const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end'), keyed(end({ agentType: 'b' }), 'k/b')], 's1', true, 'a');
+    const rows = storedRows([keyed(end({ type: 'tool_start', arguments: {} }), 'k/start'), keyed(patch(), 'w/x/1', 'run-1:2'), keyed(end(), 'k/end'), keyed(end({ agentType: 'b' }), 'k/b')], 's1', { withCheckpoint: true }, 'a');
     expect(rows.elided).toEqual([true, true, false]);
     expect(rows.texts).toEqual([
       '{"type":"tool_start","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7,"arguments":{}}',
@@ -107,5 +107,65 @@ describe('stored rows: a state_patch folded into the next chunk’s row', () => 
     ]);
     expect(chunksFromStored(rows.texts[2]!, 's1', 2, 10, null, 'a')).toEqual([{ ...end({ agentType: 'b' }), sequence: 10 }]);
     expect(chunkFromStored('{"type":"text_delta","delta":"Hi","timestamp":5}', 's1', 3, 4, null, 'a')).toEqual({ ...rootDelta, sequence: 4 });
+  });
+});
+
+describe('stored rows: a call’s tool_start folded into its tool_end’s row (pairsTools)', () => {
+  const start = (overrides: Record<string, unknown> = {}): StreamChunkInput =>
+    ({ type: 'tool_start', toolCallId: 'c1', toolName: 't', arguments: { q: 'x' }, agentId: 's1', agentType: 'a', step: 2, timestamp: 6, ...overrides });
+  const end = (overrides: Record<string, unknown> = {}): StreamChunkInput =>
+    ({ type: 'tool_end', toolCallId: 'c1', toolName: 't', result: { ok: true }, agentId: 's1', agentType: 'a', step: 2, timestamp: 7, ...overrides });
+  const keyed = (chunk: StreamChunkInput, key: string): KeyedChunk => ({ key, chunk });
+  const pairs = { withCheckpoint: true, pairsTools: true };
+
+  it('takes one row of two sequences keyed by the tool_end, and reads back both chunks (startedAt only when the times differ)', () => {
+    for (const [timestamp, text] of [
+      [7, '{"startArguments":{"q":"x"},"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7}'],
+      [6, '{"startArguments":{"q":"x"},"startedAt":6,"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7}'],
+    ] as const) {
+      const rows = storedRows([keyed(start({ timestamp }), 'k/start'), keyed(end(), 'k/end')], 's1', pairs, 'a');
+      expect(rows).toEqual({ texts: [text], keys: ['k/end'], steps: [2], widths: [2], elided: [true] });
+      expect(text.startsWith(FOLDED_START_PREFIX)).toBe(true);
+      expect(chunksFromStored(text, 's1', 2, 9, null, 'a')).toEqual([
+        { ...start({ timestamp }), sequence: 8 },
+        { ...end(), sequence: 9 },
+      ]);
+    }
+  });
+
+  it('keeps a sub-agent’s agentId and an agent type the stream does not record, on both chunks', () => {
+    const child = { agentId: 's1-sub-c9', agentType: 'child' };
+    const rows = storedRows([keyed(start(child), 'k/start'), keyed(end(child), 'k/end')], 's1', pairs, 'a');
+    expect(rows.widths).toEqual([2]);
+    expect(chunksFromStored(rows.texts[0]!, 's1', 2, 5, null, 'a')).toEqual([
+      { ...start(child), sequence: 4 },
+      { ...end(child), sequence: 5 },
+    ]);
+  });
+
+  it('folds a failed call too, and pairs each call of a batch with its own end', () => {
+    const rows = storedRows(
+      [keyed(start(), 'k/s1'), keyed(end({ result: undefined, error: 'boom' }), 'k/e1'), keyed(start({ toolCallId: 'c2' }), 'k/s2'), keyed(end({ toolCallId: 'c2' }), 'k/e2')],
+      's1',
+      pairs,
+    );
+    expect(rows).toMatchObject({ keys: ['k/e1', 'k/e2'], widths: [2, 2] });
+    expect(chunksFromStored(rows.texts[0]!, 's1', 2, 2, null)[1]).toMatchObject({ type: 'tool_end', error: 'boom', sequence: 2 });
+  });
+
+  it.each([
+    ['without pairsTools (its key must stay findable: the step may write it again)', [start(), end()], { withCheckpoint: true }],
+    ['before another call’s end', [start(), end({ toolCallId: 'c2' })], pairs],
+    ['before another agent’s end', [start(), end({ agentId: 's1-sub' })], pairs],
+    ['before another step’s end', [start(), end({ step: 3 })], pairs],
+    ['with a member of its own (a client tool)', [start({ clientExecuted: true }), end()], pairs],
+    ['without arguments', [start({ arguments: undefined }), end()], pairs],
+    ['with a state_patch between', [start(), { type: 'state_patch', patches: [], agentId: 's1', agentType: 'a', step: 2, timestamp: 7 }, end()], pairs],
+  ] as const)('is not folded %s', (_case, chunks, folds) => {
+    const keyedChunks = chunks.map((chunk, index) => keyed(chunk, `k/${index}`));
+    const rows = storedRows(keyedChunks, 's1', folds);
+    expect(rows.widths).toEqual(chunks.map(() => 1));
+    expect(rows.keys).toEqual(keyedChunks.map((chunk) => chunk.key));
+    expect(rows.texts.some((text) => text.startsWith(FOLDED_START_PREFIX))).toBe(false);
   });
 });
