@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const RANDOM_BYTES = 16;
-const DIGITS = 22; // 62^22 > 2^128
+const RANDOM_BYTES = 9;
+const DIGITS = 13; // 62^13 > 2^72
 
 /**
- * A new run id: `run-` and 128 random bits in 22 base-62 digits (26 characters, against 40 for `run-${uuid}`). A
+ * A new run id: `run-` and 72 random bits in 13 base-62 digits (17 characters, against 40 for `run-${uuid}`). A
  * run id is repeated in every workflow id, checkpoint id and message id of the run, so its length is stored bytes
- * per agent step (issue 11). Letters and digits only: no `-`, `_` or `:`, which the ids built from it use.
+ * per agent step (issues 11, 21). It only has to be unique within its session (every id built from it names the
+ * session too): 72 bits leave a collision among a session's runs out of reach. Letters and digits only: no `-`,
+ * `_` or `:`, which the ids built from it use.
  *
  * @example
- * newRunId(); // 'run-4fT0qLZ2m8XwB1yKc9RdVa'
+ * newRunId(); // 'run-1fT0qLZ2m8XwB'
  */
 export function newRunId(): string {
   let value = BigInt(`0x${randomBytes(RANDOM_BYTES).toString('hex')}`);
