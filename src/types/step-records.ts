@@ -42,3 +42,35 @@ export interface StepRecordOutcome {
   /** The committed transaction's id as Postgres's 32-bit `xid` (text), when known. */
   transactionId?: string;
 }
+
+/**
+ * An idle node-postgres client of a component's pool, outside any transaction, lent for ONE transaction its borrower
+ * runs itself (BEGIN … COMMIT, possibly pipelined; see `StepRecordConnections.withConnection`). Named statements
+ * (`{ name, text, values }`) are prepared once per client.
+ *
+ * @example
+ * await stateStore.stepRecords?.withConnection?.(async (client) => client.query('SELECT 1'));
+ */
+export interface StepRecordClient {
+  query<R extends QueryResultRow = QueryResultRow>(
+    config: string | { name?: string; text: string; values?: unknown[] },
+    values?: unknown[],
+  ): Promise<QueryResult<R>>;
+}
+
+/**
+ * A participant that also lends connections of its pool (the Postgres state store's `stepRecords`): the public journal
+ * commits a step's deferred writes of every participant on that database in one transaction on such a connection
+ * (pipelined: BEGIN, the writes and COMMIT in one round trip), before DBOS records the step.
+ *
+ * @example
+ * const outcome = await participant.withConnection(async (client) => runTransaction(client));
+ */
+export interface StepRecordConnections extends StepRecordParticipant {
+  /**
+   * Run `body` on one connection of the participant's pool, outside any transaction (the body opens and ends its own,
+   * and leaves none open), retried whole with a new connection through transient failures like the participant's own
+   * writes; other failures leave as the participant's errors.
+   */
+  withConnection<T>(body: (client: StepRecordClient) => Promise<T>): Promise<T>;
+}

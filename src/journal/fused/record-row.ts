@@ -1,13 +1,14 @@
 import { currentOwnerXid } from '@dbos-inc/dbos-sdk/internal/context';
 import type { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { DBOSStepNondeterminismError, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/internal/error';
-import { createHash } from 'node:crypto';
-import type { PoolClient, QueryResultRow } from 'pg';
 import type { SqlConnection } from '../../store/postgres/database.js';
 import { isRefusedByError } from '../../database/send-ahead.js';
 import { guardsHeld, heldAsCtes } from '../../store/postgres/statement-batch.js';
 import type { RecordWrite } from '../step-record.js';
+import type { HeldWrites } from '../pipelined-transaction.js';
 import { InternalError } from '../../errors/index.js';
+
+export type { HeldWrites } from '../pipelined-transaction.js';
 
 /** DBOS 5.3's system database, as the fused journal's record uses it. */
 export type SystemDatabase = DBOSExecutor['systemDatabase'];
@@ -100,28 +101,6 @@ export class StepRecordRefused extends Error {
   constructor() {
     super('The step record was refused.');
   }
-}
-
-/** Data-modifying statements held for a step's record statement (see `DeferringConnection`). */
-export interface HeldWrites {
-  statements: string[];
-  values: unknown[];
-  /** Indexes of statements that must each affect exactly one row (see `WriteBatch.guard`). */
-  guards?: readonly number[];
-}
-
-/**
- * `client` running every statement as a named prepared statement (named by the md5 of its text, so one text is
- * parsed and planned once per connection, not on every step): the step's statements repeat with new values only.
- *
- * @example
- * await write.within(preparedStatements(client));
- */
-export function preparedStatements(client: PoolClient): SqlConnection {
-  return {
-    query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-      client.query<R>({ name: `helix_${createHash('md5').update(text).digest('hex')}`, text, ...(values === undefined ? {} : { values }) }),
-  };
 }
 
 /**
