@@ -18,6 +18,7 @@ const NOT_ON_PUBLIC: ReadonlyArray<readonly [file: string, reason: string]> = [
   ['test/integration/executor/state-patch-reference.test.ts', 'asserts how chunks committed in the fused step record are stored (state_patch as a checkpoint reference)'],
   ['test/crash/step-record-crash.test.ts', 'pins the fused journal: the drill kills a worker inside the fused record transaction'],
   ['test/crash/journal-switch.test.ts', 'pins both journals itself (recorded on one, recovered on the other)'],
+  ['test/crash/batch-record-crash.test.ts', 'pins both journals itself (killed inside a public-journal step, recovered on each)'],
   ['test/integration/bench.test.ts', 'a smoke test of the benchmark program (bench/), not of the agent loop; ~60 s'],
 ];
 

@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { withBatchRecord } from './batch-record.js';
 import type { StepJournal } from './journal-types.js';
 import { outsideWorkflows } from './outside-workflows.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
@@ -28,16 +29,17 @@ export function journalExecution<T>(body: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The public journal: every step is a `DBOS.runStep` (DBOS's own record, four round trips) and the stores write
- * through their declared interfaces on their own. It needs nothing beyond DBOS's public API, so it runs on every DBOS
- * release; CI runs the integration and crash suites on it too (`HELIX_JOURNAL=public`).
+ * The public journal: every step is a `DBOS.runStep` (DBOS's own record, four round trips). A step's writes on the
+ * database of a state store that lends connections commit in ONE pipelined transaction there before DBOS records the
+ * step (`withBatchRecord`); the others write on their own. It needs nothing beyond DBOS's public API, so it runs on
+ * every DBOS release; CI runs the integration and crash suites on it too (`HELIX_JOURNAL=public`).
  *
  * @example
  * useJournal('public');
  */
 export const publicJournal: StepJournal = {
   kind: 'public',
-  runStep: (name, body) => DBOS.runStep(() => body(liveRecord()), { name }),
+  runStep: (name, body) => DBOS.runStep(() => withBatchRecord(liveRecord(), body, name), { name }),
   // Inside a workflow body DBOS records a status read as an operation; read it from outside the workflow's context.
   workflowCancelled: (workflowID) => outsideWorkflows(async () => (await DBOS.getWorkflowStatus(workflowID))?.status === 'CANCELLED'),
 };

@@ -48,9 +48,9 @@ export class ChunkEmitter {
   }
 
   /**
-   * Flush as part of a step's record: when the stream manager declares `stepRecords` and writes to DBOS's system
-   * database, the buffered chunks commit in the record's transaction (no write of their own); otherwise a plain
-   * `flush()`.
+   * Flush as part of a step's record: when the stream manager's `stepRecords` join it (the fused journal's record on
+   * DBOS's system database, the public journal's batch record on its anchor's database), the buffered chunks commit in
+   * the record's transaction (no write of their own); otherwise a plain `flush()`.
    */
   async flushWith(record: StepRecord): Promise<void> {
     const writer = await this.writer();

@@ -17,9 +17,10 @@ const reports = new Map<string, { store: SessionStateStore; report: StepCommitRe
 
 /**
  * Whether this tool step records its agent step's commit itself (`commit` given by the workflow, see
- * `soleToolCommit`): only when the store declares `stepRecords` on DBOS's system database (the commit joins the step's record:
- * one transaction) and no onMessage/afterTool hook is registered (they fire after a commit, from a step that can
- * run them again after a crash; here the step's record follows the commit at once).
+ * `soleToolCommit`): only when the store's `stepRecords` join the step's record (the fused journal's, on DBOS's system
+ * database; the public journal's batch record, on a store that lends connections: one transaction either way) and no
+ * onMessage/afterTool hook is registered (they fire after a commit, from a step that can run them again after a crash;
+ * here the step's record follows the commit at once).
  *
  * @example
  * const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);

@@ -77,6 +77,7 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
   appendMessagesOn: [undefined, ...STATE_STORE_ARGUMENTS.appendMessages],
   transaction: [],
+  withConnection: [],
   createSessionOn: [undefined, ...STATE_STORE_ARGUMENTS.createSession],
   compareAndSetStatusOn: [undefined, sessionId],
   clearInterruptFlagOn: [undefined, sessionId],

@@ -14,7 +14,7 @@ import type {
 } from '../types/session.js';
 import type { RunPatch } from './record-updates.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
-import type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from '../types/step-records.js';
+import type { StepRecordClient, StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from '../types/step-records.js';
 
 /**
  * What `commitStepOn` wrote on the caller's connection (visible once that transaction commits).
@@ -93,6 +93,13 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    * throws; retried whole through transient failures, like the store's own transactions.
    */
   transaction<T>(body: (connection: StepRecordConnection) => Promise<T>): Promise<T>;
+  /**
+   * Optional: run `body` on one connection of the store's pool, outside any transaction (the body runs one of its own
+   * and leaves none open), retried whole through transient failures like the store's own writes. With it the public
+   * journal commits a step's deferred writes on this database in one pipelined transaction (see
+   * `StepRecordConnections`); without it they write on their own.
+   */
+  withConnection?<T>(body: (client: StepRecordClient) => Promise<T>): Promise<T>;
   /** `createSession` inside the caller's transaction (as {@link saveStateOn}); SessionAlreadyExistsError as it. */
   createSessionOn(connection: StepRecordConnection, sessionId: string, options: CreateSessionOptions): Promise<SessionState>;
   /** `compareAndSetStatus` inside the caller's transaction (as {@link saveStateOn}). */

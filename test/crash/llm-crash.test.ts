@@ -5,7 +5,6 @@
  * request counts), history holds one assistant message per step and the stream shows the text once.
  */
 import { describe, expect, it } from 'vitest';
-import { journalFromEnvironment } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { DRILL_SCENARIOS, STREAMED_ANSWER_DELTAS } from './support/drill-scenarios.js';
 import { killAndRecover, startDoomedRun, waitForSignal } from './support/drill-flow.js';
@@ -88,16 +87,12 @@ describe('crash drill: SIGKILL during LLM calls', () => {
     expect(after.map((step) => step.name)).toEqual([...before, 'CallLLMStep', 'FinishRunStep']);
     const toolStep = after.find((step) => step.name.startsWith('ExecuteToolStep'));
     expect(toolStep).toBeDefined();
-    // The workers' journal (they inherit HELIX_JOURNAL). Fused: the tool step's record committed the agent step, so it
-    // keeps no result (that is in the committed messages). Public: it records the result; the next LLM step commits.
+    // Either journal (the workers inherit HELIX_JOURNAL): the tool step's record committed the agent step (fused: in
+    // DBOS's row's transaction; public: in its batch record, before DBOS's row), so it keeps no result (that is in the
+    // committed messages).
     const recorded = await stepOutputOf(toolStep!);
-    if (journalFromEnvironment() === 'fused') {
-      expect(recorded).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, committed: true });
-      expect(recorded).not.toHaveProperty('result');
-    } else {
-      expect(recorded).toMatchObject({ toolCallId: 'call_1_lookup_a', success: true, result: expect.anything() });
-      expect(recorded).not.toHaveProperty('committed');
-    }
+    expect(recorded).toMatchObject({ committed: true });
+    expect(recorded).not.toHaveProperty('result');
     const messages = await storedMessages(env, BETWEEN_DRILL);
     expect(describeConversation(messages)).toEqual(['user', 'assistant[call_1_lookup_a]', 'tool(call_1_lookup_a)', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);

@@ -1,7 +1,7 @@
 /**
  * SIGKILL drills at a run's begin, its first model call and its finish (real processes, DBOS and Postgres): the worker
- * stops with the step's writes done and its DBOS record not (fused journal: handed to the record, uncommitted; public:
- * committed on their own); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
+ * stops with the step's writes done and its DBOS record not (handed to the record, uncommitted — fused journal: the
+ * transaction of DBOS's row; public: the batch record's, before it); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
  * before the kill).
  */
@@ -70,10 +70,9 @@ describe('crash drill: SIGKILL at a run’s begin and finish', () => {
   it('finish: killed with the finish’s writes done and its record not; the recovered run finishes once, the model is not asked again', async () => {
     const doomed = await startPaused('boundary-finish', 'finish_deferred');
     expect(env.llm.countOf('boundary-finish')).toBe(1);
-    // Fused: the outcome waits for the record's commit; public: it committed on its own.
-    const fused = activeJournal() === 'fused';
-    expect((await env.stateStore.loadState('boundary-finish'))?.status, 'at the kill').toBe(fused ? 'active' : 'completed');
-    expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(fused ? 0 : 1);
+    // The outcome waits for the record's commit (public journal: its batch record's, at the end of the step's body).
+    expect((await env.stateStore.loadState('boundary-finish'))?.status, 'at the kill').toBe('active');
+    expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(0);
     await recoverAndCheck(doomed);
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import type {
   SessionStatus,
 } from '../../types/session.js';
 import type { RunPatch } from '../record-updates.js';
-import type { StepRecordConnection } from '../../types/step-records.js';
+import type { StepRecordClient, StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
 import type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
 import { commitPostgresStepOn } from './commit.js';
@@ -91,6 +91,12 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   /** One transaction on the store's pool (retried whole through transient failures). */
   async transaction<T>(body: (connection: StepRecordConnection) => Promise<T>): Promise<T> {
     return this.#context.database.transaction('start a run', (connection) => body(connection));
+  }
+
+  /** One connection of the store's pool for a transaction the caller runs (retried whole through transient failures). */
+  async withConnection<T>(body: (client: StepRecordClient) => Promise<T>): Promise<T> {
+    // The pool's connections are node-postgres clients (the store's statements go straight to them): they take named statements.
+    return this.#context.database.run('commit a step record', (connection) => body(connection));
   }
 
   /** `createSession` inside the caller's transaction. */

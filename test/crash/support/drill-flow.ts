@@ -153,7 +153,7 @@ export async function startPausedRun(
   env: DrillEnvironment,
   sessionId: string,
   pauseAt: NonNullable<WorkerOptions['pauseAt']>,
-  options: Pick<WorkerOptions, 'agent' | 'streamFlushIntervalMs'> = {},
+  options: Pick<WorkerOptions, 'agent' | 'streamFlushIntervalMs' | 'journal'> = {},
 ): Promise<DoomedRun> {
   const doomed = await startDoomedRun(env, sessionId, sessionId, [], { ...options, pauseAt });
   await doomed.worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === pauseAt.point);

@@ -30,6 +30,7 @@ import { createCrashAgent, type CrashAgent } from './crash-agent.js';
 import { createHitlAgent, type HitlAgent } from './hitl-agent.js';
 import { setTransactionalToolProbeForTesting } from '../../../src/steps/transactional-tool.step.js';
 import { setRunBoundaryProbeForTesting } from '../../../src/steps/run-boundary-probe.js';
+import { setBatchRecordProbeForTesting } from '../../../src/journal/batch-record.js';
 import { createTransactionalAgent, type TransactionalAgent } from './transactional-agent.js';
 import {
   CRASH_APPLICATION_NAME,
@@ -82,6 +83,7 @@ function createRuntime(config: WorkerConfig): WorkerRuntime {
   const pause = pauseIfDrilled(config);
   setTransactionalToolProbeForTesting(pause);
   setRunBoundaryProbeForTesting(pause);
+  setBatchRecordProbeForTesting((stepName) => pause('batch_committed', stepName));
   const transactionalAgent = createTransactionalAgent(pool, pause);
   // The transactional drills' app database is the drill database itself (also the DBOS system database).
   const appDatabase = config.agent === 'transactional' ? { appDatabase: { connectionString } } : {};

@@ -1,12 +1,14 @@
 /**
- * A store and streams on another database than DBOS's system database: no write can join a step's record, so every
- * step commits on its own and tool writes are staged (the same-database case is in step-cost.test.ts).
+ * A store and streams on another database than DBOS's system database: on the fused journal no write can join a
+ * step's record, so every step commits on its own and tool writes are staged; on the public journal a step's writes
+ * join a transaction of the store (the same-database case is in step-cost.test.ts).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import { DBOSAgentExecutor } from '../../../src/executor/dbos-agent-executor.js';
+import { activeJournal } from '../../../src/journal/journal.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { PostgresStateStore } from '../../../src/store/postgres/postgres-state-store.js';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
@@ -72,12 +74,14 @@ async function countingWrites<T>(store: SessionStateStore, body: () => Promise<T
 }
 
 describe('a store on another database than DBOS', () => {
-  it('commits every step on its own and stages tool writes, with the same session as a result', async () => {
+  it('fused journal: commits every step on its own and stages tool writes; public: the steps’ writes join a transaction of the store; the same session either way', async () => {
     llm.reset();
     const store = stores[0]!;
     const { value: result, commits, staged } = await countingWrites(store, async () => (await separate.execute(separateAgent, 'Count twice.', { sessionId: 'separate-1' })).result());
     expect(result).toMatchObject({ status: 'completed', stepCount: 3 });
-    expect({ commits, staged }).toEqual({ commits: 3, staged: 2 });
+    // Fused: nothing joins DBOS's record (another database). Public: each step's writes commit in one transaction of
+    // the store (the public journal’s batch record), so the sole tool call commits its step there, unstaged.
+    expect({ commits, staged }).toEqual(activeJournal() === 'fused' ? { commits: 3, staged: 2 } : { commits: 0, staged: 0 });
     expect((await store.loadState('separate-1'))?.customState).toEqual({ count: 2 });
     expect((await store.getMessages('separate-1')).messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
   });

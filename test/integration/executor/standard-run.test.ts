@@ -6,7 +6,6 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import type { MockLLMResponse } from '../../../src/llm/mock/mock-llm-response.js';
 import type { LLMGenerateInput } from '../../../src/types/llm.js';
 import type { StreamChunk } from '../../../src/types/stream.js';
-import { activeJournal } from '../../../src/journal/journal.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
 type Script = (input: LLMGenerateInput, callIndex: number) => MockLLMResponse;
@@ -35,6 +34,8 @@ const noteAgent = defineAgent({
   outputSchema: z.object({ summary: z.string() }),
   maxSteps: 5,
 });
+/** The same agent with an onAgentComplete hook: its finish writes each record on its own (stream end, then status). */
+const hookedNoteAgent = defineAgent({ ...noteAgent, hooks: { onAgentComplete: async () => undefined } });
 
 let runtime: TestRuntime;
 beforeAll(async () => {
@@ -102,21 +103,21 @@ describe('DBOSAgentExecutor standard mode', () => {
     expect(usage).toMatchObject({ llmCalls: 2, toolCalls: 2, toolFailures: 0 });
   });
 
-  it('a message sent the moment the stream ends starts the next turn (public journal: it waits for the finishing run instead of AGENT_ALREADY_RUNNING)', async () => {
+  it('a message sent the moment the stream ends waits for the finishing run instead of AGENT_ALREADY_RUNNING (a finish that writes on its own)', async () => {
     script = () => ({ type: 'structured_output', output: { summary: 'done' } });
     const store = runtime.stateStore;
     const saveState = store.saveState.bind(store);
-    // Public journal: the finish step ends the stream, then writes the status; widen that gap. Fused: both commit
-    // with FinishRunStep's record (saveState is not called), so there is no gap.
+    // With an onAgentComplete hook the finish step ends the stream, then writes the status: widen that gap. (Without
+    // one, both commit in one transaction with the finish's record: no gap.)
     store.saveState = async (...args) => {
       if (args[1].status === 'completed') await new Promise((resolve) => setTimeout(resolve, 400));
       return saveState(...args);
     };
     try {
-      const first = await runtime.executor.execute(noteAgent, 'first', { sessionId: 'finishing-1' });
+      const first = await runtime.executor.execute(hookedNoteAgent, 'first', { sessionId: 'finishing-1' });
       for await (const _chunk of first.stream()) void _chunk; // read to the end, like a chat client
-      expect((await store.loadState('finishing-1'))?.status).toBe(activeJournal() === 'fused' ? 'completed' : 'active');
-      const second = await runtime.executor.execute(noteAgent, 'second', { sessionId: 'finishing-1' });
+      expect((await store.loadState('finishing-1'))?.status).toBe('active');
+      const second = await runtime.executor.execute(hookedNoteAgent, 'second', { sessionId: 'finishing-1' });
       expect(second.runId).not.toBe(first.runId);
       expect(await second.result()).toMatchObject({ status: 'completed' });
     } finally {

@@ -126,7 +126,7 @@ describe('the cost of an agent step', () => {
     expect(llm.calls).toHaveLength(4);
   });
 
-  it('commits a step whose only work is one tool call in that tool step’s record on the fused journal (no separate commit, nothing staged), on its own on the public', async () => {
+  it('commits a step whose only work is one tool call in that tool step’s record (no separate commit, nothing staged), on either journal', async () => {
     script = countingScript(2);
     llm.reset();
     const store = runtime.stateStore;
@@ -141,10 +141,10 @@ describe('the cost of an agent step', () => {
       store.stageChanges = stage;
     });
     expect(result).toMatchObject({ status: 'completed', stepCount: 3 });
-    // Fused: nothing commits on its own (each tool step's commit joins its record, the final text step's joins
-    // FinishRunStep's), and the tools' state writes were never staged. Public: each tool step stages its state
-    // writes, and each agent step commits on its own.
-    expect(counts).toEqual(activeJournal() === 'fused' ? { commits: 0, staged: 0 } : { commits: 3, staged: 2 });
+    // Nothing commits on its own (each tool step's commit joins its record — fused: DBOS's row's transaction;
+    // public: one transaction of the store before DBOS's row — and the final text step's joins FinishRunStep's), and
+    // the tools' state writes were never staged.
+    expect(counts).toEqual({ commits: 0, staged: 0 });
     expect((await store.loadState('cost-shared'))?.customState).toEqual({ count: 2 });
     for (const step of [1, 2, 3]) expect(await store.getCheckpoint('cost-shared', `${result.runId}:${step}`)).not.toBeNull();
     // Contiguous function ids, every step visible (fused: each tool step's row committed with its agent step).
