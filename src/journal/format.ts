@@ -3,10 +3,15 @@ import { activeJournal } from './journal.js';
 import type { JournalStamp } from '../types/journal.js';
 
 /**
- * The step-journal format this release writes and replays: every agent step is one DBOS `operation_outputs` row
- * under contiguous function ids (format 1). Runs of earlier releases (no stamp) left some steps without a row.
+ * The step-journal format this release writes: every agent step is one DBOS `operation_outputs` row under contiguous
+ * function ids (format 1), and an LLM step records its result without a wrapper and a tool step committed with its
+ * tool's record records only that (format 2, smaller rows). Runs of earlier releases (no stamp) left some steps
+ * without a row.
  */
-export const JOURNAL_FORMAT = 1;
+export const JOURNAL_FORMAT = 2;
+
+/** The formats this release replays: its own and format 1, whose records its steps still read. */
+const REPLAYED_FORMATS: readonly number[] = [1, JOURNAL_FORMAT];
 
 /**
  * The stamp for a run started now.
@@ -27,5 +32,5 @@ export function journalStamp(): JournalStamp {
  * refuseUnknownJournal(input.workflowId, input.journal);
  */
 export function refuseUnknownJournal(workflowId: string, stamp: JournalStamp | undefined): void {
-  if (stamp?.format !== JOURNAL_FORMAT) throw new JournalFormatUnsupportedError(workflowId, stamp?.format ?? null);
+  if (stamp === undefined || !REPLAYED_FORMATS.includes(stamp.format)) throw new JournalFormatUnsupportedError(workflowId, stamp?.format ?? null);
 }

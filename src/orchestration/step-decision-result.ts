@@ -40,3 +40,45 @@ export function fullStepResult(result: StepDecisionResult): StepResult {
   }
   return result as StepResult;
 }
+
+/**
+ * What a `CallLLMStep` decided: the step's result, or an interrupt request it observed instead of calling the model.
+ *
+ * @example
+ * const output: LLMStepOutput = { kind: 'result', result: { text: 'Hi', toolCalls: [] } };
+ */
+export type LLMStepOutput = { kind: 'result'; result: StepDecisionResult } | { kind: 'interrupted'; reason?: string };
+
+/**
+ * How a `CallLLMStep` records its output (journal format 2, issue 21: about 36 bytes a step less): the result itself,
+ * without an empty `text`; an interrupt as `{ interrupted: true, reason? }`. A result never has an `interrupted` member.
+ *
+ * @example
+ * recordedLLMOutput({ kind: 'result', result: { text: '', toolCalls } }); // { toolCalls }
+ */
+export type RecordedLLMOutput = Omit<StepDecisionResult, 'text'> & { text?: string; interrupted?: undefined } | { interrupted: true; reason?: string };
+
+/**
+ * The record of `output` (see {@link RecordedLLMOutput}).
+ *
+ * @example
+ * recordedLLMOutput({ kind: 'interrupted', reason: 'stop' }); // { interrupted: true, reason: 'stop' }
+ */
+export function recordedLLMOutput(output: LLMStepOutput): RecordedLLMOutput {
+  if (output.kind === 'interrupted') return output.reason === undefined ? { interrupted: true } : { interrupted: true, reason: output.reason };
+  const { text, ...rest } = output.result;
+  return text === '' ? rest : { text, ...rest };
+}
+
+/**
+ * The output a record holds: a format-2 record (see {@link RecordedLLMOutput}) or a format-1 one (the output as is).
+ *
+ * @example
+ * llmOutputOf({ toolCalls }); // { kind: 'result', result: { text: '', toolCalls } }
+ */
+export function llmOutputOf(recorded: RecordedLLMOutput | LLMStepOutput): LLMStepOutput {
+  if ('kind' in recorded) return recorded;
+  if (recorded.interrupted === true) return recorded.reason === undefined ? { kind: 'interrupted' } : { kind: 'interrupted', reason: recorded.reason };
+  const { interrupted: _interrupted, text, ...rest } = recorded;
+  return { kind: 'result', result: { text: text ?? '', ...rest } };
+}

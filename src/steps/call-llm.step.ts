@@ -9,7 +9,7 @@ import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
 import type { ToolSchema } from '../types/llm.js';
-import { stepDecisionResult, type StepDecisionResult } from '../orchestration/step-decision-result.js';
+import { llmOutputOf, recordedLLMOutput, stepDecisionResult, type LLMStepOutput, type RecordedLLMOutput } from '../orchestration/step-decision-result.js';
 import { loadStepState } from './load-step-state.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
@@ -38,7 +38,7 @@ export interface CallLLMStepInput extends RunScope {
 }
 
 /** Output of `CallLLMStep.call`: the compact LLM result, or an observed interrupt request. */
-export type CallLLMStepOutput = { kind: 'result'; result: StepDecisionResult } | { kind: 'interrupted'; reason?: string };
+export type CallLLMStepOutput = LLMStepOutput;
 
 /** LLM attempts inside one step (retryable provider errors only). */
 const LLM_ATTEMPTS = 3;
@@ -55,8 +55,10 @@ const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
  */
 export class CallLLMStep {
   /** The durable step (recorded as `CallLLMStep`, see `runJournaledStep`). */
-  static call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
-    return runJournaledStep('CallLLMStep', (record) => CallLLMStep.run(input, record), { portableOutput: true });
+  static async call(input: CallLLMStepInput): Promise<CallLLMStepOutput> {
+    // Recorded compactly (journal format 2); a record of format 1 holds the output as is.
+    const body = async (record: StepRecord): Promise<RecordedLLMOutput | CallLLMStepOutput> => recordedLLMOutput(await CallLLMStep.run(input, record));
+    return llmOutputOf(await runJournaledStep('CallLLMStep', body, { portableOutput: true }));
   }
 
   private static async run(input: CallLLMStepInput, record: StepRecord): Promise<CallLLMStepOutput> {

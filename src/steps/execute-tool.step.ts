@@ -163,8 +163,8 @@ export class ExecuteToolStep {
     };
     if (!commitsHere || input.commit === undefined) return { toolCallId: call.toolCallId, success, ...ending, durationMs };
     deferStepCommit(record, stateStore, input, input.commit, toolOutcome, 'result' in outcome ? outcome.patches : []);
-    // Its result is in the committed messages: the record only says the step is committed.
-    return { toolCallId: call.toolCallId, success, durationMs, committed: true };
+    // Its result is in the committed messages: the record only says the step is committed (and a failure).
+    return success ? { committed: true } : { committed: true, success };
   }
 }
 
@@ -179,14 +179,16 @@ export function toolStepName(toolName: string): string {
 }
 
 /**
- * What an `ExecuteToolStep` records: the call's id and its outcome, not the call's other fields (a committed step's
- * without its result, which is in the committed messages).
+ * What an `ExecuteToolStep` records: the call's id and its outcome, not the call's other fields. A step committed with
+ * its tool's record records only that (`{ committed: true }`, plus `success: false` for a failed call): its result is in
+ * the committed messages and nothing reads its duration again.
  */
-type RecordedOutcome = Pick<ToolOutcome, 'success' | 'result' | 'error' | 'durationMs' | 'committed'> & Partial<ToolOutcome>;
+type RecordedOutcome = Pick<ToolOutcome, 'result' | 'error' | 'committed'> & Partial<ToolOutcome>;
 
 /** The full outcome of `call` from its record (records of earlier versions carry every field; theirs win). */
 function expandOutcome(call: PlannedToolCall, recorded: RecordedOutcome): ToolOutcome {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, index: call.index, resultMessageId: call.resultMessageId, input: call.input, ...recorded };
+  const { toolCallId, toolName, index, resultMessageId, input } = call;
+  return { toolCallId, toolName, index, resultMessageId, input, success: true, durationMs: 0, ...recorded };
 }
 
 /** Phase 1 tools seed from the committed state; phase 2 tools also see the step's other staged writes. */

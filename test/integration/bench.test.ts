@@ -118,5 +118,5 @@ describe('npm run bench (bench/index.ts)', () => {
     // The warm child still holds every session in a live workflow, the parked one none.
     expect(columns('DBOS workflows still pending after the window', 3)).toEqual(['0', '50', '0']);
     expect(await benchDatabases(adminUrl)).toEqual(before);
-  }, 180_000);
+  }, 300_000);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
 import { shouldStopExecution } from '../../../src/orchestration/index.js';
-import { fullStepResult, stepDecisionResult } from '../../../src/orchestration/step-decision-result.js';
+import { fullStepResult, llmOutputOf, recordedLLMOutput, stepDecisionResult, type LLMStepOutput } from '../../../src/orchestration/step-decision-result.js';
 import type { StepResult } from '../../../src/types/llm.js';
 
 const result: StepResult = {
@@ -26,5 +26,28 @@ describe('stepDecisionResult: what an LLM step records for its workflow', () => 
   it('gives a stopWhen the whole result, and refuses loudly one recorded without accounting', () => {
     expect(shouldStopExecution({ agent: stopping, stepResult: stepDecisionResult(result, stopping), stepCount: 1, customState: {} })).toMatchObject({ stop: true, reason: 'stop_when' });
     expect(() => fullStepResult(stepDecisionResult(result, plain))).toThrow(/without its usage and finish reason/);
+  });
+});
+
+describe('recordedLLMOutput / llmOutputOf: how an LLM step records its output (journal format 2) and reads it back', () => {
+  const toolCalls = [{ id: 'c1', name: 'search', arguments: { q: 'a' } }];
+  it.each<[string, LLMStepOutput, unknown]>([
+    ['tool calls without text: no wrapper, no empty text', { kind: 'result', result: { text: '', toolCalls } }, { toolCalls }],
+    ['an answer keeps its text', { kind: 'result', result: { text: 'Hi', toolCalls: [] } }, { text: 'Hi', toolCalls: [] }],
+    ['the accounting a stopWhen reads stays', { kind: 'result', result }, result],
+    ['an interrupt with its reason', { kind: 'interrupted', reason: 'stop' }, { interrupted: true, reason: 'stop' }],
+    ['an interrupt without one', { kind: 'interrupted' }, { interrupted: true }],
+  ])('%s', (_case, output, recorded) => {
+    expect(recordedLLMOutput(output)).toEqual(recorded);
+    expect(llmOutputOf(recordedLLMOutput(output))).toEqual(output);
+    // What DBOS hands back is the JSON of the record.
+    expect(llmOutputOf(JSON.parse(JSON.stringify(recordedLLMOutput(output))) as never)).toEqual(output);
+  });
+
+  it.each<[string, LLMStepOutput]>([
+    ['a result', { kind: 'result', result: { text: '', toolCalls } }],
+    ['an interrupt', { kind: 'interrupted', reason: 'stop' }],
+  ])('reads a format-1 record (the output as is): %s', (_case, output) => {
+    expect(llmOutputOf(output)).toEqual(output);
   });
 });

@@ -160,7 +160,7 @@ describe('stored rows: a call’s tool_start folded into its tool_end’s row (p
     ['before another step’s end', [start(), end({ step: 3 })], pairs],
     ['with a member of its own (a client tool)', [start({ clientExecuted: true }), end()], pairs],
     ['without arguments', [start({ arguments: undefined }), end()], pairs],
-    ['with a state_patch between', [start(), { type: 'state_patch', patches: [], agentId: 's1', agentType: 'a', step: 2, timestamp: 7 }, end()], pairs],
+    ['with a state_patch between', [start(), end({ type: 'state_patch', patches: [], toolCallId: undefined, toolName: undefined, result: undefined }), end()], pairs],
   ] as const)('is not folded %s', (_case, chunks, folds) => {
     const keyedChunks = chunks.map((chunk, index) => keyed(chunk, `k/${index}`));
     const rows = storedRows(keyedChunks, 's1', folds);
