@@ -51,6 +51,12 @@ export interface StepRecord {
    * journal tells it only inside `journalExecution` (the fused journal in every workflow).
    */
   readonly firstLiveAfterReplay?: boolean;
+  /**
+   * True when the deferred writes commit in one transaction with the step's own record (the fused journal): once they
+   * are stored the step is recorded, so its body never runs again and writes none of them again. Absent when they
+   * commit before the record (the public journal's batch record: a crash between them runs the body again).
+   */
+  readonly atomicWithStep?: boolean;
 }
 
 /**

@@ -56,7 +56,8 @@ export class ChunkEmitter {
     const writer = await this.writer();
     const stepRecords = this.streamManager.stepRecords;
     if (stepRecords === undefined || !(await record.joins(stepRecords))) return writer.flush();
-    const handover = await stepRecords.handOver(writer);
+    // Chunks that commit with their step's own record are never written again: the manager may pair them up.
+    const handover = await stepRecords.handOver(writer, { neverRewritten: record.atomicWithStep === true });
     if (handover !== undefined) record.defer(handover);
   }
 

@@ -92,6 +92,7 @@ async function runRecorded<T>(
   const record: StepRecord = {
     joins: (participant) => sharesSystemDatabase(participant, () => databaseFingerprint(database.pool)),
     defer: (write) => void writes.push(write),
+    atomicWithStep: true,
     ...(firstLiveAfterReplay ? { firstLiveAfterReplay } : {}),
   };
   let result: T;

@@ -4,6 +4,7 @@ import type { StartWriteOptions, StateStoreStepRecords } from '../../../src/stor
 import type { StreamManagerStepRecords } from '../../../src/stream/index.js';
 import { stepRecordsContractChecks, type StepRecordsContractCheck, type StepRecordsContractSubject } from '../../../src/testing/contracts/index.js';
 import type { SessionState } from '../../../src/types/session.js';
+import type { StepRecordConnection } from '../../../src/types/step-records.js';
 import type { UsageStoreStepRecords } from '../../../src/usage/index.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 import { postgresStepRecordsSubject } from './postgres-subject.js';
@@ -73,7 +74,7 @@ function idsRenamedWhen(option: keyof StartWriteOptions): StepRecordsContractSub
 function streamManagerWith(broken: (real: StreamManagerStepRecords) => Partial<StreamManagerStepRecords>): StepRecordsContractSubject {
   const manager = subject.components.streamManager!;
   const real = manager.stepRecords!;
-  const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer) => real.handOver(writer),
+  const delegate: StreamManagerStepRecords = { schema: () => real.schema(), databaseFingerprint: () => real.databaseFingerprint(), handOver: (writer, options) => real.handOver(writer, options),
     openStreamOn: (...args) => real.openStreamOn(...args),
     reactivateStreamOn: (...args) => real.reactivateStreamOn(...args),
     endStreamOn: (...args) => real.endStreamOn(...args),
@@ -254,6 +255,24 @@ describe('the step records contract rejects broken implementations', () => {
           endStreamOn: async (connection, streamId, output) => {
             await real.endStreamOn(connection, streamId, output);
             return { onCommitted: () => undefined };
+          },
+        })),
+    ],
+    [
+      'a hand-over that stores a tool call’s pair without its tool_start',
+      'read back whole, in order, at consecutive sequences',
+      () =>
+        streamManagerWith((real) => ({
+          handOver: async (writer, options) => {
+            const handover = await real.handOver(writer, options);
+            if (handover === undefined) return undefined;
+            const within = async (connection: StepRecordConnection): Promise<void> => {
+              await handover.within(connection);
+              await connection.query(
+                `UPDATE __agents_stream_chunks SET chunk = regexp_replace(chunk, '^[{]"startArguments":[{][^}]*[}],', '{') WHERE starts_with(chunk, '{"startArguments"')`,
+              );
+            };
+            return { within, abandoned: () => handover.abandoned() };
           },
         })),
     ],

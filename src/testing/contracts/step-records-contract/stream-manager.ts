@@ -63,6 +63,35 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'streamManager',
+      name: 'streamManager.stepRecords.handOver(neverRewritten): a call’s tool_start and tool_end read back whole, in order, at consecutive sequences',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          const call = { toolCallId: 'contract-call', toolName: 'lookup', agentId: 'agent-1', agentType: 'assistant', step: 1 };
+          const start = { type: 'tool_start' as const, ...call, arguments: { q: 'x' }, timestamp: 1 };
+          const end = { type: 'tool_end' as const, ...call, result: { found: 'X' }, timestamp: 2 };
+          const writes = [writer.write(start, { key: 'contract:start' }), writer.write(end, { key: 'contract:end' })];
+          const handing = stepRecords.handOver(writer, { neverRewritten: true });
+          await Promise.all(writes);
+          const handover = await handing;
+          if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
+          await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
+          expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
+          await manager.endStream(streamId);
+          expect(await collect(await manager.createReader(streamId))).toEqual([
+            { ...start, sequence: 1 },
+            { ...end, sequence: 2 },
+          ]);
+          expect(await collect(await manager.createReader(streamId, 1)), 'read after the tool_start').toEqual([{ ...end, sequence: 2 }]);
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
       name: 'streamManager.stepRecords.handOver: chunks abandoned after a ROLLBACK go back to the writer and are flushed once',
       run: async (subject) => {
         const { manager } = streamManagerOf(subject);
