@@ -5,7 +5,7 @@ import type { JournalStamp } from '../types/journal.js';
 /**
  * The step-journal format this release writes: every agent step is one DBOS `operation_outputs` row under contiguous
  * function ids (format 1), and an LLM step records its result without a wrapper and a tool step committed with its
- * tool's record records only that (format 2, smaller rows). Runs of earlier releases (no stamp) left some steps
+ * tool's record records only its call id and that (format 2, smaller rows). Runs of earlier releases (no stamp) left some steps
  * without a row.
  */
 export const JOURNAL_FORMAT = 2;

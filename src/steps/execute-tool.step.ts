@@ -163,8 +163,8 @@ export class ExecuteToolStep {
     };
     if (!commitsHere || input.commit === undefined) return { toolCallId: call.toolCallId, success, ...ending, durationMs };
     deferStepCommit(record, stateStore, input, input.commit, toolOutcome, 'result' in outcome ? outcome.patches : []);
-    // Its result is in the committed messages: the record only says the step is committed (and a failure).
-    return success ? { committed: true } : { committed: true, success };
+    // Its result is in the committed messages: the record names the call and says it is committed (and a failure).
+    return success ? { toolCallId: call.toolCallId, committed: true } : { toolCallId: call.toolCallId, committed: true, success };
   }
 }
 
@@ -180,7 +180,7 @@ export function toolStepName(toolName: string): string {
 
 /**
  * What an `ExecuteToolStep` records: the call's id and its outcome, not the call's other fields. A step committed with
- * its tool's record records only that (`{ committed: true }`, plus `success: false` for a failed call): its result is in
+ * its tool's record records the call and that (`{ toolCallId, committed: true }`, plus `success: false` for a failed call): its result is in
  * the committed messages and nothing reads its duration again.
  */
 type RecordedOutcome = Pick<ToolOutcome, 'result' | 'error' | 'committed'> & Partial<ToolOutcome>;
