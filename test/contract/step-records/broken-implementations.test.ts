@@ -276,6 +276,22 @@ describe('the step records contract rejects broken implementations', () => {
           },
         })),
     ],
+    [
+      'a connection lent inside a transaction of its own',
+      'withConnection (when declared) lends a connection',
+      () =>
+        stateStoreWith((real) => ({
+          withConnection: (body) =>
+            real.withConnection!(async (client) => {
+              await client.query('BEGIN');
+              try {
+                return await body(client);
+              } finally {
+                await client.query('ROLLBACK');
+              }
+            }),
+        })),
+    ],
     ['a hand-over that takes any writer', 'refuses a writer the manager did not create', () => streamManagerWith(() => ({ handOver: async (writer) => writer.flush().then(() => undefined) }))],
     ['usage recorded on its own, outside the caller’s transaction', 'recordOn inside BEGIN', () => usageStoreWith(() => ({ recordOn: (_connection, records) => subject.components.usageStore!.record(records) }))],
     [

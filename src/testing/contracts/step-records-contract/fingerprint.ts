@@ -63,5 +63,29 @@ export function fingerprintChecks(): StepRecordsContractCheck[] {
         }
       },
     },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords.withConnection (when declared) lends a connection of its database, outside any transaction',
+      run: async (subject) => {
+        const stepRecords = subject.components.stateStore?.stepRecords;
+        if (stepRecords?.withConnection === undefined) return;
+        const declared = await stepRecords.databaseFingerprint();
+        const lent = await stepRecords.withConnection(async (client) => {
+          const outside = await client.query<{ open: boolean }>("SELECT now() <> statement_timestamp() AS open");
+          const fingerprint = await databaseFingerprint(client);
+          await client.query('BEGIN');
+          const inside = await client.query<{ xid: string | null }>('SELECT pg_current_xact_id()::text AS xid');
+          await client.query('COMMIT');
+          return { open: outside.rows[0]?.open, fingerprint, xid: inside.rows[0]?.xid };
+        });
+        expect(lent, 'a lent connection: no transaction open, the declared database, one of its own begun there').toEqual({
+          open: false,
+          fingerprint: declared,
+          xid: expect.any(String),
+        });
+        // A body that fails is the caller's failure (the store may wrap it in its own error).
+        await expect(stepRecords.withConnection(() => Promise.reject(new Error('the body failed'))), 'a failing body').rejects.toBeDefined();
+      },
+    },
   ];
 }
