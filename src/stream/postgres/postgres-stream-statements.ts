@@ -31,7 +31,8 @@ export interface PostgresStreamStatements {
   open: string;
   /**
    * $1 stream id, $2 text[] of stored rows (`storedRows`), $3 channel, $4 text[] of keys, $5 int[] of steps, $6 int[]
-   * of widths (sequences per row; same order), $7 the writer's agent type, $8 bool[]: the row's text left it out →
+   * of widths (sequences per row; same order), $7 the writer's agent type, $9 text[] of a pair row's tool_start key and
+   * $10 text[] of its tool_end alone (null otherwise; stored alone when that key is), $8 bool[]: the row's text left it out →
    * `{ base, stored }`; no row when not active. Rows whose key is stored already (or repeated in the batch) are
    * skipped; a row's sequence is the last of its width. A stream without an agent type takes $7; a row that left out
    * an agent type other than the stream's gets it back (last member).
@@ -94,17 +95,25 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
   // Chunks in a set of rows: a row holding a folded state_patch or tool_start holds two.
   const CHUNKS_IN_ROWS = `count(*) + count(*) FILTER (WHERE starts_with(chunk, '${FOLDED_PATCH_PREFIX}') OR starts_with(chunk, '${FOLDED_START_PREFIX}'))`;
   // A stored key is found through the hash index of its uniqueness (migration 011: the same expression).
-  const appendCtes = `WITH batch AS (
-        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position,
+  const stored = (key: string): string => `EXISTS (
+          SELECT 1 FROM ${chunks} c
+          WHERE (c.stream_id || chr(31) || c.key_hash::text) = ($1 || chr(31) || ${key}::text) AND c.stream_id = $1 AND c.key_hash = ${key}
+        )`;
+  // A tool call's pair row whose tool_start an earlier attempt stored already holds its tool_end alone.
+  const appendCtes = `WITH items AS (
+        SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position, item.alone,
+               md5(item.start_key)::uuid AS start_key,
                row_number() OVER (PARTITION BY item.key ORDER BY item.position) AS copy
-        FROM unnest($2::text[], $4::text[], $5::int[], $6::int[], $8::bool[]) WITH ORDINALITY AS item(chunk, key, step, width, elided, position)
+        FROM unnest($2::text[], $4::text[], $5::int[], $6::int[], $8::bool[], $9::text[], $10::text[])
+          WITH ORDINALITY AS item(chunk, key, step, width, elided, start_key, alone, position)
+      ), batch AS (
+        SELECT key, step, elided, position, copy,
+               CASE WHEN started THEN alone ELSE chunk END AS chunk, CASE WHEN started THEN 1 ELSE width END AS width
+        FROM (SELECT items.*, start_key IS NOT NULL AND ${stored('items.start_key')} AS started FROM items) AS checked
       ), fresh AS (
         SELECT chunk, step, key, width, elided, sum(width) OVER (ORDER BY position) AS rank
         FROM batch
-        WHERE copy = 1 AND NOT EXISTS (
-          SELECT 1 FROM ${chunks} c
-          WHERE (c.stream_id || chr(31) || c.key_hash::text) = ($1 || chr(31) || batch.key::text) AND c.stream_id = $1 AND c.key_hash = batch.key
-        )
+        WHERE copy = 1 AND NOT ${stored('batch.key')}
       ), reserved AS (
         INSERT INTO ${streams} AS s (stream_id, status, last_sequence, agent_type, created_at, updated_at)
         VALUES ($1, 'active', (SELECT coalesce(sum(width), 0) FROM fresh), $7::text, ${NOW}, ${NOW})

@@ -33,7 +33,7 @@ export async function appendChunks(
   agentType: string,
 ): Promise<void> {
   const rows = storedRows(chunks, streamId, folds, agentType);
-  const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided];
+  const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided, rows.startKeys, rows.alone];
   const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
   const check = (result: { rowCount: number | null }): void => {
     if (result.rowCount === 0) throw closed();

@@ -75,9 +75,12 @@ export function storedChunkText(chunk: StreamChunkInput, streamId: string, patch
 /**
  * Rows for one append, in order: stored texts, keys, steps, how many sequences each row takes, and whether the text
  * left out its `agentType` (the writer's: the append statement puts it back unless the stream records that type).
+ * A row holding a call's `tool_start` and `tool_end` also names the `tool_start`'s key (`startKeys`) and the
+ * `tool_end`'s text alone (`alone`): when an earlier attempt of the step stored that `tool_start` already, the append
+ * stores the `tool_end` alone (one sequence). Both are null for every other row.
  *
  * @example
- * const rows: StoredRows = { texts: ['{"type":"text_delta","delta":"Hi"}'], keys: ['w/a/1'], steps: [1], widths: [1], elided: [true] };
+ * const rows: StoredRows = { texts: ['{"type":"text_delta","delta":"Hi"}'], keys: ['w/a/1'], steps: [1], widths: [1], elided: [true], startKeys: [null], alone: [null] };
  */
 export interface StoredRows {
   texts: string[];
@@ -85,6 +88,8 @@ export interface StoredRows {
   steps: number[];
   widths: number[];
   elided: boolean[];
+  startKeys: (string | null)[];
+  alone: (string | null)[];
 }
 
 /**
@@ -148,14 +153,16 @@ function startOfPair(keyed: KeyedChunk, next: KeyedChunk | undefined): next is K
  * const { texts, keys, steps, widths, elided } = storedRows(keyedChunks, streamId, { withCheckpoint: true }, 'assistant');
  */
 export function storedRows(chunks: readonly KeyedChunk[], streamId: string, folds: StoredRowFolds, agentType?: string): StoredRows {
-  const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [], elided: [] };
+  const rows: StoredRows = { texts: [], keys: [], steps: [], widths: [], elided: [], startKeys: [], alone: [] };
   // A row is its (last) chunk's: its key, its step, and its agent type left out or not.
-  const add = (text: string, { key, chunk }: KeyedChunk, width: number): void => {
+  const add = (text: string, { key, chunk }: KeyedChunk, width: number, pair?: { startKey: string; alone: string }): void => {
     rows.texts.push(text);
     rows.keys.push(key);
     rows.steps.push(chunk.step);
     rows.widths.push(width);
     rows.elided.push(agentType !== undefined && chunk.agentType === agentType);
+    rows.startKeys.push(pair?.startKey ?? null);
+    rows.alone.push(pair?.alone ?? null);
   };
   for (let index = 0; index < chunks.length; index += 1) {
     const keyed = chunks[index]!;
@@ -168,7 +175,8 @@ export function storedRows(chunks: readonly KeyedChunk[], streamId: string, fold
     } else if (folds.pairsTools === true && startOfPair(keyed, next)) {
       const start = keyed.chunk as StreamChunkInput & { arguments: unknown };
       const timestamp = start.timestamp === next.chunk.timestamp ? {} : { [STARTED_AT]: start.timestamp };
-      add(JSON.stringify({ [START_ARGUMENTS]: start.arguments, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }), next, 2);
+      const end = storedMembers(next.chunk, streamId, agentType);
+      add(JSON.stringify({ [START_ARGUMENTS]: start.arguments, ...timestamp, ...end }), next, 2, { startKey: keyed.key, alone: JSON.stringify(end) });
       index += 1;
     } else {
       add(storedChunkText(keyed.chunk, streamId, patchesIn, agentType), keyed, 1);

@@ -124,7 +124,8 @@ describe('stored rows: a call’s tool_start folded into its tool_end’s row (p
       [6, '{"startArguments":{"q":"x"},"startedAt":6,"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7}'],
     ] as const) {
       const rows = storedRows([keyed(start({ timestamp }), 'k/start'), keyed(end(), 'k/end')], 's1', pairs, 'a');
-      expect(rows).toEqual({ texts: [text], keys: ['k/end'], steps: [2], widths: [2], elided: [true] });
+      const alone = '{"type":"tool_end","toolCallId":"c1","toolName":"t","result":{"ok":true},"timestamp":7}';
+      expect(rows).toEqual({ texts: [text], keys: ['k/end'], steps: [2], widths: [2], elided: [true], startKeys: ['k/start'], alone: [alone] });
       expect(text.startsWith(FOLDED_START_PREFIX)).toBe(true);
       expect(chunksFromStored(text, 's1', 2, 9, null, 'a')).toEqual([
         { ...start({ timestamp }), sequence: 8 },

@@ -92,6 +92,38 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
     },
     {
       component: 'streamManager',
+      name: 'streamManager.stepRecords.handOver(neverRewritten): a tool_start an earlier attempt stored is not stored again with its tool_end',
+      run: async (subject) => {
+        const { manager, stepRecords } = streamManagerOf(subject);
+        const streamId = newStreamId();
+        const call = { toolCallId: 'contract-call', toolName: 'lookup', agentId: 'agent-1', agentType: 'assistant', step: 1 };
+        const start = { type: 'tool_start' as const, ...call, arguments: { q: 'x' }, timestamp: 1 };
+        const end = { type: 'tool_end' as const, ...call, result: { found: 'X' }, timestamp: 2 };
+        // The first attempt stored its tool_start (a flush while the tool ran), then died.
+        const first = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        await first.write(start, { key: 'contract:start' });
+        await first.close();
+        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+        try {
+          const writes = [writer.write(start, { key: 'contract:start' }), writer.write(end, { key: 'contract:end' })];
+          const handing = stepRecords.handOver(writer, { neverRewritten: true });
+          await Promise.all(writes);
+          const handover = await handing;
+          if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
+          await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
+          await manager.endStream(streamId);
+          expect(await collect(await manager.createReader(streamId))).toEqual([
+            { ...start, sequence: 1 },
+            { ...end, sequence: 2 },
+          ]);
+          expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
+        } finally {
+          await writer.close();
+        }
+      },
+    },
+    {
+      component: 'streamManager',
       name: 'streamManager.stepRecords.handOver: chunks abandoned after a ROLLBACK go back to the writer and are flushed once',
       run: async (subject) => {
         const { manager } = streamManagerOf(subject);
