@@ -18,6 +18,27 @@ async function writeAndHandOver(subject: StepRecordsContractSubject, writer: Str
   return handing;
 }
 
+/** A tool call's two chunks, as the pair checks write them. */
+const TOOL_CALL = { toolCallId: 'contract-call', toolName: 'lookup', agentId: 'agent-1', agentType: 'assistant', step: 1 };
+const TOOL_START = { type: 'tool_start' as const, ...TOOL_CALL, arguments: { q: 'x' }, timestamp: 1 };
+const TOOL_END = { type: 'tool_end' as const, ...TOOL_CALL, result: { found: 'X' }, timestamp: 2 };
+
+/** Write a tool call's keyed tool_start and tool_end, hand them over as never rewritten and COMMIT them. */
+async function commitToolPair(subject: StepRecordsContractSubject, streamId: string): Promise<void> {
+  const { manager, stepRecords } = streamManagerOf(subject);
+  const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
+  try {
+    const writes = [writer.write(TOOL_START, { key: 'contract:start' }), writer.write(TOOL_END, { key: 'contract:end' })];
+    const handing = stepRecords.handOver(writer, { neverRewritten: true });
+    await Promise.all(writes);
+    const handover = await handing;
+    if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
+    await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
+  } finally {
+    await writer.close();
+  }
+}
+
 /** The deltas a reader gets from `streamId`, after ending it. */
 async function readEnded(subject: StepRecordsContractSubject, streamId: string): Promise<string[]> {
   const { manager } = streamManagerOf(subject);
@@ -65,61 +86,35 @@ export function streamManagerChecks(): StepRecordsContractCheck[] {
       component: 'streamManager',
       name: 'streamManager.stepRecords.handOver(neverRewritten): a call’s tool_start and tool_end read back whole, in order, at consecutive sequences',
       run: async (subject) => {
-        const { manager, stepRecords } = streamManagerOf(subject);
+        const { manager } = streamManagerOf(subject);
         const streamId = newStreamId();
-        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
-        try {
-          const call = { toolCallId: 'contract-call', toolName: 'lookup', agentId: 'agent-1', agentType: 'assistant', step: 1 };
-          const start = { type: 'tool_start' as const, ...call, arguments: { q: 'x' }, timestamp: 1 };
-          const end = { type: 'tool_end' as const, ...call, result: { found: 'X' }, timestamp: 2 };
-          const writes = [writer.write(start, { key: 'contract:start' }), writer.write(end, { key: 'contract:end' })];
-          const handing = stepRecords.handOver(writer, { neverRewritten: true });
-          await Promise.all(writes);
-          const handover = await handing;
-          if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
-          await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
-          expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
-          await manager.endStream(streamId);
-          expect(await collect(await manager.createReader(streamId))).toEqual([
-            { ...start, sequence: 1 },
-            { ...end, sequence: 2 },
-          ]);
-          expect(await collect(await manager.createReader(streamId, 1)), 'read after the tool_start').toEqual([{ ...end, sequence: 2 }]);
-        } finally {
-          await writer.close();
-        }
+        await commitToolPair(subject, streamId);
+        expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
+        await manager.endStream(streamId);
+        expect(await collect(await manager.createReader(streamId))).toEqual([
+          { ...TOOL_START, sequence: 1 },
+          { ...TOOL_END, sequence: 2 },
+        ]);
+        expect(await collect(await manager.createReader(streamId, 1)), 'read after the tool_start').toEqual([{ ...TOOL_END, sequence: 2 }]);
       },
     },
     {
       component: 'streamManager',
       name: 'streamManager.stepRecords.handOver(neverRewritten): a tool_start an earlier attempt stored is not stored again with its tool_end',
       run: async (subject) => {
-        const { manager, stepRecords } = streamManagerOf(subject);
+        const { manager } = streamManagerOf(subject);
         const streamId = newStreamId();
-        const call = { toolCallId: 'contract-call', toolName: 'lookup', agentId: 'agent-1', agentType: 'assistant', step: 1 };
-        const start = { type: 'tool_start' as const, ...call, arguments: { q: 'x' }, timestamp: 1 };
-        const end = { type: 'tool_end' as const, ...call, result: { found: 'X' }, timestamp: 2 };
         // The first attempt stored its tool_start (a flush while the tool ran), then died.
         const first = await manager.createWriter(streamId, 'agent-1', 'assistant');
-        await first.write(start, { key: 'contract:start' });
+        await first.write(TOOL_START, { key: 'contract:start' });
         await first.close();
-        const writer = await manager.createWriter(streamId, 'agent-1', 'assistant');
-        try {
-          const writes = [writer.write(start, { key: 'contract:start' }), writer.write(end, { key: 'contract:end' })];
-          const handing = stepRecords.handOver(writer, { neverRewritten: true });
-          await Promise.all(writes);
-          const handover = await handing;
-          if (handover === undefined) return expect.fail('handOver returned nothing for two buffered chunks');
-          await inTransaction(subject, 'COMMIT', (connection) => handover.within(connection));
-          await manager.endStream(streamId);
-          expect(await collect(await manager.createReader(streamId))).toEqual([
-            { ...start, sequence: 1 },
-            { ...end, sequence: 2 },
-          ]);
-          expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
-        } finally {
-          await writer.close();
-        }
+        await commitToolPair(subject, streamId);
+        await manager.endStream(streamId);
+        expect(await collect(await manager.createReader(streamId))).toEqual([
+          { ...TOOL_START, sequence: 1 },
+          { ...TOOL_END, sequence: 2 },
+        ]);
+        expect(await manager.getInfo(streamId)).toMatchObject({ lastSequence: 2, chunkCount: 2 });
       },
     },
     {
