@@ -130,11 +130,12 @@ export class ExecuteToolStep {
     }
     const success = 'result' in outcome;
     const ending = 'result' in outcome ? { result: outcome.result } : { error: outcome.error };
-    // Keyed like its tool_start: a step run again after a crash (its chunks stored, its record not) stores it once.
-    await emitter.emit(
-      { type: 'tool_end', toolCallId: call.toolCallId, toolName: call.toolName, ...('result' in outcome ? ending : { error: outcome.streamed }) },
-      { key: chunkKey(input, 'tool_end', call.toolCallId) },
-    );
+    await emitter.emit({
+      type: 'tool_end',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ...('result' in outcome ? ending : { error: outcome.streamed }),
+    });
     await emitter.flushWith(record);
     await recordUsageWith(record, usageStore, [
       {
