@@ -180,8 +180,8 @@ export function toolStepName(toolName: string): string {
 
 /**
  * What an `ExecuteToolStep` records: the call's id and its outcome, not the call's other fields. A step committed with
- * its tool's record records the call and that (`{ toolCallId, committed: true }`, plus `success: false` for a failed call): its result is in
- * the committed messages and nothing reads its duration again.
+ * its tool's record records the call and that (`{ toolCallId, committed: true }`, plus `success: false` for a failed
+ * call): its result is in the committed messages and nothing reads its duration again.
  */
 type RecordedOutcome = Pick<ToolOutcome, 'result' | 'error' | 'committed'> & Partial<ToolOutcome>;
 

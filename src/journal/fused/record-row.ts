@@ -8,8 +8,6 @@ import type { RecordWrite } from '../step-record.js';
 import type { HeldWrites } from '../pipelined-transaction.js';
 import { InternalError } from '../../errors/index.js';
 
-export type { HeldWrites } from '../pipelined-transaction.js';
-
 /** DBOS 5.3's system database, as the fused journal's record uses it. */
 export type SystemDatabase = DBOSExecutor['systemDatabase'];
 

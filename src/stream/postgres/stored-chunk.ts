@@ -96,7 +96,8 @@ export interface StoredRows {
  * Where rows of one append may hold two chunks. `withCheckpoint`: appended inside the transaction that commits the
  * step's checkpoint (a `state_patch` may ride in the next chunk's row). `pairsTools`: nothing appended here is ever
  * written again — the step's record commits in the same transaction, so its body never runs again once these rows
- * are stored — and a call's `tool_start` may ride in its `tool_end`'s row (whose key then stands for both).
+ * are stored — and a call's `tool_start` may ride in its `tool_end`'s row (keyed by the `tool_end`; the append
+ * stores the `tool_end` alone when an earlier attempt stored the `tool_start`, see `StoredRows.startKeys`).
  *
  * @example
  * const folds: StoredRowFolds = { withCheckpoint: true, pairsTools: true };
@@ -146,7 +147,8 @@ function startOfPair(keyed: KeyedChunk, next: KeyedChunk | undefined): next is K
  * `state_patch` back at the sequence before it (`chunksFromStored`). Otherwise a reference (`storedChunkText`).
  * Only the next chunk's key is kept: a folded `state_patch` has the writer's own key, which nothing writes again.
  * With `pairsTools`, a call's `tool_start` followed by its `tool_end` is one row the same way, its text starting with
- * `{"startArguments":` (plus `startedAt` when the timestamps differ), keyed by the `tool_end`.
+ * `{"startArguments":` (plus `startedAt` when the timestamps differ), keyed by the `tool_end` and naming the
+ * `tool_start`'s key (`startKeys`).
  * Chunks of `agentType` (the writer's) are stored without it.
  *
  * @example
@@ -169,20 +171,42 @@ export function storedRows(chunks: readonly KeyedChunk[], streamId: string, fold
     const patchesIn = folds.withCheckpoint ? keyed.patchesIn : undefined;
     const next = chunks[index + 1];
     if (patchesIn !== undefined && foldable(keyed, next)) {
-      const timestamp = keyed.chunk.timestamp === next.chunk.timestamp ? {} : { [PATCHED_AT]: keyed.chunk.timestamp };
-      add(JSON.stringify({ [PATCHES_BEFORE]: patchesIn, ...timestamp, ...storedMembers(next.chunk, streamId, agentType) }), next, 2);
+      add(foldedText([PATCHES_BEFORE, patchesIn], PATCHED_AT, keyed.chunk, next.chunk, storedMembers(next.chunk, streamId, agentType)), next, 2);
       index += 1;
     } else if (folds.pairsTools === true && startOfPair(keyed, next)) {
-      const start = keyed.chunk as StreamChunkInput & { arguments: unknown };
-      const timestamp = start.timestamp === next.chunk.timestamp ? {} : { [STARTED_AT]: start.timestamp };
       const end = storedMembers(next.chunk, streamId, agentType);
-      add(JSON.stringify({ [START_ARGUMENTS]: start.arguments, ...timestamp, ...end }), next, 2, { startKey: keyed.key, alone: JSON.stringify(end) });
+      const startArguments = (keyed.chunk as StreamChunkInput & { arguments: unknown }).arguments;
+      const pair = { startKey: keyed.key, alone: JSON.stringify(end) };
+      add(foldedText([START_ARGUMENTS, startArguments], STARTED_AT, keyed.chunk, next.chunk, end), next, 2, pair);
       index += 1;
     } else {
       add(storedChunkText(keyed.chunk, streamId, patchesIn, agentType), keyed, 1);
     }
   }
   return rows;
+}
+
+/**
+ * The text of a row holding `folded` before `carrier` (whose stored members are `carried`): the fold's first member,
+ * `folded`'s timestamp under `timeMember` only when it differs from the carrier's, then the carrier's members.
+ */
+function foldedText([member, value]: [string, unknown], timeMember: string, folded: StreamChunkInput, carrier: StreamChunkInput, carried: object): string {
+  const timestamp = folded.timestamp === carrier.timestamp ? {} : { [timeMember]: folded.timestamp };
+  return JSON.stringify({ [member]: value, ...timestamp, ...carried });
+}
+
+/**
+ * A row's text holding a folded chunk (see {@link foldedText}) read back: the fold's first member's value, the carrier
+ * (its sequence the row's) and the folded chunk's timestamp.
+ */
+function unfolded(
+  text: string,
+  [member, timeMember]: [string, string],
+  row: { streamId: string; step: number; sequence: number; agentType?: string | null },
+): { value: unknown; carrier: StreamChunk; foldedAt: number } {
+  const { [member]: value, [timeMember]: foldedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
+  const carrier = { ...impliedMembers(row.streamId, row.agentType), ...members, step: row.step, sequence: row.sequence } as StreamChunk;
+  return { value, carrier, foldedAt: typeof foldedAt === 'number' ? foldedAt : carrier.timestamp };
 }
 
 /**
@@ -236,36 +260,34 @@ export function chunksFromStored(
   patches?: string | null,
   agentType?: string | null,
 ): StreamChunk[] {
-  if (text.startsWith(FOLDED_START_PREFIX)) return pairFromStored(text, streamId, step, sequence, agentType);
+  const row = { streamId, step, sequence, agentType };
+  if (text.startsWith(FOLDED_START_PREFIX)) {
+    // A call's tool_start and tool_end.
+    const { value: startArguments, carrier, foldedAt } = unfolded(text, [START_ARGUMENTS, STARTED_AT], row);
+    const end = carrier as StreamChunk & { toolCallId: string; toolName: string };
+    const start = {
+      type: 'tool_start',
+      toolCallId: end.toolCallId,
+      toolName: end.toolName,
+      arguments: startArguments,
+      agentId: end.agentId,
+      ...(end.agentType === undefined ? {} : { agentType: end.agentType }),
+      step,
+      timestamp: foldedAt,
+      sequence: sequence - 1,
+    } as StreamChunk;
+    return [start, end];
+  }
   if (!text.startsWith(FOLDED_PATCH_PREFIX)) return [chunkFromStored(text, streamId, step, sequence, patches, agentType)];
-  const { [PATCHES_BEFORE]: _checkpoint, [PATCHED_AT]: patchedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
-  const chunk = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk;
+  const { carrier: chunk, foldedAt } = unfolded(text, [PATCHES_BEFORE, PATCHED_AT], row);
   const statePatch = {
     type: 'state_patch',
     patches: referencedPatches(patches),
     agentId: chunk.agentId,
     agentType: chunk.agentType,
     step,
-    timestamp: typeof patchedAt === 'number' ? patchedAt : chunk.timestamp,
+    timestamp: foldedAt,
     sequence: sequence - 1,
   } as StreamChunk;
   return [statePatch, chunk];
-}
-
-/** A row holding a call's `tool_start` and `tool_end` (see `storedRows`): both chunks, the start one sequence before. */
-function pairFromStored(text: string, streamId: string, step: number, sequence: number, agentType?: string | null): StreamChunk[] {
-  const { [START_ARGUMENTS]: startArguments, [STARTED_AT]: startedAt, ...members } = JSON.parse(text) as Record<string, unknown>;
-  const end = { ...impliedMembers(streamId, agentType), ...members, step, sequence } as StreamChunk & { toolCallId: string; toolName: string };
-  const start = {
-    type: 'tool_start',
-    toolCallId: end.toolCallId,
-    toolName: end.toolName,
-    arguments: startArguments,
-    agentId: end.agentId,
-    ...(end.agentType === undefined ? {} : { agentType: end.agentType }),
-    step,
-    timestamp: typeof startedAt === 'number' ? startedAt : end.timestamp,
-    sequence: sequence - 1,
-  } as StreamChunk;
-  return [start, end];
 }
