@@ -91,15 +91,15 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     }
   }
 
-  /**
-   * The run's outcome: its final result, or — as soon as it waits for client tool results or approvals — a
-   * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
-   */
   /** The stream sequence this run started after. */
   get startSequence(): number {
     return this.context.startSequence;
   }
 
+  /**
+   * The run's outcome: its final result, or — as soon as it waits for client tool results or approvals — a
+   * `suspended_client_tool` result (the run stays warm; submit, then await `getHandle(...).result()` again).
+   */
   async result(): Promise<AgentResult<TOutput>> {
     if (DBOS.isInStep()) throw new DBOSStepContextError('result');
     const result = DBOS.isInWorkflow() ? await this.durableOutcome() : await this.outcome();
@@ -109,9 +109,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   }
 
   private async outcome(): Promise<AgentResult<TOutput>> {
-    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a
-    // signal); a run elsewhere waits for the process's shared status watch (its end) or, for a human wait, a check of
-    // the store once a second.
+    // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a signal
+    // but its end's); a run elsewhere, the process's shared status watch (its end) or a store check once a second.
     const local = this.context.liveHandle !== undefined;
     const final = this.finalResult(local);
     final.catch(() => undefined);
@@ -124,16 +123,19 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       const stop = new AbortController();
       // A queued run may still run in this process: its signals wake the wait on either path.
       const wait = waitForRunChange([this.runId, sessionSignal(this.sessionId)], local ? LOCAL_SAFETY_CHECK_MS : REMOTE_SAFETY_CHECK_MS, stop.signal);
-      if (first && this.mustLookFirst()) {
+      const seen = first ? this.firstSignals() : 'wait';
+      if (seen === 'look') {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
           stop.abort();
           return waiting;
         }
       }
-      await Promise.race([final.catch(() => undefined), wait]);
+      const change = seen === 'ended' ? 'ended' : await Promise.race([final.then(noOutcome, noOutcome), wait]);
       stop.abort();
       if (settled !== undefined) return settledOutcome(settled);
+      // Its finish committed here: no human wait to look for; DBOS records the workflow's end right after.
+      if (change === 'ended') return final;
       // Woken: look at the store, unless the result comes first (a run's end signals before DBOS records its result).
       const look = this.waitingResult();
       look.catch(() => undefined); // a failure after the result came is of no use
@@ -144,14 +146,16 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   }
 
   /**
-   * Whether the first look of `outcome()` reads the store: always, except for the first `result()` of a run this
-   * process started when no signal of it came since (the wait registered before this call catches later ones).
+   * What the first look of `outcome()` does: read the store, always, except for the first `result()` of a run this
+   * process started when no signal of it came since (the wait registered before this call catches later ones), or
+   * when the run's finish committed here since (`ended`).
    */
-  private mustLookFirst(): boolean {
+  private firstSignals(): 'look' | 'wait' | 'ended' {
     const watch = this.unreadSignals;
     this.unreadSignals = undefined;
     watch?.release();
-    return watch === undefined || watch.changed;
+    if (watch === undefined) return 'look';
+    return watch.ended ? 'ended' : watch.changed ? 'look' : 'wait';
   }
 
   async getState(): Promise<SessionState | null> {

@@ -138,7 +138,7 @@ export function finishMayJoinRecord(
  * The finish's writes handed to the step's record, in the order the separate path writes them: the last step's commit,
  * its rejected calls' chunks and the final chunk, the stream's end, the session's outcome, the run's record last. Once
  * the record commits, this process's writers know the stream ended, the writer is released and `result()` waiters are
- * woken.
+ * woken, told the run ended (they need not look for a human wait).
  *
  * @example
  * deferFinish(record, environment, joined, writes);
@@ -168,7 +168,7 @@ export async function deferFinish(record: StepRecord, { emitter }: Pick<StepEnvi
     committed: () => {
       ended?.onCommitted();
       void releaseStreamWriter(scope.streamId, scope.sessionId);
-      signalRunChanged(scope.runId);
+      signalRunChanged(scope.runId, 'ended');
     },
   });
 }

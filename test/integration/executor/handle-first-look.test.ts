@@ -58,14 +58,13 @@ describe('the first result() of a run this process started', () => {
     }
   });
 
-  it('reads the store when its run signalled before result() was called (here: the run ended)', async () => {
+  it('reads the store when its run signalled before result() was called (here: a finish written apart, for a hook)', async () => {
     const modelEntered = new Promise<void>((resolve) => (entered = resolve));
-    const handle = await runtime.executor.execute(agent, 'hello', { sessionId: 'first-look-2' });
+    // onAgentComplete must see the outcome committed when it fires: the finish writes on its own, then signals a change.
+    const handle = await runtime.executor.execute(agent, 'hello', { sessionId: 'first-look-2', hooks: { onAgentComplete: () => undefined } });
     await modelEntered;
     release();
-    for (let tries = 0; tries < 200 && (await runtime.stateStore.getRun('first-look-2', handle.runId))?.status === 'running'; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilEnded('first-look-2', handle.runId);
     const counted = countReads('first-look-2');
     try {
       expect(await handle.result()).toMatchObject({ status: 'completed', output: 'answered' });
@@ -75,9 +74,28 @@ describe('the first result() of a run this process started', () => {
     }
   });
 
-  it('is not held by a store read that its run signal started: the result, recorded meanwhile, wins', async () => {
+  it("reads nothing when its run's finish committed with its record before result() was called: the signal said it ended", async () => {
     const modelEntered = new Promise<void>((resolve) => (entered = resolve));
-    const handle = await runtime.executor.execute(agent, 'hello', { sessionId: 'first-look-3' });
+    const handle = await runtime.executor.execute(agent, 'hello', { sessionId: 'first-look-4' });
+    await modelEntered;
+    release();
+    await untilEnded('first-look-4', handle.runId);
+    const counted = countReads('first-look-4');
+    try {
+      expect(await handle.result()).toMatchObject({ status: 'completed', output: 'answered' });
+      expect(counted.reads).toEqual([]);
+    } finally {
+      counted.stop();
+    }
+  });
+
+  it.each([
+    { finish: 'written apart (a hook): its signal starts a store read', hooks: { onAgentComplete: () => undefined }, reads: 1 },
+    { finish: 'committed with its record: its signal says the run ended, nothing is read', hooks: undefined, reads: 0 },
+  ])('is not held by a store read after its run signalled, finish $finish; the result, recorded meanwhile, wins', async ({ hooks, reads }) => {
+    const modelEntered = new Promise<void>((resolve) => (entered = resolve));
+    const sessionId = `first-look-3-${reads}`;
+    const handle = await runtime.executor.execute(agent, 'hello', { sessionId, ...(hooks === undefined ? {} : { hooks }) });
     const store = runtime.stateStore as unknown as { getRun: (...args: unknown[]) => Promise<unknown> };
     const original = store.getRun;
     let slowReads = 0;
@@ -86,7 +104,7 @@ describe('the first result() of a run this process started', () => {
       await modelEntered;
       // From now on the handle's reads of this run take 3 s (the workflow reads the run with getCurrentRun).
       store.getRun = async function (this: unknown, ...args: unknown[]) {
-        if (args[0] === 'first-look-3') {
+        if (args[0] === sessionId) {
           slowReads += 1;
           await new Promise((resolve) => setTimeout(resolve, 3_000));
         }
@@ -95,10 +113,17 @@ describe('the first result() of a run this process started', () => {
       const startedAt = Date.now();
       release();
       expect(await result).toMatchObject({ status: 'completed', output: 'answered' });
-      expect(slowReads).toBe(1);
+      expect(slowReads).toBe(reads);
       expect(Date.now() - startedAt).toBeLessThan(2_500);
     } finally {
       store.getRun = original;
     }
   });
 });
+
+/** Wait until the run's record no longer reads `running`. */
+async function untilEnded(sessionId: string, runId: string): Promise<void> {
+  for (let tries = 0; tries < 200 && (await runtime.stateStore.getRun(sessionId, runId))?.status === 'running'; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

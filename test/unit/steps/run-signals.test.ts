@@ -1,6 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { sessionSignal, signalRunChanged, waitForRunChange, watchRunChange } from '../../../src/steps/run-signals.js';
 
+describe('what a signal says', () => {
+  const cases: Array<[string, (key: string) => void, boolean, 'changed' | 'ended' | undefined]> = [
+    ['a change', (key) => signalRunChanged(key), false, 'changed'],
+    ['the run ended', (key) => signalRunChanged(key, 'ended'), true, 'ended'],
+    ['a change, then the end: the watch heard the first only', (key) => (signalRunChanged(key), signalRunChanged(key, 'ended')), false, 'changed'],
+    ['nothing: the wait times out', () => undefined, false, undefined],
+  ];
+  it.each(cases)('%s: watch ended %j, wait resolves %j', async (_name, signal, ended, heard) => {
+    const key = `run-say-${ended}-${heard}`;
+    const watch = watchRunChange([key]);
+    const waited = waitForRunChange(key, 20);
+    signal(key);
+    expect(watch.ended).toBe(ended);
+    expect(await waited).toBe(heard);
+  });
+
+  it('resolves a stopped wait with nothing', async () => {
+    const stop = new AbortController();
+    const waited = waitForRunChange('run-say-stopped', 5_000, stop.signal);
+    stop.abort();
+    expect(await waited).toBeUndefined();
+  });
+});
+
 describe('watchRunChange', () => {
   const cases: Array<[string, string[], boolean]> = [
     ['no signal', [], false],
