@@ -59,3 +59,25 @@ export function enterPipelineMode(client: object): (() => void) | undefined {
     target.pipeline = previous;
   };
 }
+
+/** What {@link writeAhead} writes through: a store connection, which may take statements sent ahead. */
+interface WritingConnection {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Run a write whose answer the caller does not read: sent ahead when `connection` takes it (a pipelined transaction's;
+ * its failure then fails that transaction, as `refused` maps it), else awaited here (its failure thrown as `refused`
+ * maps it). Either way the write runs in its place in the connection's order of statements.
+ *
+ * @example
+ * await writeAhead(connection, 'UPDATE sessions SET message_count = $2 WHERE session_id = $1', ['s1', 3]);
+ */
+export async function writeAhead(connection: WritingConnection, text: string, values: unknown[], refused?: (error: unknown) => unknown): Promise<void> {
+  if (canSendAhead(connection)) return connection.sendAhead(text, values, () => undefined, refused);
+  try {
+    await connection.query(text, values);
+  } catch (error) {
+    throw refused === undefined ? error : refused(error);
+  }
+}

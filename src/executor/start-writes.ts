@@ -3,6 +3,7 @@ import type { StartWriteOptions, StateStoreStepRecords } from '../store/step-rec
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { sharesDatabase } from '../journal/step-record.js';
+import { transactionOnLent } from '../journal/pipelined-transaction.js';
 import { InternalError } from '../errors/index.js';
 import type { StepRecordConnection } from '../types/step-records.js';
 import type { Message } from '../types/message.js';
@@ -68,12 +69,21 @@ export async function withStartWrites<T>(stores: Stores, body: (writer: StartWri
   const joined = await joinedRecords(stores);
   if (joined === undefined) return body(separateWriter(stores));
   let committed: Array<() => void> = [];
-  const value = await joined.state.transaction((connection) => {
+  const value = await inOneTransaction(joined.state, (connection) => {
     committed = [];
     return body(joinedWriter(joined, connection, committed));
   });
   for (const done of committed) done();
   return value;
+}
+
+/**
+ * `body` in one transaction on the store's database: a pipelined one on a connection the store lends (see
+ * `transactionOnLent`: a new session's start is one round trip), else the store's own.
+ */
+async function inOneTransaction<T>(state: StateStoreStepRecords, body: (connection: StepRecordConnection) => Promise<T>): Promise<T> {
+  if (state.withConnection === undefined) return state.transaction(body);
+  return transactionOnLent({ withConnection: (lent) => state.withConnection!(lent) }, body);
 }
 
 async function joinedRecords({ stateStore, streamManager }: Stores): Promise<Joined | undefined> {

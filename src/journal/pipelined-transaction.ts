@@ -6,6 +6,7 @@ import type { SqlConnection } from '../store/postgres/database.js';
 import { guardsHold, heldAsCtes, type DeferringConnection } from '../store/postgres/statement-batch.js';
 import type { StepRecordClient as TransactionClient } from '../types/step-records.js';
 import type { RecordOutcome, RecordWrite } from './step-record.js';
+import { InternalError } from '../errors/index.js';
 
 /**
  * Data-modifying statements held for a transaction's closing statement (see `DeferringConnection`).
@@ -83,14 +84,37 @@ export async function pipelinedTransaction(client: TransactionClient, writes: re
     for (const answer of outstanding) await answer; // in order: the first failure is the one to report
     const transactionId = await closed;
     return transactionId === undefined ? {} : { transactionId };
-  } catch (error) {
-    await Promise.allSettled(outstanding);
+  } catch (thrown) {
+    // A statement sent ahead that failed fails every later one ("transaction is aborted"): its failure is the one.
+    const settled = await Promise.allSettled(outstanding);
+    const error = settled.find((answer): answer is PromiseRejectedResult => answer.status === 'rejected')?.reason ?? thrown;
     await client.query('ROLLBACK').catch(() => undefined);
     if (connection?.guarded() === true && transientPostgresCondition(error) === undefined) throw new GuardedAttemptFailed(error);
     throw ends.failure === undefined ? error : await ends.failure(error, client);
   } finally {
     leavePipeline?.();
   }
+}
+
+/**
+ * Run `body` in one transaction on the database of a store that lends connections (`withConnection`, retried whole
+ * through transient failures): a {@link pipelinedTransaction}, so writes whose answers nobody reads (`writeAhead`) go
+ * out with the next statement that is read, or with the COMMIT. A run's start: a new session's is one round trip.
+ *
+ * @example
+ * const input = await transactionOnLent(stateStore.stepRecords, (connection) => recordRun(connection));
+ */
+export async function transactionOnLent<T>(
+  lender: { withConnection<R>(body: (client: TransactionClient) => Promise<R>): Promise<R> },
+  body: (connection: SqlConnection) => Promise<T>,
+): Promise<T> {
+  return lender.withConnection(async (client) => {
+    let value: { of: T } | undefined;
+    const write: RecordWrite = { within: async (connection) => void (value = { of: await body(connection) }) };
+    await pipelinedTransaction(client, [write], { closing: closeReadingTransactionId });
+    if (value === undefined) throw new InternalError('A transaction committed without running its writes.');
+    return value.of;
+  });
 }
 
 /**

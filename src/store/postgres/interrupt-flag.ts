@@ -1,3 +1,4 @@
+import { writeAhead } from '../../database/send-ahead.js';
 import { randomUUID } from 'node:crypto';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { InterruptFlagResult } from '../../types/session.js';
@@ -66,7 +67,8 @@ export async function checkPostgresInterruptFlag({ database, tables }: PostgresC
 export async function clearPostgresInterruptFlag({ database, tables }: PostgresContext, sessionId: string): Promise<void> {
   assertIdentifier(sessionId, 'sessionId');
   await database.run('clear the interrupt flag', (connection) =>
-    connection.query(
+    writeAhead(
+      connection,
       `UPDATE ${tables.sessions} SET interrupt_requested = false, interrupt_reason = NULL
        WHERE session_id = $1 AND (interrupt_requested OR interrupt_reason IS NOT NULL)`,
       [sessionId],

@@ -1,3 +1,4 @@
+import { writeAhead } from '../../database/send-ahead.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
@@ -70,7 +71,8 @@ export async function insertPostgresMessages(connection: SqlConnection, tables: 
     message: toJsonText(message, 'messages'),
     created_at: message.createdAt ?? now,
   }));
-  await connection.query(
+  await writeAhead(
+    connection,
     `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
      SELECT $1, record.sequence, record.message_id, record.message, record.created_at
      FROM jsonb_to_recordset($2::jsonb) AS record(sequence integer, message_id text, message text, created_at bigint)`,
@@ -105,7 +107,7 @@ export async function appendPostgresMessages(
     if (rows.length === 0) return messageCount;
     await insertPostgresMessages(connection, tables, sessionId, rows);
     const total = messageCount + rows.length;
-    await connection.query(`UPDATE ${tables.sessions} SET message_count = $2 WHERE session_id = $1`, [sessionId, total]);
+    await writeAhead(connection, `UPDATE ${tables.sessions} SET message_count = $2 WHERE session_id = $1`, [sessionId, total]);
     return total;
   });
 }

@@ -1,3 +1,4 @@
+import { canSendAhead, isRefusedByError, writeAhead } from '../../database/send-ahead.js';
 import { InvalidArgumentError, SessionNotFoundError } from '../../errors/index.js';
 import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.js';
 import { toJsonText } from '../../database/json.js';
@@ -73,7 +74,8 @@ export async function createPostgresRun(
       turn = (row?.max_turn ?? 0) + 1;
     }
     const run = buildRunRecord(sessionId, input, turn);
-    await connection.query(
+    await writeAhead(
+      connection,
       `INSERT INTO ${tables.runs} (session_id, run_id, turn, status, step_count, start_sequence, previous_run_id, workflow_id,
          completion_reason, error, metadata, started_at, ended_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13)`,
@@ -99,7 +101,8 @@ export async function createPostgresRun(
 
 /**
  * `updateRunStatus` as one UPDATE (undefined patch fields keep their value; `running` clears the outcome fields); with
- * `from`, only while the run's status is one of them (`compareAndSetRunStatus`). True when the run was written.
+ * `from`, only while the run's status is one of them (`compareAndSetRunStatus`). True when the run was written. Without
+ * `from`, on a connection that sends writes ahead, it is sent ahead: an unknown run then fails the transaction.
  *
  * @example
  * await updatePostgresRunStatus(context, 's1', 'r1', 'completed', { endedAt: Date.now(), completionReason: 'finish_tool' });
@@ -115,28 +118,25 @@ export async function updatePostgresRunStatus(
   assertIdentifier(sessionId, 'sessionId');
   assertIdentifier(runId, 'runId');
   const metadata = patch.metadata === undefined ? null : toJsonText(patch.metadata, 'run.metadata');
-  return database.run('update a run', async (connection) => {
-    const result = await connection.query(
-      // A run running (again: a resumed cancelled workflow) has no outcome yet: its outcome fields are cleared.
-      `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count),
+  // A run running (again: a resumed cancelled workflow) has no outcome yet: its outcome fields are cleared.
+  const update = `UPDATE ${tables.runs} SET status = $3, step_count = COALESCE($4, step_count),
          completion_reason = CASE WHEN $3 = 'running' THEN $5 ELSE COALESCE($5, completion_reason) END,
          error = CASE WHEN $3 = 'running' THEN $6 ELSE COALESCE($6, error) END,
          ended_at = CASE WHEN $3 = 'running' THEN $7 ELSE COALESCE($7, ended_at) END, metadata = COALESCE($8::jsonb, metadata),
          workflow_id = COALESCE($9, workflow_id)
-       WHERE session_id = $1 AND run_id = $2 AND ($10::text[] IS NULL OR status = ANY($10::text[]))`,
-      [
-        sessionId,
-        runId,
-        status,
-        patch.stepCount ?? null,
-        patch.completionReason ?? null,
-        patch.error ?? null,
-        patch.endedAt ?? null,
-        metadata,
-        patch.workflowId ?? null,
-        from === undefined ? null : [...from],
-      ],
-    );
+       WHERE session_id = $1 AND run_id = $2 AND ($10::text[] IS NULL OR status = ANY($10::text[]))`;
+  const values = [
+    ...[sessionId, runId, status, patch.stepCount ?? null, patch.completionReason ?? null, patch.error ?? null, patch.endedAt ?? null],
+    ...[metadata, patch.workflowId ?? null, from === undefined ? null : [...from]],
+  ];
+  return database.run('update a run', async (connection) => {
+    if (from === undefined && canSendAhead(connection)) {
+      // Sent ahead (a pipelined transaction): a run that is not there refuses by error (division by zero), failing it.
+      const refused = (error: unknown): unknown => (isRefusedByError(error) ? unknownRunError() : error);
+      await writeAhead(connection, `WITH updated AS (${update} RETURNING 1) SELECT 1 / (SELECT count(*)::integer FROM updated)`, values, refused);
+      return true;
+    }
+    const result = await connection.query(update, values);
     if (result.rowCount === 1) return true;
     if (from !== undefined) {
       const run = await connection.query(`SELECT 1 FROM ${tables.runs} WHERE session_id = $1 AND run_id = $2`, [sessionId, runId]);
@@ -144,8 +144,12 @@ export async function updatePostgresRunStatus(
     }
     const session = await connection.query(`SELECT 1 FROM ${tables.sessions} WHERE session_id = $1`, [sessionId]);
     if (session.rowCount !== 1) throw new SessionNotFoundError(sessionId);
-    throw new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });
+    throw unknownRunError();
   });
+}
+
+function unknownRunError(): InvalidArgumentError {
+  return new InvalidArgumentError('runId does not name a run of this session; create it with createRun first.', { field: 'runId' });
 }
 
 /**

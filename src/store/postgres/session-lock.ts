@@ -1,4 +1,6 @@
-import { SessionNotFoundError } from '../../errors/index.js';
+import { SessionAlreadyExistsError, SessionNotFoundError } from '../../errors/index.js';
+import { postgresSqlState } from '../../database/postgres-operation.js';
+import { canSendAhead, writeAhead } from '../../database/send-ahead.js';
 import type { SessionState } from '../../types/session.js';
 import type { SqlConnection } from './database.js';
 import { SESSION_WRITE_COLUMNS, sessionParameters, sessionPlaceholders } from './session-row.js';
@@ -37,7 +39,7 @@ export async function writeSession(
   options: { messageCount?: number; stateInCheckpoint?: boolean } = {},
 ): Promise<void> {
   const { text, parameters } = sessionUpdate(tables, state, options);
-  await connection.query(text, parameters);
+  await writeAhead(connection, text, parameters);
 }
 
 /**
@@ -62,7 +64,9 @@ export function sessionUpdate(
 }
 
 /**
- * Insert a session row; returns false (writing nothing) when the id is taken.
+ * Insert a session row; returns false (writing nothing) when the id is taken. On a connection that sends writes ahead
+ * (a run start's pipelined transaction) the insert is sent ahead and returns true: a taken id then fails the
+ * transaction with SessionAlreadyExistsError.
  *
  * @example
  * if (!(await insertSession(connection, tables, state))) throw new SessionAlreadyExistsError(state.sessionId);
@@ -70,10 +74,12 @@ export function sessionUpdate(
 export async function insertSession(connection: SqlConnection, tables: StoreTables, state: SessionState, messageCount = 0): Promise<boolean> {
   const parameters = [...sessionParameters(state), messageCount];
   const placeholders = [...sessionPlaceholders(1), `$${parameters.length}`];
-  const result = await connection.query(
-    `INSERT INTO ${tables.sessions} (${SESSION_WRITE_COLUMNS.join(', ')}, message_count) VALUES (${placeholders.join(', ')})
-     ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
-    parameters,
-  );
+  const insert = `INSERT INTO ${tables.sessions} (${SESSION_WRITE_COLUMNS.join(', ')}, message_count) VALUES (${placeholders.join(', ')})`;
+  if (canSendAhead(connection)) {
+    const taken = (error: unknown): unknown => (postgresSqlState(error) === '23505' ? new SessionAlreadyExistsError(state.sessionId) : error);
+    await writeAhead(connection, insert, parameters, taken);
+    return true;
+  }
+  const result = await connection.query(`${insert} ON CONFLICT (session_id) DO NOTHING RETURNING session_id`, parameters);
   return result.rowCount === 1;
 }

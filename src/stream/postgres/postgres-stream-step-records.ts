@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { runPostgresOperation, withStoreErrors } from '../../database/postgres-operation.js';
-import { canSendAhead, isRefusedByError } from '../../database/send-ahead.js';
+import { canSendAhead, isRefusedByError, writeAhead } from '../../database/send-ahead.js';
 import type { TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
@@ -81,7 +81,7 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
     },
     openStreamOn: async (connection, streamId, agentType) => {
       assertStreamId(streamId);
-      await withStoreErrors('open a stream', () => connection.query(parts.sql.open, [streamId, agentType]), parts.logger);
+      await withStoreErrors('open a stream', () => writeAhead(connection, parts.sql.open, [streamId, agentType]), parts.logger);
     },
     reactivateStreamOn: async (connection, streamId) => {
       assertStreamId(streamId);

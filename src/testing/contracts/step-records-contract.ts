@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { InternalError } from '../../errors/index.js';
 import type { StepRecordsContractCheck } from './step-records-contract/check.js';
 import { fingerprintChecks } from './step-records-contract/fingerprint.js';
+import { pipelinedStartChecks } from './step-records-contract/pipelined-start.js';
 import { stateStoreChecks } from './step-records-contract/state-store.js';
 import { streamManagerChecks } from './step-records-contract/stream-manager.js';
 import type { StepRecordsContractFactory, StepRecordsContractSubject } from './step-records-contract/subject.js';
@@ -23,7 +24,7 @@ export type {
  * for (const check of stepRecordsContractChecks()) await check.run(subject);
  */
 export function stepRecordsContractChecks(): StepRecordsContractCheck[] {
-  return [...fingerprintChecks(), ...stateStoreChecks(), ...streamManagerChecks(), ...usageStoreChecks()];
+  return [...fingerprintChecks(), ...stateStoreChecks(), ...pipelinedStartChecks(), ...streamManagerChecks(), ...usageStoreChecks()];
 }
 
 function applies(check: StepRecordsContractCheck, subject: StepRecordsContractSubject): boolean {
