@@ -1,4 +1,6 @@
+import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
 import type { StepRecordConnections, StepRecordParticipant } from '../types/step-records.js';
+import { outsideWorkflows } from './outside-workflows.js';
 import { InternalError } from '../errors/index.js';
 import { closeReadingTransactionId, pipelinedTransaction, retryingGuarded, type TransactionEnds } from './pipelined-transaction.js';
 import { sharesDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
@@ -49,10 +51,25 @@ export async function withBatchRecord<T>(base: StepRecord, body: (record: StepRe
     throw error;
   }
   if (anchor !== undefined && writes.length > 0) {
+    await refuseCancelled();
     await commitBatch(anchor, writes);
     await probe?.(name);
   }
   return result;
+}
+
+/**
+ * A body that returned after its workflow was cancelled (a tool that stopped on the cancel) records nothing, as on the
+ * fused journal: DBOS records no row for it either, and a resumed workflow runs the step again, which must then find
+ * nothing of this attempt (not its interrupted result in the history). The cancellation is the outcome. A cancel
+ * signal that a resume reversed meanwhile commits as usual.
+ */
+async function refuseCancelled(): Promise<void> {
+  const workflowID = DBOS.workflowID;
+  if (DBOS.stepStatus?.cancelSignal.aborted !== true || workflowID === undefined) return;
+  if ((await outsideWorkflows(() => DBOS.getWorkflowStatus(workflowID)))?.status === 'CANCELLED') {
+    throw new DBOSErrors.DBOSWorkflowCancelledError(workflowID);
+  }
 }
 
 let probe: ((stepName: string) => Promise<void>) | undefined;

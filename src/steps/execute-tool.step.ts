@@ -19,7 +19,7 @@ import { toolFailure } from './failure-text.js';
 import { chunkKey } from './stream-writers.js';
 import { runJournaledStep } from '../journal/journal.js';
 import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
-import { chunksBesideCheckpoints, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
+import { chunksBesideCheckpoints, committedEarlier, deferStepCommit, recordsStepCommit } from './tool-step-commit.js';
 import type { SoleToolCommit } from '../orchestration/sole-tool-commit.js';
 import { stepStartState } from './step-start-state.js';
 import { plannedToolMissing } from './planned-tool-missing.js';
@@ -63,9 +63,15 @@ export class ExecuteToolStep {
     // The step's commit joins this record: the tool's writes go into it directly, never through the staging table.
     const commitsHere = await recordsStepCommit(stateStore, hooks, record, input.commit);
     const { call } = input;
+    const stepId = checkpointIdFor(input.runId, input.step);
+    // An earlier attempt's record committed the agent step, but the step was not recorded: what it committed stands.
+    if (commitsHere && input.commit !== undefined && record.firstLiveAfterReplay === true) {
+      const earlier = await committedEarlier(stateStore, input, stepId, call, input.commit);
+      markWorkflowStartedHere(turnKeyOf(input));
+      if (earlier !== undefined) return earlier;
+    }
     // A call a recovering process runs before any other live step of the run is (most likely) a killed attempt's re-run.
     const recovered = !seenHere(turnKeyOf(input));
-    const stepId = checkpointIdFor(input.runId, input.step);
     const tool = findEffectiveTool(agent, call.toolName);
     if (tool === undefined || tool.kind !== 'server') {
       throw plannedToolMissing('server', call.toolName, agent.name);

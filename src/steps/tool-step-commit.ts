@@ -111,3 +111,29 @@ function remember(key: string, store: SessionStateStore, report: StepCommitRepor
 function reportKey(scope: Pick<RunScope, 'sessionId' | 'runId'>, step: number): string {
   return `${scope.sessionId}\u0000${scope.runId}\u0000${step}`;
 }
+
+/**
+ * What an earlier attempt of this tool step recorded, when its record committed the agent step but the step itself was
+ * not recorded (the public journal's batch record commits before DBOS's row: a crash or a cancel between the two):
+ * checkpoint `stepId` exists, and the call's result message tells whether it succeeded. The step then returns that,
+ * and neither runs the tool again nor streams its chunks twice. `undefined`: nothing committed, run the call. Asked
+ * only by the first live step after replayed ones (the only one such an attempt can precede).
+ *
+ * @example
+ * const earlier = record.firstLiveAfterReplay === true ? await committedEarlier(stateStore, input, stepId, commit) : undefined;
+ */
+export async function committedEarlier(
+  stateStore: SessionStateStore,
+  scope: Pick<RunScope, 'sessionId'>,
+  stepId: string,
+  call: { toolCallId: string; resultMessageId: string },
+  commit: SoleToolCommit,
+): Promise<{ toolCallId: string; committed: true; success?: false } | undefined> {
+  const checkpoint = await stateStore.getCheckpoint(scope.sessionId, stepId);
+  if (checkpoint === null) return undefined;
+  const written = commit.head.length + 1 + commit.tail.length;
+  const { messages } = await stateStore.getMessages(scope.sessionId, { offset: Math.max(0, checkpoint.messageCount - written), limit: written });
+  const result = messages.find((message) => message.id === call.resultMessageId);
+  const failed = result?.role === 'tool' && result.isError === true;
+  return failed ? { toolCallId: call.toolCallId, committed: true, success: false } : { toolCallId: call.toolCallId, committed: true };
+}

@@ -81,6 +81,8 @@ async function main(): Promise<void> {
 
   const awaitRun = async (runId: string): Promise<void> => {
     const run = await runEnded(realStore, config.sessionId, runId);
+    // …and its workflow has returned (the run's record commits a moment before DBOS records the workflow's end).
+    while (run.workflowId !== undefined && (await DBOS.getWorkflowStatus(run.workflowId))?.status === 'PENDING') await pause(25);
     emit({ event: 'result', sessionId: runId, result: { status: run.status, output: (run.metadata as { output?: unknown } | undefined)?.output } });
   };
   for (const message of config.mode === 'start' ? config.messages : []) {

@@ -169,6 +169,11 @@ async function resumeAndExpectCompletion(sessionId: string, handle: { runId: str
   expect(runs).toEqual({ quick: 1, slow: 2 });
   expect(llm.adapter.callCount).toBe(3);
   expect(toolResults(llm.adapter.calls[2]!.messages).map((message) => message.toolCallId)).toEqual(['quick-1', 'slow-1']);
+  // The history holds the resumed call's result, not the stopped attempt's error (nothing of a cancelled step commits).
+  expect(toolResults(llm.adapter.calls[2]!.messages).map((message) => [message.content, message.isError ?? false])).toEqual([
+    ['quick result', false],
+    ['slow result', false],
+  ]);
   const { messages } = await runtime.stateStore.getMessages(sessionId);
   expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
   expect(new Set(messages.map((message) => message.id)).size).toBe(messages.length);
