@@ -67,8 +67,11 @@ export class ExecuteToolStep {
     // An earlier attempt's record committed the agent step, but the step was not recorded: what it committed stands.
     if (commitsHere && input.commit !== undefined && record.firstLiveAfterReplay === true) {
       const earlier = await committedEarlier(stateStore, input, stepId, call, input.commit);
-      markWorkflowStartedHere(turnKeyOf(input));
-      if (earlier !== undefined) return earlier;
+      if (earlier !== undefined) {
+        // Committed, the step proves the next LLM call never ran: it needs no reset of a killed attempt.
+        markWorkflowStartedHere(turnKeyOf(input));
+        return earlier;
+      }
     }
     // A call a recovering process runs before any other live step of the run is (most likely) a killed attempt's re-run.
     const recovered = !seenHere(turnKeyOf(input));
