@@ -2,7 +2,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StartWriteOptions, StateStoreStepRecords } from '../store/step-records.js';
 import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
-import { sharesDatabase } from '../journal/step-record.js';
+import { lendsConnections, sharesDatabase } from '../journal/step-record.js';
 import { transactionOnLent } from '../journal/pipelined-transaction.js';
 import { InternalError } from '../errors/index.js';
 import type { StepRecordConnection } from '../types/step-records.js';
@@ -82,8 +82,7 @@ export async function withStartWrites<T>(stores: Stores, body: (writer: StartWri
  * `transactionOnLent`: a new session's start is one round trip), else the store's own.
  */
 async function inOneTransaction<T>(state: StateStoreStepRecords, body: (connection: StepRecordConnection) => Promise<T>): Promise<T> {
-  if (state.withConnection === undefined) return state.transaction(body);
-  return transactionOnLent({ withConnection: (lent) => state.withConnection!(lent) }, body);
+  return lendsConnections(state) ? transactionOnLent(state, body) : state.transaction(body);
 }
 
 async function joinedRecords({ stateStore, streamManager }: Stores): Promise<Joined | undefined> {

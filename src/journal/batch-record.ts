@@ -1,9 +1,9 @@
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
-import type { StepRecordConnections, StepRecordParticipant } from '../types/step-records.js';
-import { outsideWorkflows } from './outside-workflows.js';
+import type { StepRecordConnections } from '../types/step-records.js';
+import { cancelledOutsideWorkflows } from './outside-workflows.js';
 import { InternalError } from '../errors/index.js';
 import { closeReadingTransactionId, pipelinedTransaction, retryingGuarded, type TransactionEnds } from './pipelined-transaction.js';
-import { sharesDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
+import { lendsConnections, sharesDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from './step-record.js';
 
 /** The public journal's batch transaction records nothing of its own: it closes by reading its id for the writes. */
 const BATCH_ENDS: TransactionEnds = { closing: closeReadingTransactionId };
@@ -67,9 +67,7 @@ export async function withBatchRecord<T>(base: StepRecord, body: (record: StepRe
 async function refuseCancelled(): Promise<void> {
   const workflowID = DBOS.workflowID;
   if (DBOS.stepStatus?.cancelSignal.aborted !== true || workflowID === undefined) return;
-  if ((await outsideWorkflows(() => DBOS.getWorkflowStatus(workflowID)))?.status === 'CANCELLED') {
-    throw new DBOSErrors.DBOSWorkflowCancelledError(workflowID);
-  }
+  if (await cancelledOutsideWorkflows(workflowID)) throw new DBOSErrors.DBOSWorkflowCancelledError(workflowID);
 }
 
 let probe: ((stepName: string) => Promise<void>) | undefined;
@@ -95,9 +93,4 @@ async function commitBatch(anchor: StepRecordConnections, writes: readonly Recor
     throw error;
   }
   for (const write of writes) write.committed?.(outcome);
-}
-
-/** Whether `participant` lends connections of its pool for a batch record's transaction. */
-function lendsConnections(participant: StepRecordParticipant): participant is StepRecordConnections {
-  return typeof (participant as Partial<StepRecordConnections>).withConnection === 'function';
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { DBOS } from '@dbos-inc/dbos-sdk';
 
 const snapshot = AsyncLocalStorage.snapshot();
 
@@ -12,4 +13,15 @@ const snapshot = AsyncLocalStorage.snapshot();
  */
 export function outsideWorkflows<T>(work: () => T): T {
   return snapshot(work);
+}
+
+/**
+ * Whether DBOS records `workflowID` as CANCELLED, asked outside any workflow (see {@link outsideWorkflows}): from the body
+ * of a workflow, or of its step, that may be the one cancelled.
+ *
+ * @example
+ * if (await cancelledOutsideWorkflows(DBOS.workflowID!)) throw new DBOSErrors.DBOSWorkflowCancelledError(DBOS.workflowID!);
+ */
+export function cancelledOutsideWorkflows(workflowID: string): Promise<boolean> {
+  return outsideWorkflows(async () => (await DBOS.getWorkflowStatus(workflowID))?.status === 'CANCELLED');
 }

@@ -4,7 +4,7 @@ import { enterPipelineMode, type SendAheadConnection } from '../database/send-ah
 import { transientPostgresCondition } from '../database/transient-postgres-error.js';
 import type { SqlConnection } from '../store/postgres/database.js';
 import { guardsHold, heldAsCtes, type DeferringConnection } from '../store/postgres/statement-batch.js';
-import type { StepRecordClient as TransactionClient } from '../types/step-records.js';
+import type { StepRecordConnections, StepRecordClient as TransactionClient } from '../types/step-records.js';
 import type { RecordOutcome, RecordWrite } from './step-record.js';
 import { InternalError } from '../errors/index.js';
 
@@ -102,12 +102,9 @@ export async function pipelinedTransaction(client: TransactionClient, writes: re
  * out with the next statement that is read, or with the COMMIT. A run's start: a new session's is one round trip.
  *
  * @example
- * const input = await transactionOnLent(stateStore.stepRecords, (connection) => recordRun(connection));
+ * if (lendsConnections(stepRecords)) await transactionOnLent(stepRecords, (connection) => recordRun(connection));
  */
-export async function transactionOnLent<T>(
-  lender: { withConnection<R>(body: (client: TransactionClient) => Promise<R>): Promise<R> },
-  body: (connection: SqlConnection) => Promise<T>,
-): Promise<T> {
+export async function transactionOnLent<T>(lender: StepRecordConnections, body: (connection: SqlConnection) => Promise<T>): Promise<T> {
   return lender.withConnection(async (client) => {
     let value: { of: T } | undefined;
     const write: RecordWrite = { within: async (connection) => void (value = { of: await body(connection) }) };

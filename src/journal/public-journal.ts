@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { withBatchRecord } from './batch-record.js';
 import type { StepJournal } from './journal-types.js';
-import { outsideWorkflows } from './outside-workflows.js';
+import { cancelledOutsideWorkflows } from './outside-workflows.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
 
 /** One execution of a workflow body opened with {@link journalExecution}: whether a step of it ran live yet. */
@@ -41,7 +41,7 @@ export const publicJournal: StepJournal = {
   kind: 'public',
   runStep: (name, body) => DBOS.runStep(() => withBatchRecord(liveRecord(), body, name), { name }),
   // Inside a workflow body DBOS records a status read as an operation; read it from outside the workflow's context.
-  workflowCancelled: (workflowID) => outsideWorkflows(async () => (await DBOS.getWorkflowStatus(workflowID))?.status === 'CANCELLED'),
+  workflowCancelled: cancelledOutsideWorkflows,
 };
 
 /** The record of a step running live (inside its body): the first of its execution after replayed steps is told so. */

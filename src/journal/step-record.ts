@@ -1,5 +1,5 @@
 import type { SqlConnection } from '../store/postgres/database.js';
-import type { StepRecordParticipant } from '../types/step-records.js';
+import type { StepRecordConnections, StepRecordParticipant } from '../types/step-records.js';
 import type { UsageRecord } from '../types/usage.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { InternalError } from '../errors/index.js';
@@ -97,6 +97,17 @@ const SYSTEM_DATABASE = {};
  */
 export function sharesSystemDatabase(participant: StepRecordParticipant | undefined, systemFingerprint: () => Promise<string>): Promise<boolean> {
   return sameDatabase(participant, SYSTEM_DATABASE, systemFingerprint);
+}
+
+/**
+ * Whether `participant` lends connections of its pool for a transaction the caller runs (`withConnection`, optional on
+ * a state store's `stepRecords`).
+ *
+ * @example
+ * if (lendsConnections(stateStore.stepRecords)) await transactionOnLent(stateStore.stepRecords, body);
+ */
+export function lendsConnections<P extends StepRecordParticipant>(participant: P): participant is P & StepRecordConnections {
+  return typeof (participant as Partial<StepRecordConnections>).withConnection === 'function';
 }
 
 /**

@@ -126,8 +126,16 @@ export async function updatePostgresRunStatus(
          workflow_id = COALESCE($9, workflow_id)
        WHERE session_id = $1 AND run_id = $2 AND ($10::text[] IS NULL OR status = ANY($10::text[]))`;
   const values = [
-    ...[sessionId, runId, status, patch.stepCount ?? null, patch.completionReason ?? null, patch.error ?? null, patch.endedAt ?? null],
-    ...[metadata, patch.workflowId ?? null, from === undefined ? null : [...from]],
+    sessionId,
+    runId,
+    status,
+    patch.stepCount ?? null,
+    patch.completionReason ?? null,
+    patch.error ?? null,
+    patch.endedAt ?? null,
+    metadata,
+    patch.workflowId ?? null,
+    from === undefined ? null : [...from],
   ];
   return database.run('update a run', async (connection) => {
     if (from === undefined && canSendAhead(connection)) {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { transactionOnLent } from '../../../journal/pipelined-transaction.js';
-import type { StateStoreStepRecords } from '../../../store/step-records.js';
+import { lendsConnections } from '../../../journal/step-record.js';
 import type { StepRecordConnection } from '../../../types/step-records.js';
 import type { CreateRunInput } from '../../../types/session.js';
 import type { StepRecordsContractCheck } from './check.js';
-import { stateStoreOf, type StepRecordsContractSubject } from './subject.js';
+import { stateStoreOf } from './subject.js';
 
 const run = (runId: string, previousRunId?: string): CreateRunInput => ({
   runId,
@@ -15,17 +15,6 @@ const run = (runId: string, previousRunId?: string): CreateRunInput => ({
   startedAt: 1,
   ...(previousRunId === undefined ? {} : { previousRunId }),
 });
-
-/** The store's step records, when it lends connections (`withConnection`): what the executor runs a start on. */
-function lending(subject: StepRecordsContractSubject): (StateStoreStepRecords & Required<Pick<StateStoreStepRecords, 'withConnection'>>) | undefined {
-  const stepRecords = subject.components.stateStore?.stepRecords;
-  return stepRecords?.withConnection === undefined ? undefined : (stepRecords as StateStoreStepRecords & Required<Pick<StateStoreStepRecords, 'withConnection'>>);
-}
-
-/** `body` in one pipelined transaction on a connection `stepRecords` lends (writes sent ahead where they read nothing). */
-function pipelined<T>(stepRecords: Required<Pick<StateStoreStepRecords, 'withConnection'>>, body: (connection: StepRecordConnection) => Promise<T>): Promise<T> {
-  return transactionOnLent({ withConnection: (lent) => stepRecords.withConnection(lent) }, body);
-}
 
 /**
  * Checks of a run's start in one pipelined transaction on a connection the state store lends (`withConnection`), as
@@ -41,8 +30,8 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
       component: 'stateStore',
       name: 'stateStore.stepRecords in a pipelined transaction on a lent connection: a new session’s start commits whole; a taken id fails it with SESSION_ALREADY_EXISTS, leaving nothing',
       run: async (subject) => {
-        const stepRecords = lending(subject);
-        if (stepRecords === undefined) return;
+        const stepRecords = subject.components.stateStore?.stepRecords;
+        if (stepRecords === undefined || !lendsConnections(stepRecords)) return;
         const { store } = stateStoreOf(subject);
         const sessionId = `records-pipelined-${randomUUID()}`;
         const here = { sessionCreatedHere: true };
@@ -51,11 +40,11 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
             .createSessionOn(connection, sessionId, { agentType: 'contract-agent', status: 'active' })
             .then(() => stepRecords.createRunOn(connection, sessionId, run(runId), here))
             .then(() => stepRecords.appendMessagesOn(connection, sessionId, [{ id: `${runId}:0:0`, role: 'user', content: runId }], here));
-        await pipelined(stepRecords, (connection) => start(connection, 'r1'));
+        await transactionOnLent(stepRecords, (connection) => start(connection, 'r1'));
         expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r1', turn: 1, status: 'running' });
         expect((await store.getMessages(sessionId)).messages.map((message) => message.content)).toEqual(['r1']);
         expect(await store.getMessageCount(sessionId)).toBe(1);
-        const taken = pipelined(stepRecords, (connection) => start(connection, 'r2'));
+        const taken = transactionOnLent(stepRecords, (connection) => start(connection, 'r2'));
         await expect(taken, 'a start of a session that exists').rejects.toMatchObject({ code: 'SESSION_ALREADY_EXISTS' });
         expect(await store.getCurrentRun(sessionId), 'after the refused start').toMatchObject({ runId: 'r1' });
         expect((await store.getMessages(sessionId)).messages.map((message) => message.content), 'after the refused start').toEqual(['r1']);
@@ -65,15 +54,15 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
       component: 'stateStore',
       name: 'stateStore.stepRecords in a pipelined transaction on a lent connection: a later turn’s start (status swap, flag cleared, run, message, state) commits whole; an unknown run fails it with INVALID_ARGUMENT',
       run: async (subject) => {
-        const stepRecords = lending(subject);
-        if (stepRecords === undefined) return;
+        const stepRecords = subject.components.stateStore?.stepRecords;
+        if (stepRecords === undefined || !lendsConnections(stepRecords)) return;
         const { store } = stateStoreOf(subject);
         const sessionId = `records-pipelined-turn-${randomUUID()}`;
         await store.createSession(sessionId, { agentType: 'contract-agent', status: 'completed' });
         await store.createRun(sessionId, { ...run('r1'), status: 'completed' });
         await store.setInterruptFlag(sessionId, 'stop');
         const locked = { sessionLocked: true };
-        await pipelined(stepRecords, async (connection) => {
+        await transactionOnLent(stepRecords, async (connection) => {
           expect(await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active')).toMatchObject({ ok: true });
           await stepRecords.clearInterruptFlagOn(connection, sessionId);
           await stepRecords.createRunOn(connection, sessionId, run('r2', 'r1'), locked);
@@ -84,7 +73,7 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
         expect(await store.isInterruptRequested(sessionId)).toBe(false);
         expect(await store.getCurrentRun(sessionId)).toMatchObject({ runId: 'r2', turn: 2, previousRunId: 'r1' });
         // The refused write is sent ahead; the state write after it reads (its lock) and finds the transaction aborted.
-        const unknown = pipelined(stepRecords, async (connection) => {
+        const unknown = transactionOnLent(stepRecords, async (connection) => {
           await stepRecords.updateRunStatusOn(connection, sessionId, 'r-unknown', 'completed');
           await stepRecords.saveStateOn(connection, sessionId, { customState: { turn: 3 } });
         });
