@@ -1,4 +1,4 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 
 const ENDED_STATUSES = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
 /** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
@@ -13,32 +13,34 @@ const STATUS_POLL_MAX_MS = 20;
 /** Most workflow ids per status query. */
 const STATUS_BATCH = 500;
 
-/** Waiters for the end of each watched workflow. */
-const waiters = new Map<string, Set<() => void>>();
+/** Waiters for the end of each watched workflow, given its ended status (output loaded). */
+const waiters = new Map<string, Set<(status?: WorkflowStatus) => void>>();
 let polling = false;
 
 /**
- * Resolve once DBOS records `workflowId` as ended (or `signal` aborts). All the process's waits share one loop that
- * asks DBOS for the status of every watched workflow in one query (every 3–20 ms, slower the more are watched) while
- * any is watched: handles of runs elsewhere (queued runs) cost one query per process, not one per handle.
+ * Resolve once DBOS records `workflowId` as ended, with the status the watch read (its output loaded); `undefined`
+ * when `signal` aborted first. All the process's waits share one loop that asks DBOS for the status of every watched
+ * workflow in one query (every 3–20 ms, slower the more are watched) while any is watched: handles of runs elsewhere
+ * (queued runs) cost one query per process, not one per handle.
  *
  * @example
- * await workflowEnded(workflowId);
- * const result = await DBOS.retrieveWorkflow(workflowId).getResult();
+ * const status = await workflowEnded(workflowId);
+ * const result = status?.status === 'SUCCESS' ? status.output : await DBOS.retrieveWorkflow(workflowId).getResult();
  */
-export function workflowEnded(workflowId: string, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted === true) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const set = waiters.get(workflowId) ?? new Set<() => void>();
+export function workflowEnded(workflowId: string, signal?: AbortSignal): Promise<WorkflowStatus | undefined> {
+  if (signal?.aborted === true) return Promise.resolve(undefined);
+  return new Promise<WorkflowStatus | undefined>((resolve) => {
+    const set = waiters.get(workflowId) ?? new Set<(status?: WorkflowStatus) => void>();
     waiters.set(workflowId, set);
-    const done = (): void => {
+    const done = (status?: WorkflowStatus): void => {
       set.delete(done);
       if (set.size === 0 && waiters.get(workflowId) === set) waiters.delete(workflowId);
-      signal?.removeEventListener('abort', done);
-      resolve();
+      signal?.removeEventListener('abort', aborted);
+      resolve(status);
     };
+    const aborted = (): void => done();
     set.add(done);
-    signal?.addEventListener('abort', done, { once: true });
+    signal?.addEventListener('abort', aborted, { once: true });
     if (!polling) void poll();
   });
 }
@@ -49,10 +51,11 @@ async function poll(): Promise<void> {
     while (waiters.size > 0) {
       const ids = [...waiters.keys()];
       for (let start = 0; start < ids.length; start += STATUS_BATCH) {
-        const statuses = await DBOS.listWorkflows({ workflowIDs: ids.slice(start, start + STATUS_BATCH), loadInput: false, loadOutput: false }).catch(() => []);
+        // Outputs loaded: a running workflow has none, an ended one's is the result (no second query for it).
+        const statuses = await DBOS.listWorkflows({ workflowIDs: ids.slice(start, start + STATUS_BATCH), loadInput: false, loadOutput: true }).catch(() => []);
         for (const status of statuses) {
           if (!ENDED_STATUSES.has(status.status)) continue;
-          for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake();
+          for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake(status);
         }
       }
       const interval = Math.min(STATUS_POLL_MAX_MS, STATUS_POLL_BASE_MS + waiters.size);
@@ -65,13 +68,15 @@ async function poll(): Promise<void> {
 }
 
 /**
- * The result of a workflow another process runs (a queued run): waits for its end through {@link workflowEnded},
- * then reads its outcome. Throws what DBOS's `getResult` throws.
+ * The result of a workflow another process runs (a queued run): waits for its end through {@link workflowEnded};
+ * a success's output comes with the status the watch read, any other end is read with DBOS's `getResult` (and
+ * throws what it throws).
  *
  * @example
  * const result = await awaitRemoteResult<AgentResult>(workflowId);
  */
 export async function awaitRemoteResult<T>(workflowId: string): Promise<T> {
-  await workflowEnded(workflowId);
+  const ended = await workflowEnded(workflowId);
+  if (ended?.status === 'SUCCESS' && ended.output !== undefined) return ended.output as T;
   return DBOS.retrieveWorkflow<T>(workflowId).getResult();
 }

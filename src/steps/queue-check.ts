@@ -58,8 +58,19 @@ export async function childQueuePlacement(queueName: string | undefined, parent:
   };
 }
 
+/**
+ * How long a queue seen registered is trusted without asking DBOS again: every start on a queue read its registration
+ * (a query on the start's critical path). A queue is registered once per process start and not taken back; a change of
+ * its partitioning reaches this process's checks within this time.
+ */
+const REGISTERED_QUEUE_TTL_MS = 1_000;
+/** Queues seen registered: whether each is partitioned, and until when that is trusted. */
+const registeredQueues = new Map<string, { partitioned: boolean; until: number }>();
+
 /** Whether the registered queue `name` is partitioned (any per-partition limit). */
 async function registeredQueuePartitioned(name: string): Promise<boolean> {
+  const seen = registeredQueues.get(name);
+  if (seen !== undefined && seen.until > Date.now()) return seen.partitioned;
   const queue = await DBOS.retrieveQueue(name);
   if (queue === null) {
     throw new ConfigurationError(
@@ -68,5 +79,7 @@ async function registeredQueuePartitioned(name: string): Promise<boolean> {
       { queue: name },
     );
   }
-  return queue.partitionConcurrency !== undefined || queue.partitionWorkerConcurrency !== undefined || queue.partitionRateLimit !== undefined;
+  const partitioned = queue.partitionConcurrency !== undefined || queue.partitionWorkerConcurrency !== undefined || queue.partitionRateLimit !== undefined;
+  registeredQueues.set(name, { partitioned, until: Date.now() + REGISTERED_QUEUE_TTL_MS });
+  return partitioned;
 }

@@ -1,5 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createSubAgentTool, defineAgent } from '../../../src/agent/index.js';
 import { ConfigurationError, InvalidArgumentError } from '../../../src/errors/index.js';
@@ -11,6 +11,7 @@ const llm = scriptedLLM();
 const queued = defineAgent({ name: 'queued_chat', systemPrompt: 'Chat.', queue: 'agents' });
 const inPlace = defineAgent({ name: 'in_place_chat', systemPrompt: 'Chat.' });
 const tenants = defineAgent({ name: 'tenant_chat', systemPrompt: 'Chat.', queue: 'tenants' });
+const cached = defineAgent({ name: 'cached_queue_chat', systemPrompt: 'Chat.', queue: 'cached' });
 const lost = defineAgent({ name: 'lost_chat', systemPrompt: 'Chat.', queue: 'nobody_registered_this' });
 const researcher = defineAgent({ name: 'queued_researcher', systemPrompt: 'Research.', queue: 'children', outputSchema: z.object({ found: z.string() }) });
 const planner = defineAgent({
@@ -26,6 +27,7 @@ beforeAll(async () => {
   await DBOS.registerQueue('agents', { minPollingIntervalMs: 20 });
   await DBOS.registerQueue('children', { minPollingIntervalMs: 20 });
   await DBOS.registerQueue('tenants', { minPollingIntervalMs: 20, partitionConcurrency: 1 });
+  await DBOS.registerQueue('cached', { minPollingIntervalMs: 20 });
 });
 afterAll(async () => {
   await runtime?.shutdown();
@@ -44,6 +46,26 @@ describe('queued runs', () => {
     const status = await DBOS.getWorkflowStatus(handle.workflowId);
     expect(status?.queueName).toBe('agents');
     expect(status?.priority).toBe(3);
+  });
+
+  it("reads a queue's registration once for the starts of a second, and a queued run's result with its end (no second read)", async () => {
+    llm.use(answer('Cached.'));
+    const registrations = vi.spyOn(DBOS, 'retrieveQueue');
+    const results = vi.spyOn(DBOS, 'retrieveWorkflow');
+    try {
+      const first = await runtime.executor.execute(cached, 'Hi.', { sessionId: 'cached-1' });
+      const second = await runtime.executor.execute(cached, 'Hi.', { sessionId: 'cached-2' });
+      expect(registrations.mock.calls.filter(([name]) => name === 'cached')).toHaveLength(1);
+      const [one, two] = await Promise.all([first.result(), second.result()]);
+      expect([one.status, one.output, two.status, two.output]).toEqual(['completed', 'Cached.', 'completed', 'Cached.']);
+      expect(textOf(await collectChunks(first))).toBe('Cached.');
+      const read = results.mock.calls.map(([id]) => id);
+      expect(read).not.toContain(first.workflowId);
+      expect(read).not.toContain(second.workflowId);
+    } finally {
+      registrations.mockRestore();
+      results.mockRestore();
+    }
   });
 
   it('runs a second turn and a retry on the queue too', async () => {
