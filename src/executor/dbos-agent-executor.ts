@@ -19,6 +19,7 @@ import { RunLauncher, runTrace } from './run-launcher.js';
 import { withStartWrites } from './start-writes.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
+import { executeReads } from './execute-reads.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
 import { reopenWarmWaits } from '../workflows/warm-waits.js';
 import { endedMeanwhile, finishedMeanwhile, repairStuckRun } from './stuck-run.js';
@@ -122,10 +123,11 @@ export class DBOSAgentExecutor {
     const sameTurn = typeof message === 'string' ? message : undefined;
 
     for (;;) {
-      const existing = await stateStore.loadState(sessionId);
+      const reads = executeReads(this.config, sessionId, options.branch !== undefined);
+      const existing = await reads.session;
       assertSessionAgent(existing, agent.name);
       if (existing?.mode !== undefined && existing.mode !== mode) throw new DBOSModeMismatchError(sessionId, existing.mode, mode);
-      const run = existing === null ? null : await stateStore.getCurrentRun(sessionId);
+      const { run, stream } = await reads.after(existing);
       // A stuck run is repaired; a finishing one (its stream ended, its status not yet written) is waited for.
       if (
         run?.status === 'running' &&
@@ -136,7 +138,7 @@ export class DBOSAgentExecutor {
       const decision = decideSessionOperation('execute', view);
       switch (decision.action) {
         case 'create':
-          return createAndStart(this.config, this.launcher, any, input, runId, options, sameTurn);
+          return createAndStart(this.config, this.launcher, any, input, runId, options, sameTurn, reads.newStream());
         case 'attach':
           return this.launcher.handleOfRunningSession(any, sessionId, undefined, sameTurn ?? '');
         case 'await_run':
@@ -151,7 +153,7 @@ export class DBOSAgentExecutor {
           const withState = typeof input === 'object' && input.state !== undefined;
           const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}), ...runTrace(options.traceparent) };
           // The session taken, its stream reactivated and the run recorded: one transaction when the stores share a database.
-          const planned = await this.launcher.planRun(any, sessionId, runId, turn, { previous: run });
+          const planned = await this.launcher.planRun(any, sessionId, runId, turn, { previous: run, stream });
           const recorded = await withStartWrites(this.config, async (writer) => {
             const swapped = await writer.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
             if (!swapped.ok) return undefined; // another writer changed the session: decide again

@@ -11,6 +11,7 @@ import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
 import { beginSessionWrite } from '../steps/begin-run.js';
 import type { StreamInfo } from '../types/stream.js';
+import type { KnownReads } from './execute-reads.js';
 import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { standardWorkflowId } from '../orchestration/ids.js';
 import { DBOSAgentHandle, type HandleCallbacks } from './agent-handle.js';
@@ -97,13 +98,14 @@ export class RunLauncher {
   /**
    * What a run's start records, from reads taken before its writes (a start transaction must not wait for a pool
    * connection while concurrent starts of the same session hold theirs): the workflow input and the previous run
-   * (`known.previous` when the caller read it already). A run without a `trace` of its own keeps the previous run's
-   * (a remote caller's trace stays the session's for its resumes, retries and turns).
+   * (`known.previous` when the caller read it already; `known.stream`, the stream under the session's id, likewise,
+   * read after the session). A run without a `trace` of its own keeps the previous run's (a remote caller's trace
+   * stays the session's for its resumes, retries and turns).
    */
-  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: PlannedTurn, known?: { previous: RunRecord | null }): Promise<PlannedRun> {
+  async planRun(agent: AnyAgentConfig, sessionId: string, runId: string, turn: PlannedTurn, known?: KnownReads): Promise<PlannedRun> {
     const { stateStore, streamManager } = this.config;
     const streamId = sessionId;
-    const stream = await streamManager.getInfo(streamId);
+    const stream = known?.stream === undefined ? await streamManager.getInfo(streamId) : await known.stream;
     const startSequence = stream?.lastSequence ?? 0;
     const previous = known === undefined ? await stateStore.getCurrentRun(sessionId) : known.previous;
     const { trace: given, ...turnInput } = turn;

@@ -4,13 +4,15 @@ import { initializeAgentState } from '../orchestration/index.js';
 import { reclaimStream } from '../stream/index.js';
 import { runTrace, type RunLauncher } from './run-launcher.js';
 import { withStartWrites } from './start-writes.js';
+import type { StreamInfo } from '../types/stream.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
 /**
  * execute() on a new session id: create the session (or branch it from another session's checkpoint) and start
  * its first run. A concurrent creator wins: the loser gets the winner's run when it is the same turn. The winner
  * reclaims a stream an earlier session with the id left behind (`reclaimStream`) before the run starts. A
- * `traceparent` option is recorded as the run's `trace` (its spans join the caller's trace).
+ * `traceparent` option is recorded as the run's `trace` (its spans join the caller's trace). `stream`: the read of the
+ * stream under the session's id, taken beside the read that found no session (else it is read here).
  *
  * @example
  * return createAndStart(config, launcher, agent, input, runId, options, 'Hello');
@@ -23,6 +25,7 @@ export async function createAndStart(
   runId: string,
   options: ExecuteOptions,
   sameTurn: string | undefined,
+  stream?: Promise<StreamInfo | null>,
 ): Promise<AgentExecutionHandle<any>> {
   const { sessionId, branch } = options;
   const initial = initializeAgentState(agent, input, { runId });
@@ -30,8 +33,8 @@ export async function createAndStart(
   try {
     if (branch === undefined) {
       // The session and its first run: one transaction when the stores share a database (its reads taken before).
-      // No session, so no run of it: nothing to read for the previous run.
-      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace }, { previous: null });
+      // No session, so no run of it: nothing to read for the previous run. `stream`: its stream read beside the session.
+      const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace }, { previous: null, stream });
       const recorded = await withStartWrites({ stateStore, streamManager }, async (writer) => {
         await writer.createSession(sessionId, {
           agentType: agent.name,

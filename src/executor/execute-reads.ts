@@ -1,0 +1,76 @@
+import type { SessionStateStore } from '../store/state-store.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import type { RunRecord, SessionState } from '../types/session.js';
+import type { StreamInfo } from '../types/stream.js';
+
+/**
+ * What a caller of `planRun` read already: the previous run and, optionally, the stream under the session's id (or
+ * the read of it under way).
+ *
+ * @example
+ * const known: KnownReads = { previous: null, stream: streamManager.getInfo(sessionId) };
+ */
+export interface KnownReads {
+  previous: RunRecord | null;
+  stream?: StreamInfo | null | Promise<StreamInfo | null>;
+}
+
+/**
+ * What `execute()` reads after the session: its current run and, when its status lets a turn start (`completed`), its
+ * stream (`undefined`: not read).
+ *
+ * @example
+ * const { run, stream } = await reads.after(existing);
+ */
+export interface AfterSession {
+  run: RunRecord | null;
+  stream: StreamInfo | null | undefined;
+}
+
+/**
+ * The reads of {@link executeReads}: the session's under way, the rest to take once it is in.
+ *
+ * @example
+ * const { run } = await reads.after(await reads.session);
+ */
+export interface ExecuteReads {
+  session: Promise<SessionState | null>;
+  /** The stream read beside the session (none for a branch). */
+  newStream: () => Promise<StreamInfo | null> | undefined;
+  after: (existing: SessionState | null) => Promise<AfterSession>;
+}
+
+/**
+ * The reads `execute()` decides a standard session's operation from, overlapped where that changes no decision:
+ * - `session`: the session (`loadState`). Beside it, unless `branch`, the stream under the session's id, which only
+ *   a new session's start uses (`newStream`): with no session there is no run and no turn in between to see.
+ * - `after(existing)`: the current run and, for a `completed` session, its stream, side by side, both read after the
+ *   session as before (a start's status swap expects the session's version, so neither can predate a change it
+ *   misses); nothing for a missing session.
+ *
+ * @example
+ * const reads = executeReads(config, sessionId, options.branch !== undefined);
+ * const existing = await reads.session;
+ * const { run, stream } = await reads.after(existing);
+ */
+export function executeReads(
+  { stateStore, streamManager }: { stateStore: SessionStateStore; streamManager: StreamManager },
+  sessionId: string,
+  branch: boolean,
+): ExecuteReads {
+  const session = stateStore.loadState(sessionId);
+  const speculative = branch ? undefined : streamManager.getInfo(sessionId);
+  // Awaited only for a new session; its failure then surfaces there, never unhandled meanwhile.
+  speculative?.catch(() => undefined);
+  return {
+    session,
+    newStream: () => speculative,
+    after: async (existing) => {
+      if (existing === null) return { run: null, stream: undefined };
+      const stream = existing.status === 'completed' ? streamManager.getInfo(sessionId) : undefined;
+      stream?.catch(() => undefined);
+      const run = await stateStore.getCurrentRun(sessionId);
+      return { run, stream: await stream };
+    },
+  };
+}
