@@ -27,6 +27,8 @@ import { describeError, hookIdentity, modelKeyOf, stepEnvironment, turnKeyOf, ty
 import { llmFailure } from './failure-text.js';
 import { sessionDeletedError } from '../store/update-session-with-retry.js';
 import { reopenResumedRun } from './reopen-run.js';
+import { startFinishReads } from './finish-reads.js';
+import { finishMayJoinRecord } from './finish-record.js';
 
 /** Input of `CallLLMStep.call`. */
 export interface CallLLMStepInput extends RunScope {
@@ -159,6 +161,12 @@ export class CallLLMStep {
           .finally(() => releaseModelPermit(environment, permit, usedTokens))
           // Arguments past the limits never reach the checkpoint, the history or the next prompt.
           .then((generated) => screenToolCalls(generated, dependencies.toolArgumentLimits));
+        // An answer without tool calls most likely ends the run: its finish's reads go beside this step's record (the
+        // stream's only for a root run, on its own stream, whose finish may join its record).
+        if (result.toolCalls.length === 0) {
+          const root = input.streamId === input.sessionId;
+          startFinishReads(stateStore, streamManager, { ...input, withStream: root && finishMayJoinRecord(hooks, { status: 'completed' }) });
+        }
         await emitter.flushWith(record);
         await recordUsageWith(record, usageStore, [
           {

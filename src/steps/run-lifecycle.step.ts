@@ -18,6 +18,7 @@ import { forgetWorkflow, markWorkflowStartedHere } from './stream-reset-tracker.
 import { releaseStreamWriter } from './stream-writers.js';
 import { reopenResumedRun } from './reopen-run.js';
 import { deferFinish, finishJoinsRecord, finishMayJoinRecord, finishWritesOf, type FinishWrites } from './finish-record.js';
+import { takeFinishReads } from './finish-reads.js';
 import { atRunBoundary } from './run-boundary-probe.js';
 import { emitRunEnded } from './run-telemetry.js';
 
@@ -75,12 +76,15 @@ export class RunLifecycleStep {
       const environment = await stepEnvironment(input, input.stepCount);
       const { dependencies, hooks } = environment;
       const { stateStore, usageStore } = dependencies;
-      // The stream's status (whether the finish may join the record) is read beside the current run, when it may.
-      const streamRead = finishMayJoinRecord(hooks, input) ? dependencies.streamManager.getInfo(input.streamId) : undefined;
+      // The stream's status (whether the finish may join the record) is read beside the current run, when it may; the
+      // answering LLM step of this process started both reads while it recorded itself.
+      const early = record.firstLiveAfterReplay === true ? undefined : takeFinishReads(stateStore, input.runId, input.stepCount);
+      const mayJoin = finishMayJoinRecord(hooks, input);
+      const streamRead = mayJoin ? (early?.stream ?? dependencies.streamManager.getInfo(input.streamId)) : undefined;
       streamRead?.catch(() => undefined);
       // A replay of this step after a newer run started (crash after the status write) must not touch the
       // session or its stream: they belong to that run now.
-      const current = await stateStore.getCurrentRun(input.sessionId);
+      const current = await (early?.current ?? stateStore.getCurrentRun(input.sessionId));
       const superseded = current !== null && current.runId !== input.runId;
       const writes = finishWritesOf(input, { current, superseded, error: input.error ?? 'Run failed', now: Date.now() });
       const joined = superseded ? undefined : await finishJoinsRecord(record, environment, input, streamRead);

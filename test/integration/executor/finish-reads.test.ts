@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../../src/agent/index.js';
+import type { AgentHooks } from '../../../src/hooks/types.js';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { scriptedLLM } from './executor-test-kit.js';
+
+const llm = scriptedLLM();
+/** `getCurrentRun` and `getInfo` calls of each session, and what each hook saw of them when it fired. */
+const reads = new Map<string, { runs: number; streams: number }>();
+const seen: string[] = [];
+
+const countsOf = (sessionId: string) => reads.get(sessionId) ?? { runs: 0, streams: 0 };
+const note = (sessionId: string, event: string): void => {
+  const { runs, streams } = countsOf(sessionId);
+  seen.push(`${sessionId}|${event}|runs:${runs}|streams:${streams}`);
+};
+const hooks: AgentHooks = {
+  beforeLLMCall: (event) => note(event.sessionId, `before:${event.step}`),
+  afterLLMCall: (event) => note(event.sessionId, `after:${event.step}`),
+};
+const lookup = defineTool({ name: 'lookup', description: 'Look up.', parameters: z.object({}), execute: async () => ({ found: true }) });
+const answering = defineAgent({ name: 'finish_reads_agent', systemPrompt: 'Answer.', tools: [lookup], hooks });
+const completing = defineAgent({ name: 'finish_reads_complete_hook', systemPrompt: 'Answer.', hooks: { ...hooks, onAgentComplete: () => undefined } });
+
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime('finish_reads', llm.adapter);
+  const { stateStore, streamManager } = runtime;
+  const getCurrentRun = stateStore.getCurrentRun.bind(stateStore);
+  stateStore.getCurrentRun = (sessionId) => {
+    reads.set(sessionId, { ...countsOf(sessionId), runs: countsOf(sessionId).runs + 1 });
+    return getCurrentRun(sessionId);
+  };
+  const getInfo = streamManager.getInfo.bind(streamManager);
+  streamManager.getInfo = (streamId) => {
+    reads.set(streamId, { ...countsOf(streamId), streams: countsOf(streamId).streams + 1 });
+    return getInfo(streamId);
+  };
+});
+afterAll(async () => {
+  await runtime?.shutdown();
+});
+
+/** How many reads of each kind went out during LLM step `step` (between its two hooks). */
+function readsDuring(sessionId: string, step: number): { runs: number; streams: number } {
+  const at = (event: string) => {
+    const entry = seen.find((line) => line.startsWith(`${sessionId}|${event}|`));
+    if (entry === undefined) throw new Error(`no ${event} for ${sessionId}`);
+    const [, , runs, streams] = entry.split('|');
+    return { runs: Number(runs?.split(':')[1]), streams: Number(streams?.split(':')[1]) };
+  };
+  const before = at(`before:${step}`);
+  const after = at(`after:${step}`);
+  return { runs: after.runs - before.runs, streams: after.streams - before.streams };
+}
+
+describe("a run's finish reads", () => {
+  it('are started by the LLM step that answers without tool calls, and taken by the finish instead of reading again', async () => {
+    llm.use((input) =>
+      input.step === 1 ? { type: 'tool_calls', toolCalls: [{ id: 'c1', name: 'lookup', arguments: {} }] } : { type: 'text', text: 'Found.' },
+    );
+    const handle = await runtime.executor.execute(answering, 'Look it up.', { sessionId: 'reads-1' });
+    const result = await handle.result();
+    expect([result.status, result.output, result.stepCount]).toEqual(['completed', 'Found.', 2]);
+    // The step calling a tool starts nothing; the answering step starts both reads while it records itself.
+    expect(readsDuring('reads-1', 1)).toEqual({ runs: 0, streams: 0 });
+    expect(readsDuring('reads-1', 2)).toEqual({ runs: 1, streams: 1 });
+    const afterAnswer = seen.find((line) => line.startsWith('reads-1|after:2|'));
+    const total = countsOf('reads-1');
+    // No read of either kind after the answer until the run ended (the handle's own reads aside, none here).
+    expect(`reads-1|after:2|runs:${total.runs}|streams:${total.streams}`).toBe(afterAnswer);
+  });
+
+  it("read no stream for a finish that cannot join its record (an onAgentComplete hook), and the run's reads once", async () => {
+    llm.use(() => ({ type: 'text', text: 'Done.' }));
+    const handle = await runtime.executor.execute(completing, 'Hi.', { sessionId: 'reads-2' });
+    expect((await handle.result()).status).toBe('completed');
+    expect(readsDuring('reads-2', 1)).toEqual({ runs: 1, streams: 0 });
+    const afterAnswer = seen.find((line) => line.startsWith('reads-2|after:1|'));
+    expect(afterAnswer).toBe(`reads-2|after:1|runs:${countsOf('reads-2').runs}|streams:${countsOf('reads-2').streams}`);
+  });
+});
