@@ -35,15 +35,16 @@ export interface AfterSession {
  */
 export interface ExecuteReads {
   session: Promise<SessionState | null>;
-  /** The stream read beside the session (none for a branch). */
+  /** The stream read beside the session (none for a branch or a session found stored before); for a new session's start. */
   newStream: () => Promise<StreamInfo | null> | undefined;
   after: (existing: SessionState | null) => Promise<AfterSession>;
 }
 
 /**
  * The reads `execute()` decides a standard session's operation from, overlapped where that changes no decision:
- * - `session`: the session (`loadState`). Beside it, unless `branch`, the stream under the session's id, which only
- *   a new session's start uses (`newStream`): with no session there is no run and no turn in between to see.
+ * - `session`: the session (`loadState`). Beside it, unless `branch` or the session was found stored by this process's
+ *   last read of it, the stream under the session's id, which only a new session's start uses (`newStream`; else its
+ *   start reads it): with no session there is no run and no turn in between to see.
  * - `after(existing)`: the current run and, for a `completed` session, its stream, side by side, both read after the
  *   session as before (a start's status swap expects the session's version, so neither can predate a change it
  *   misses); nothing for a missing session.
@@ -59,13 +60,17 @@ export function executeReads(
   branch: boolean,
 ): ExecuteReads {
   const session = stateStore.loadState(sessionId);
-  const speculative = branch ? undefined : streamManager.getInfo(sessionId);
+  const speculative = branch || storedSessions.has(sessionId) ? undefined : streamManager.getInfo(sessionId);
   // Awaited only for a new session; its failure then surfaces there, never unhandled meanwhile.
   speculative?.catch(() => undefined);
   return {
     session,
-    newStream: () => speculative,
+    newStream: () => {
+      noteStored(sessionId, true); // being created: its next execute() is most likely a later turn
+      return speculative;
+    },
     after: async (existing) => {
+      noteStored(sessionId, existing !== null);
       if (existing === null) return { run: null, stream: undefined };
       const stream = existing.status === 'completed' ? streamManager.getInfo(sessionId) : undefined;
       stream?.catch(() => undefined);
@@ -73,4 +78,20 @@ export function executeReads(
       return { run, stream: await stream };
     },
   };
+}
+
+/** At most this many session ids are remembered as stored (the oldest forgotten first). */
+const STORED_SESSIONS_KEPT = 1024;
+
+/**
+ * Session ids this process last found stored or went on to create: a hint only (their next `execute()` is most likely
+ * a later turn, which reads its stream after the session); one not stored after all just has its start read it.
+ */
+const storedSessions = new Set<string>();
+
+function noteStored(sessionId: string, stored: boolean): void {
+  storedSessions.delete(sessionId);
+  if (!stored) return;
+  storedSessions.add(sessionId);
+  if (storedSessions.size > STORED_SESSIONS_KEPT) storedSessions.delete(storedSessions.values().next().value as string);
 }

@@ -48,11 +48,13 @@ async function readsOfExecute(sessionId: string, message: string): Promise<strin
 }
 
 describe('execute() overlaps the reads its start is planned from', () => {
-  it('a new session: the stream under its id is read beside the session; a later turn: its run and stream side by side, after the session', async () => {
+  it('a new session: the stream under its id is read beside the session; a later turn: its run and stream side by side, after the session (and no stream read beside it)', async () => {
     const first = await readsOfExecute('reads-overlap', 'first');
     expect(first.slice(0, 2)).toEqual(['session called', 'stream called']);
     expect(first).not.toContain('run called');
     const second = await readsOfExecute('reads-overlap', 'second');
+    // This process found the session stored: no stream read beside it (only a new session's start would use one).
+    expect(second.slice(0, 2)).toEqual(['session called', 'session answered']);
     const answered = second.indexOf('session answered');
     // Neither read planning the turn may predate the session read: the start's status swap expects the version it read.
     const after = second.slice(answered + 1);
