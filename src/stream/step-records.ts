@@ -17,7 +17,10 @@ export interface ChunkHandover {
   within(connection: StepRecordConnection): Promise<void>;
   /** That transaction failed for good: the chunks go back to the writer, ahead of anything newer, and are flushed. */
   abandoned(): void;
-  /** That transaction committed: this process's readers of the stream read at once (not after the NOTIFY). */
+  /**
+   * That transaction committed: this process's readers of the stream read at once (not after the NOTIFY). A reader
+   * whose next chunks these are may yield them without reading them back (`PostgresStreamManager`).
+   */
   committed?(): void;
 }
 

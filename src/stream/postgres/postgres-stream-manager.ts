@@ -7,20 +7,21 @@ import { InvalidArgumentError } from '../../errors/index.js';
 import { noopLogger } from '../../hooks/logger.js';
 import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/index.js';
-import type { StreamChunk, StreamInfo, StreamStatus } from '../../types/stream.js';
+import type { StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
-import { ChangeSignal } from '../change-signal.js';
 import { describeError } from '../describe-error.js';
-import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-reader.js';
+import { SequencedStreamReader } from '../sequenced-stream-reader.js';
 import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
 import { isTerminalStatus } from '../stream-status.js';
+import type { CommittedRows } from './committed-rows.js';
+import { HandedChunkRoutes, type HandedBatch } from './handed-chunks.js';
+import { postgresChunkSource } from './postgres-chunk-source.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
 import { appendChunks, postgresStreamStepRecords, streamNotFoundError } from './postgres-stream-step-records.js';
-import { chunksFromStored } from './stored-chunk.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -94,6 +95,8 @@ export class PostgresStreamManager implements StreamManager {
   readonly #listener: PostgresNotificationListener;
   readonly #writers: BufferedWriterRegistry;
   readonly #readers = new Set<SequencedStreamReader>();
+  /** Rows its writers' step records committed, handed to its readers of their streams. */
+  readonly #routes = new HandedChunkRoutes();
   #closing: Promise<void> | undefined;
   /** Its writers' chunks handed to a step record's transaction, and what the fused journal asks before (see `StreamManager.stepRecords`). */
   readonly stepRecords: StreamManagerStepRecords;
@@ -122,7 +125,8 @@ export class PostgresStreamManager implements StreamManager {
     this.#retry = resolveTransientRetry(options.retry);
     this.#listener = new PostgresNotificationListener(this.#pool, { listenStatement: this.#sql.listen, channel: this.#sql.channel, logger: this.#logger });
     const announce = (streamId: string): void => this.#announce(streamId);
-    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger, announce };
+    const pend = (committed: CommittedRows): HandedBatch => this.#routes.pend(committed);
+    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger, announce, pend };
     this.stepRecords = postgresStreamStepRecords(parts);
   }
 
@@ -142,30 +146,8 @@ export class PostgresStreamManager implements StreamManager {
   /** Read chunks after `fromSequence`, then live ones until the stream ends or fails. */
   async createReader(streamId: string, fromSequence = 0): Promise<StreamReader> {
     if (this.#closing !== undefined) throw storeClosedError('stream manager', 'read a stream');
-    const signal = new ChangeSignal();
-    const unsubscribe = this.#listener.subscribe(streamNotificationKey(streamId), () => signal.notify());
-    let seenVersion = signal.version;
-    const source: ChunkSource = {
-      read: async (afterSequence) => {
-        seenVersion = signal.version;
-        const result = await this.#pool.query<{
-          status: StreamStatus | null;
-          agent_type: string | null;
-          sequence: string | null;
-          step: number | null;
-          chunk: string | null;
-          patches: string | null;
-        }>(this.#sql.read, [streamId, afterSequence, this.#readBatchSize]);
-        const chunks: StreamChunk[] = [];
-        for (const row of result.rows) {
-          if (row.chunk !== null && row.sequence !== null)
-            chunks.push(...chunksFromStored(row.chunk, streamId, Number(row.step), Number(row.sequence), row.patches, row.agent_type));
-        }
-        return { status: result.rows[0]?.status ?? null, chunks };
-      },
-      waitForChange: (_afterSequence, abortSignal) => signal.waitBeyond(seenVersion, this.#pollIntervalMs, abortSignal),
-      release: async () => unsubscribe(),
-    };
+    const sourceParts = { pool: this.#pool, sql: this.#sql, listener: this.#listener, routes: this.#routes, streamId };
+    const source = postgresChunkSource({ ...sourceParts, readBatchSize: this.#readBatchSize, pollIntervalMs: this.#pollIntervalMs });
     const reader: SequencedStreamReader = new SequencedStreamReader(source, fromSequence, {
       streamId,
       logger: this.#logger,

@@ -33,7 +33,8 @@ export interface PostgresStreamStatements {
    * $1 stream id, $2 text[] of stored rows (`storedRows`), $3 channel, $4 text[] of keys, $5 int[] of steps, $6 int[]
    * of widths (sequences per row; same order), $7 the writer's agent type, $9 text[] of a pair row's tool_start key and
    * $10 text[] of its tool_end alone (null otherwise; stored alone when that key is), $8 bool[]: the row's text left it out →
-   * `{ base, stored }`; no row when not active. Rows whose key is stored already (or repeated in the batch) are
+   * `{ base, stored, width, stream_agent_type }` (`AppendAnswer`: sequences reserved, the stream's agent type after it);
+   * no row when not active. Rows whose key is stored already (or repeated in the batch) are
    * skipped; a row's sequence is the last of its width. A stream without an agent type takes $7; a row that left out
    * an agent type other than the stream's gets it back (last member).
    */
@@ -99,6 +100,8 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
           SELECT 1 FROM ${chunks} c
           WHERE (c.stream_id || chr(31) || c.key_hash::text) = ($1 || chr(31) || ${key}::text) AND c.stream_id = $1 AND c.key_hash = ${key}
         )`;
+  // What an append answers (`AppendAnswer`): what it reserved and stored, and the stream's agent type after it.
+  const ANSWER = 'reserved.base, (SELECT count(*) FROM inserted) AS stored, reserved.width, reserved.agent_type AS stream_agent_type';
   // A tool call's pair row whose tool_start an earlier attempt stored already holds its tool_end alone.
   const appendCtes = `WITH items AS (
         SELECT item.chunk, item.step, md5(item.key)::uuid AS key, item.width, item.elided, item.position, item.alone,
@@ -121,7 +124,8 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
           SET last_sequence = s.last_sequence + EXCLUDED.last_sequence, updated_at = ${NOW},
               agent_type = COALESCE(s.agent_type, EXCLUDED.agent_type)
           WHERE s.status = 'active'
-        RETURNING s.last_sequence - (SELECT coalesce(sum(width), 0) FROM fresh) AS base, s.agent_type
+        RETURNING s.last_sequence - (SELECT coalesce(sum(width), 0) FROM fresh) AS base, s.agent_type,
+                  (SELECT coalesce(sum(width), 0) FROM fresh) AS width
       ), inserted AS (
         INSERT INTO ${chunks} (stream_id, sequence, step, chunk, key_hash)
         SELECT $1, reserved.base + fresh.rank, fresh.step,
@@ -145,9 +149,9 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       UNION ALL
       SELECT status FROM ${streams} WHERE stream_id = $1`,
     append: `${appendCtes}
-      SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)) FROM reserved`,
+      SELECT ${ANSWER}, pg_notify($3, md5($1)) FROM reserved`,
     appendOrFail: `${appendCtes}
-      SELECT reserved.base, (SELECT count(*) FROM inserted) AS stored, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
+      SELECT ${ANSWER}, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,
     read: `SELECT s.status, s.agent_type, c.sequence, c.step, c.chunk,
         CASE WHEN r.reference IS NOT NULL THEN (

@@ -10,6 +10,8 @@ import type { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
 import { assertStreamId } from '../stream-id.js';
+import { committedRows, type AppendAnswer, type CommittedRows } from './committed-rows.js';
+import type { HandedBatch } from './handed-chunks.js';
 import type { PostgresStreamStatements } from './postgres-stream-statements.js';
 import { storedRows, type StoredRowFolds } from './stored-chunk.js';
 
@@ -19,6 +21,9 @@ import { storedRows, type StoredRowFolds } from './stored-chunk.js';
  * the checkpoint that commits with it, and a call's `tool_start` may share its `tool_end`'s row when that record is
  * the step's own (see `StoredRowFolds`). On a connection that sends ahead (a pipelined step record), the statement
  * goes out unread and fails (22012) when the stream is not active.
+ *
+ * `stored`, when given, learns the rows as readers will read them once the append commits (see `committedRows`;
+ * `undefined` when that is not known exactly), once the statement is answered.
  *
  * @throws StreamError `STREAM_CLOSED` when the stream is ended or failed.
  * @example
@@ -31,12 +36,14 @@ export async function appendChunks(
   chunks: KeyedChunk[],
   folds: StoredRowFolds,
   agentType: string,
+  stored?: (committed: CommittedRows | undefined) => void,
 ): Promise<void> {
   const rows = storedRows(chunks, streamId, folds, agentType);
   const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided, rows.startKeys, rows.alone];
   const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
-  const check = (result: { rowCount: number | null }): void => {
+  const check = (result: { rowCount: number | null; rows?: unknown[] }): void => {
     if (result.rowCount === 0) throw closed();
+    stored?.(committedRows(streamId, rows, result.rows?.[0] as AppendAnswer | undefined, agentType));
   };
   if (canSendAhead(connection)) return connection.sendAhead(sql.appendOrFail, values, check, (error) => (isRefusedByError(error) ? closed() : error));
   check(await connection.query(sql.append, values));
@@ -57,6 +64,8 @@ export interface PostgresStreamStepRecordParts {
   logger: Logger;
   /** Wake this process's readers of a stream (a write to it committed). */
   announce(streamId: string): void;
+  /** Hand rows a step record appended to this process's readers of their stream (pending until it commits). */
+  pend(committed: CommittedRows): HandedBatch;
 }
 
 /**
@@ -76,8 +85,26 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
       }
       const agentType = writer.agentType;
       const folds = { withCheckpoint: true, pairsTools: options?.neverRewritten === true };
-      const handover = await writer.handOver((connection, streamId, chunks) => appendChunks(parts.sql, connection, streamId, chunks, folds, agentType));
-      return handover === undefined ? undefined : { ...handover, committed: () => parts.announce(writer.streamId) };
+      // The rows the last attempt of the caller's transaction appended, handed to this process's readers of the stream.
+      let handed: HandedBatch | undefined;
+      const handover = await writer.handOver((connection, streamId, chunks) => {
+        const pend = (committed: CommittedRows | undefined): void => {
+          handed?.discard();
+          handed = committed === undefined ? undefined : parts.pend(committed);
+        };
+        pend(undefined);
+        return appendChunks(parts.sql, connection, streamId, chunks, folds, agentType, pend);
+      });
+      if (handover === undefined) return undefined;
+      const abandoned = (): void => {
+        handed?.discard();
+        handover.abandoned();
+      };
+      const committed = (): void => {
+        handed?.commit();
+        parts.announce(writer.streamId);
+      };
+      return { ...handover, abandoned, committed };
     },
     openStreamOn: async (connection, streamId, agentType) => {
       assertStreamId(streamId);
