@@ -145,13 +145,18 @@ export function finishMayJoinRecord(
  */
 export async function deferFinish(record: StepRecord, { emitter }: Pick<StepEnvironment, 'emitter'>, joined: Joined, writes: FinishWrites): Promise<void> {
   const { scope, commit } = writes;
+  let sessionWritten = false;
   if (commit !== undefined) {
     await emitRejectedCalls(emitter.forStep(commit.step), commit.rejectedCalls);
     const meta = { checkpointId: checkpointIdFor(scope.runId, commit.step), runId: scope.runId, stepCount: commit.step };
     let onCommitted: StepCommitOnConnection['onCommitted'];
     record.defer({
       within: async (connection) => {
-        ({ onCommitted } = await joined.state.commitStepOn(connection, scope.sessionId, { stepCount: commit.step }, commit.messages, meta));
+        // The session's outcome goes with the step's commit (one write of the row, no read of its own), unless that
+        // commit was done already and wrote nothing (its report then shows the row without the outcome).
+        const done = await joined.state.commitStepOn(connection, scope.sessionId, { stepCount: commit.step, ...writes.session }, commit.messages, meta);
+        ({ onCommitted } = done);
+        sessionWritten = done.report.state.status === writes.session.status;
       },
       committed: (outcome) => onCommitted?.(outcome),
     });
@@ -162,7 +167,7 @@ export async function deferFinish(record: StepRecord, { emitter }: Pick<StepEnvi
   record.defer({
     within: async (connection) => {
       ended = await joined.stream.endStreamOn(connection, scope.streamId, writes.output);
-      await joined.state.saveStateOn(connection, scope.sessionId, writes.session);
+      if (!sessionWritten) await joined.state.saveStateOn(connection, scope.sessionId, writes.session);
       await joined.state.updateRunStatusOn(connection, scope.sessionId, scope.runId, writes.run, writes.runPatch);
     },
     committed: () => {

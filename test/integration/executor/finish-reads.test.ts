@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../../src/agent/index.js';
 import type { AgentHooks } from '../../../src/hooks/types.js';
@@ -79,5 +80,24 @@ describe("a run's finish reads", () => {
     expect(readsDuring('reads-2', 1)).toEqual({ runs: 1, streams: 0 });
     const afterAnswer = seen.find((line) => line.startsWith('reads-2|after:1|'));
     expect(afterAnswer).toBe(`reads-2|after:1|runs:${countsOf('reads-2').runs}|streams:${countsOf('reads-2').streams}`);
+  });
+
+  it("write the session's outcome with the last step's commit on the fused journal: the finish reads no session row", async () => {
+    llm.use(() => ({ type: 'text', text: 'Folded.' }));
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const handle = await runtime.executor.execute(answering, 'Hi.', { sessionId: 'reads-3' });
+      const result = await handle.result();
+      expect([result.status, result.output]).toEqual(['completed', 'Folded.']);
+      const texts = spy.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text?: string })?.text) ?? '');
+      const sessionLocks = texts.filter((text) => /__agents_sessions" WHERE session_id = \$1 FOR NO KEY UPDATE/.test(text));
+      // The start creates the session without reading it; the fused finish writes its outcome with the step's commit.
+      // (The public journal's finish writes on its own, after the record: its reads are not this test's.)
+      if (process.env.HELIX_JOURNAL !== 'public') expect(sessionLocks).toEqual([]);
+      const state = await runtime.stateStore.loadState('reads-3');
+      expect([state?.status, state?.output, state?.stepCount]).toEqual(['completed', 'Folded.', 1]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
