@@ -175,7 +175,8 @@ export function preparedStatements(client: TransactionClient): SqlConnection {
 
 /**
  * The transaction's connection: a write batch handed over (`deferWrites`) is held for the next statement — the
- * closing one, when the batch is the transaction's last write (a step commit) — and run on its own before any other.
+ * closing one, when the batch is the transaction's last write (a step commit) — and run on its own before any other
+ * (sent ahead of it when pipelined).
  * With `send` (pipeline mode), statements can also be sent ahead (`sendAhead`), and guards are enforced (the closing
  * statement refuses by error).
  */
@@ -190,7 +191,10 @@ function holdingConnection(
     const { statements, values, guards = [] } = held;
     held = undefined;
     guarded ||= guards.length > 0;
-    await inner.query(`WITH ${heldAsCtes(statements, values, 'held').ctes.join(', ')} SELECT ${guardsHold(guards, 'held')}`, values);
+    const answer = inner.query(`WITH ${heldAsCtes(statements, values, 'held').ctes.join(', ')} SELECT ${guardsHold(guards, 'held')}`, values);
+    // Pipelined, the batch goes ahead of the statement that follows it (a failed guard refuses by error, reported first).
+    if (send === undefined) await answer;
+    else void send(answer);
   };
   const connection = {
     query: async <R extends QueryResultRow>(text: string, values?: unknown[]) => {
