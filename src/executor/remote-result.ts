@@ -1,6 +1,6 @@
-import { DBOS, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowStatus, type WorkflowStatusString } from '@dbos-inc/dbos-sdk';
 
-const ENDED_STATUSES = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+const ENDED_STATUSES: WorkflowStatusString[] = ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'];
 /** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
 export const REMOTE_SAFETY_CHECK_MS = 1_000;
 /**
@@ -51,10 +51,12 @@ async function poll(): Promise<void> {
     while (waiters.size > 0) {
       const ids = [...waiters.keys()];
       for (let start = 0; start < ids.length; start += STATUS_BATCH) {
-        // Outputs loaded: a running workflow has none, an ended one's is the result (no second query for it).
-        const statuses = await DBOS.listWorkflows({ workflowIDs: ids.slice(start, start + STATUS_BATCH), loadInput: false, loadOutput: true }).catch(() => []);
+        // Only the ended ones come back (not a row per running workflow on every poll), each with its output: the
+        // result, no second query for it.
+        const workflowIDs = ids.slice(start, start + STATUS_BATCH);
+        const statuses = await DBOS.listWorkflows({ workflowIDs, status: ENDED_STATUSES, loadInput: false, loadOutput: true }).catch(() => []);
         for (const status of statuses) {
-          if (!ENDED_STATUSES.has(status.status)) continue;
+          if (!ENDED_STATUSES.includes(status.status as WorkflowStatusString)) continue;
           for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake(status);
         }
       }

@@ -48,10 +48,11 @@ describe('queued runs', () => {
     expect(status?.priority).toBe(3);
   });
 
-  it("reads a queue's registration once for the starts of a second, and a queued run's result with its end (no second read)", async () => {
+  it("reads a queue's registration once for the starts of a second, and a queued run's result with its end (ended runs only, no second read)", async () => {
     llm.use(answer('Cached.'));
     const registrations = vi.spyOn(DBOS, 'retrieveQueue');
     const results = vi.spyOn(DBOS, 'retrieveWorkflow');
+    const watched = vi.spyOn(DBOS, 'listWorkflows');
     try {
       const first = await runtime.executor.execute(cached, 'Hi.', { sessionId: 'cached-1' });
       const second = await runtime.executor.execute(cached, 'Hi.', { sessionId: 'cached-2' });
@@ -62,9 +63,14 @@ describe('queued runs', () => {
       const read = results.mock.calls.map(([id]) => id);
       expect(read).not.toContain(first.workflowId);
       expect(read).not.toContain(second.workflowId);
+      // The shared watch asks for the ended ones among the awaited runs only.
+      const polls = watched.mock.calls.filter(([input]) => input.workflowIDs?.includes(first.workflowId) === true);
+      expect(polls.length).toBeGreaterThan(0);
+      expect(polls.map(([input]) => input.status)).toEqual(polls.map(() => ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']));
     } finally {
       registrations.mockRestore();
       results.mockRestore();
+      watched.mockRestore();
     }
   });
 
