@@ -4,11 +4,11 @@ const ENDED_STATUSES: WorkflowStatusString[] = ['SUCCESS', 'ERROR', 'CANCELLED',
 /** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
 export const REMOTE_SAFETY_CHECK_MS = 1_000;
 /**
- * How often the process asks DBOS, in one query, which of the watched runs ended: every 2 ms + 1 ms per watched run,
+ * How often the process asks DBOS, in one query, which of the watched runs ended: every 1 ms + 1 ms per watched run,
  * at most every 20 ms (a caller awaiting one run learns of its end within a few ms; many awaited runs share one query
  * every 20 ms).
  */
-const STATUS_POLL_BASE_MS = 2;
+const STATUS_POLL_BASE_MS = 1;
 const STATUS_POLL_MAX_MS = 20;
 /** Most workflow ids per status query. */
 const STATUS_BATCH = 500;
@@ -20,7 +20,7 @@ let polling = false;
 /**
  * Resolve once DBOS records `workflowId` as ended, with the status the watch read (its output loaded); `undefined`
  * when `signal` aborted first. All the process's waits share one loop that asks DBOS for the status of every watched
- * workflow in one query (every 3–20 ms, slower the more are watched) while any is watched: handles of runs elsewhere
+ * workflow in one query (every 2–20 ms, slower the more are watched) while any is watched: handles of runs elsewhere
  * (queued runs) cost one query per process, not one per handle.
  *
  * @example
