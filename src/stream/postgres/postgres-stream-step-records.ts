@@ -119,8 +119,10 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
     endStreamOn: async (connection, streamId, output) => {
       assertStreamId(streamId);
       const finished = output === undefined ? null : JSON.stringify(output);
-      // Idempotent: it only changes an active stream (the caller's transaction retries it whole).
-      await withStoreErrors('end a stream', () => connection.query(parts.sql.finish, [streamId, 'ended', finished, null, parts.sql.channel]), parts.logger);
+      // Idempotent: it only changes an active stream (the caller's transaction retries it whole). Nothing reads its
+      // answer: sent ahead on a pipelined transaction (a finish's next write does not wait for it).
+      const values = [streamId, 'ended', finished, null, parts.sql.channel];
+      await withStoreErrors('end a stream', () => writeAhead(connection, parts.sql.finish, values), parts.logger);
       return {
         onCommitted: () => {
           parts.writers.setClosed(streamId, true);

@@ -100,4 +100,29 @@ describe("a run's finish reads", () => {
       spy.mockRestore();
     }
   });
+
+  it("send the stream's end ahead on the fused journal: the run's update leaves before its answer", async () => {
+    llm.use(() => ({ type: 'text', text: 'Ahead.' }));
+    const events: string[] = [];
+    const query = Reflect.get(pg.Client.prototype, 'query') as (...args: unknown[]) => unknown;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string };
+      const text = (typeof config === 'string' ? config : config?.text) ?? '';
+      const answer = Reflect.apply(query, this, args) as Promise<unknown> | undefined;
+      if (/^\s*WITH changed AS \(\s*INSERT INTO "public"\.__agents_streams AS s/.test(text)) {
+        events.push('end sent');
+        void answer?.then(() => events.push('end answered'), () => events.push('end answered'));
+      } else if (/UPDATE "public"\."__agents_runs" SET status/.test(text)) events.push('run sent');
+      return answer as never;
+    });
+    try {
+      const handle = await runtime.executor.execute(answering, 'Hi.', { sessionId: 'reads-4' });
+      expect((await handle.result()).status).toBe('completed');
+      const finish = events.slice(events.indexOf('end sent'));
+      if (process.env.HELIX_JOURNAL !== 'public') expect(finish.slice(0, 3)).toEqual(['end sent', 'run sent', 'end answered']);
+      else expect(finish).toContain('end answered');
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
