@@ -9,6 +9,7 @@ import type { Logger } from '../../hooks/types.js';
 import { runMigrations } from '../../store/index.js';
 import type { StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
+import type { KeyedChunk } from '../chunk-identity.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader } from '../sequenced-stream-reader.js';
@@ -125,9 +126,9 @@ export class PostgresStreamManager implements StreamManager {
     this.#retry = resolveTransientRetry(options.retry);
     this.#listener = new PostgresNotificationListener(this.#pool, { listenStatement: this.#sql.listen, channel: this.#sql.channel, logger: this.#logger });
     const announce = (streamId: string): void => this.#announce(streamId);
-    const pend = (committed: CommittedRows): HandedBatch => this.#routes.pend(committed);
-    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger, announce, pend };
-    this.stepRecords = postgresStreamStepRecords(parts);
+    const pend = (committed: CommittedRows): HandedBatch => this.#routes.pend(committed.streamId, committed);
+    const parts = { pool: this.#pool, schema: this.#schema, sql: this.#sql, writers: this.#writers, retry: this.#retry, logger: this.#logger };
+    this.stepRecords = postgresStreamStepRecords({ ...parts, announce, pend });
   }
 
   /** Open (creating if needed) a stream for writing. */
@@ -135,7 +136,7 @@ export class PostgresStreamManager implements StreamManager {
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction (`stepRecords.handOver`) may a state_patch chunk refer to its checkpoint.
-      sink: { append: (id, chunks) => appendChunks(this.#sql, this.#pool, id, chunks, { withCheckpoint: false }, agentType).then(() => this.#announce(id)) },
+      sink: { append: (id, chunks) => this.#appendOnPool(id, chunks, agentType) },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -252,6 +253,23 @@ export class PostgresStreamManager implements StreamManager {
     // Idempotent: it only changes an active stream, so a retry after a lost reply is a no-op.
     await this.#query('finish a stream', this.#sql.finish, [streamId, status, output, error, this.#sql.channel]);
     this.#writers.setClosed(streamId, true);
+    this.#announce(streamId);
+  }
+
+  /**
+   * A writer's flush: `chunks` appended on the pool (committed once answered) and handed to this process's readers of
+   * the stream, which wait for the answer when woken before it (its NOTIFY may arrive first), then wake.
+   */
+  async #appendOnPool(streamId: string, chunks: KeyedChunk[], agentType: string): Promise<void> {
+    const handed = this.#routes.pend(streamId);
+    try {
+      const place = (rows: CommittedRows | undefined): void => (rows === undefined ? handed.discard() : handed.place(rows));
+      await appendChunks(this.#sql, this.#pool, streamId, chunks, { withCheckpoint: false }, agentType, place);
+    } catch (error) {
+      handed.discard();
+      throw error;
+    }
+    handed.commit();
     this.#announce(streamId);
   }
 

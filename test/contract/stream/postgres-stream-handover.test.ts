@@ -196,6 +196,23 @@ describe('chunks a step record commits, handed to this process’s readers (Post
     await writer.close();
   });
 
+  it('reach a reader from a writer’s own flush too (its append commits when answered)', async () => {
+    const writer = await streams.createWriter('h-8', 'agent', 'assistant');
+    await writer.write(text('a'));
+    await writer.flush();
+    const { reader, pending } = await waitingReader('h-8');
+    const before = reads;
+    await writer.write(text('b'));
+    await writer.write(text('c', { agentId: 'sub', agentType: 'researcher' }));
+    await writer.flush();
+    const handed = await following(reader, pending, 2);
+    expect(reads).toBe(before);
+    await streams.endStream('h-8');
+    expect(handed.map((chunk) => JSON.stringify(chunk))).toEqual((await stored('h-8')).slice(1));
+    await reader.close();
+    await writer.close();
+  });
+
   it('are handed again by a retried transaction, with the sequences it reserved', async () => {
     const writer = await streams.createWriter('h-7', 'agent', 'assistant');
     await writer.write(text('a'));

@@ -50,10 +50,10 @@ describe('HandedChunkMailbox: a reader takes the committed rows that come next',
   const batch = (first: number, count: number): HandedBatch => {
     const rows: CommittedRows = { streamId: 's1', agentType: 'assistant', first, last: first + count - 1, rows: [] };
     for (let sequence = first; sequence < first + count; sequence += 1) rows.rows.push({ text: `{"type":"text_delta","delta":"${sequence}"}`, step: 1, sequence });
-    return new HandedBatch(rows);
+    return new HandedBatch('s1', rows);
   };
   const sequences = (read: ReturnType<HandedChunkMailbox['take']>): number[] | string | undefined =>
-    read === undefined ? undefined : 'chunks' in read ? read.chunks.map((chunk) => chunk.sequence) : `pending ${read.pending.rows.first}`;
+    read === undefined ? undefined : 'chunks' in read ? read.chunks.map((chunk) => chunk.sequence) : `pending ${read.pending.rows?.first ?? 'in flight'}`;
 
   it.each([
     ['the next ones, committed, in a row', [[5, 2, 'committed'], [7, 1, 'committed']], 4, [5, 6, 7]],
@@ -82,6 +82,21 @@ describe('HandedChunkMailbox: a reader takes the committed rows that come next',
     await pending.settled;
     expect(sequences(mailbox.take(4))).toEqual([5, 6]);
     expect(mailbox.take(4)).toBeUndefined();
+  });
+
+  it('holds an append in flight (its rows unknown) as pending; placed and committed, hands its rows if they come next', async () => {
+    const mailbox = new HandedChunkMailbox(500);
+    const [next, later] = [new HandedBatch('s1'), new HandedBatch('s1')];
+    mailbox.offer(next);
+    mailbox.offer(later);
+    expect(sequences(mailbox.take(4))).toBe('pending in flight');
+    next.place(batch(5, 2).rows!);
+    next.commit();
+    later.commit(); // no rows known: discarded
+    await Promise.all([next.settled, later.settled]);
+    expect(later.state).toBe('discarded');
+    expect(sequences(mailbox.take(4))).toEqual([5, 6]);
+    expect(mailbox.take(6)).toBeUndefined();
   });
 
   it('builds new chunk objects for every reader, as a read of the database does', () => {
