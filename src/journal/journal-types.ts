@@ -24,6 +24,12 @@ export interface StepOptions {
    * other DBOS operation between. The public journal records every step at once.
    */
   recordWithNext?: (output: unknown) => boolean;
+  /**
+   * Start the step's reads before the journal looks for its recorded outcome (they go out beside that look instead of
+   * after it); the function it returns drops them when the step is replayed, or fails, instead of running its body.
+   * Reads only: nothing the step writes may start here.
+   */
+  readAhead?: () => () => void;
 }
 
 /**

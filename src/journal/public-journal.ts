@@ -39,7 +39,19 @@ export function journalExecution<T>(body: () => Promise<T>): Promise<T> {
  */
 export const publicJournal: StepJournal = {
   kind: 'public',
-  runStep: (name, body) => DBOS.runStep(() => withBatchRecord(liveRecord(), body, name), { name }),
+  runStep: (name, body, options) => {
+    // The step's own reads go out beside DBOS's look for its recorded outcome; dropped when DBOS replays it.
+    const dropAhead = options.readAhead?.();
+    let ran = false;
+    const step = DBOS.runStep(() => {
+      ran = true;
+      return withBatchRecord(liveRecord(), body, name);
+    }, { name });
+    if (dropAhead === undefined) return step;
+    return step.finally(() => {
+      if (!ran) dropAhead();
+    });
+  },
   // Inside a workflow body DBOS records a status read as an operation; read it from outside the workflow's context.
   workflowCancelled: cancelledOutsideWorkflows,
 };

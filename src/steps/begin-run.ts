@@ -105,6 +105,32 @@ export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionSt
   }
 }
 
+/** What a begin decides from: its run (read, or known), and whether its first LLM step's reads were started. */
+export interface BeginReads {
+  run: RunRecord | null;
+  readsAhead: boolean;
+}
+
+/**
+ * A begin's reads: its run, and — for a stored turn's begin with no begin hook, whose next operation is its first LLM
+ * step (`firstStepNext`; it writes nothing) — that step's reads beside it. Started by `beginRun`, or ahead of the
+ * begin's step (`StepOptions.readAhead`), when the begin's step then drops them if it is replayed.
+ *
+ * @example
+ * const ahead = beginReads(input, true);
+ * await beginRun(input, undefined, record, { firstStepNext: true, ahead });
+ */
+export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }): Promise<BeginReads> {
+  const { dependencies, hooks } = await stepEnvironment(input, 0);
+  const { stateStore } = dependencies;
+  const readsAhead = firstStepNext && input.turnStored === true && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
+  if (readsAhead) startFirstStepReads(stateStore, input);
+  // abort() may land after the run record was created and before this step: the run stays aborted and the
+  // workflow ends without touching the session (abort() recorded its outcome).
+  const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
+  return { run, readsAhead };
+}
+
 /**
  * The whole begin of a run, inside a step: nothing when the run was aborted meanwhile; else the appends, the session
  * write, the run `running` with this workflow (unless it already is: rewriting would undo an abort that landed since
@@ -117,16 +143,11 @@ export async function beginRun(
   input: BeginRunInput,
   known?: { run: RunRecord | null },
   record: StepRecord = SEPARATE_RECORD,
-  options: { firstStepNext?: boolean } = {},
+  options: { firstStepNext?: boolean; ahead?: Promise<BeginReads> } = {},
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  // A stored turn's begin writes nothing: with no hook to run, its first LLM step's reads start beside its own.
-  const readsAhead = options.firstStepNext === true && input.turnStored === true && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
-  if (readsAhead) startFirstStepReads(stateStore, input);
-  // abort() may land after the run record was created and before this step: the run stays aborted and the
-  // workflow ends without touching the session (abort() recorded its outcome).
-  const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
+  const { run, readsAhead } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known));
   if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {
     if (readsAhead) dropFirstStepReads(input.runId);
     return { stepCount: 0, aborted: true };

@@ -1,5 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { beginRun, type BeginRunInput } from './begin-run.js';
+import { beginReads, beginRun, type BeginReads, type BeginRunInput } from './begin-run.js';
+import { dropFirstStepReads } from './first-step-reads.js';
 import { StreamError, boundedMessage } from '../errors/index.js';
 import type { ParentLink } from '../orchestration/workflow-input.js';
 import { childOutcomeOf, refStatusOf } from '../orchestration/sub-agents.js';
@@ -48,16 +49,25 @@ export class RunLifecycleStep {
    * record this begin with its own record when it wrote nothing (a begin whose start stored the turn).
    */
   static begin(input: BeginRunInput, options: { withNextStep?: boolean } = {}): Promise<{ stepCount: number; aborted?: true }> {
+    const firstStepNext = options.withNextStep === true;
+    let ahead: Promise<BeginReads> | undefined;
+    // The begin's reads go out beside the journal's look for its recorded outcome; a replayed begin drops them.
+    const readAhead = () => {
+      const reads = beginReads(input, firstStepNext);
+      reads.catch(() => undefined); // awaited by the body, or dropped
+      ahead = reads;
+      return () => void reads.then((begun) => begun.readsAhead && dropFirstStepReads(input.runId), () => undefined);
+    };
     return runJournaledStep(
       'BeginRunStep',
       (record) => {
         // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
         // can follow, wherever the workflow started (a queued run is started by one process and run by another).
         markWorkflowStartedHere(turnKeyOf(input));
-        return beginRun(input, undefined, record, { firstStepNext: options.withNextStep === true });
+        return beginRun(input, undefined, record, { firstStepNext, ...(ahead === undefined ? {} : { ahead }) });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.
-      options.withNextStep === true ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true } : {},
+      firstStepNext ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true, readAhead } : { readAhead },
     );
   }
 

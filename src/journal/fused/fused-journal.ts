@@ -77,9 +77,15 @@ async function runRecorded<T>(
   delete frontier.carried;
   const replayPossible = !mayRunUnread(frontier, functionID, startedAt);
   let firstLiveAfterReplay = false;
+  // The step's own reads go out beside the read of its recorded outcome; dropped when the step does not run.
+  const dropAhead = options.readAhead?.();
   if (replayPossible) {
     // Retried through connection failures, as DBOS retries its own reads.
-    const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID));
+    const recorded = await withDbRetry(() => readRecorded(database.pool, database.schemaName, workflowID, functionID)).catch((error: unknown) => {
+      dropAhead?.();
+      throw error;
+    });
+    if (recorded.status === 'CANCELLED' || recorded.function_name !== null) dropAhead?.();
     if (recorded.status === 'CANCELLED') throw new DBOSWorkflowCancelledError(workflowID);
     if (recorded.function_name !== null) return replay<T>(executor, recorded, workflowID, functionID, name);
     // The first step this execution found unrecorded, after steps an earlier execution recorded: it resumes them.
