@@ -1,4 +1,5 @@
-import { writeAhead } from '../../database/send-ahead.js';
+import { canSendAhead, writeAhead } from '../../database/send-ahead.js';
+import { appendAheadNumbered, messageRecords } from './messages-ahead.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
@@ -56,21 +57,14 @@ function existingIdsSql(tables: StoreTables): string {
 }
 
 /**
- * Insert prepared messages with one statement (a JSON array unpacked by jsonb_to_recordset). Each message is stored
- * as compact JSON text (migration 012: ~30 bytes a message less than jsonb), without its id (a column).
+ * Insert prepared messages with one statement (a JSON array unpacked by jsonb_to_recordset; see {@link messageRecords}).
  *
  * @example
  * await insertPostgresMessages(connection, tables, 's1', rows);
  */
 export async function insertPostgresMessages(connection: SqlConnection, tables: StoreTables, sessionId: string, rows: readonly StoredMessage[]): Promise<void> {
   if (rows.length === 0) return;
-  const now = Date.now();
-  const records = rows.map(({ id, sequence, ...message }) => ({
-    sequence,
-    message_id: id,
-    message: toJsonText(message, 'messages'),
-    created_at: message.createdAt ?? now,
-  }));
+  const records = messageRecords(rows);
   await writeAhead(
     connection,
     `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
@@ -82,7 +76,8 @@ export async function insertPostgresMessages(connection: SqlConnection, tables: 
 
 /**
  * `appendMessages`: lock, look up existing ids, insert, bump message_count — four statements per call (two for a
- * session the caller's transaction created, `sessionCreatedHere`).
+ * session the caller's transaction created, `sessionCreatedHere`; one sent ahead for a session it holds whose total
+ * nobody reads, `sessionLocked` and `totalUnread` on a pipelined transaction: then it resolves with `NaN`).
  * Retry-safe: ids are assigned before the first attempt, and appends are idempotent by id.
  *
  * @example
@@ -97,6 +92,11 @@ export async function appendPostgresMessages(
   assertIdentifier(sessionId, 'sessionId');
   const stable = withMessageIds(messages);
   return database.transaction('append messages', async (connection) => {
+    // Nobody reads the total: numbered in SQL and sent ahead where the connection takes it.
+    if (options.sessionLocked === true && options.sessionCreatedHere !== true && options.totalUnread === true && canSendAhead(connection)) {
+      await appendAheadNumbered(connection, tables, sessionId, prepareMessagesForAppend(stable, new Set(), 0));
+      return Number.NaN;
+    }
     // A session this transaction created has no message yet; one whose row it holds needs no lock of its own.
     const { messageCount, rows } =
       options.sessionCreatedHere === true

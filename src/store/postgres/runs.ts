@@ -4,7 +4,8 @@ import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.j
 import { toJsonText } from '../../database/json.js';
 import { buildRunRecord, type RunPatch } from '../record-updates.js';
 import { assertIdentifier } from '../validation.js';
-import { toNumber, type PostgresContext } from './database.js';
+import { toNumber, type PostgresContext, type SqlConnection } from './database.js';
+import type { StoreTables } from './tables.js';
 import { lockMessageCount } from './session-lock.js';
 import type { StartWriteOptions } from '../step-records.js';
 
@@ -60,6 +61,12 @@ export async function createPostgresRun(
   assertIdentifier(sessionId, 'sessionId');
   assertIdentifier(input.runId, 'runId');
   return database.transaction('create a run', async (connection) => {
+    // The caller holds the session's row and knows the turn to expect: inserted without a lookup (sent ahead).
+    if (options.sessionCreatedHere !== true && options.sessionLocked === true && options.expectedTurn !== undefined) {
+      const run = buildRunRecord(sessionId, input, options.expectedTurn);
+      await insertRunAtExpectedTurn(connection, tables, run);
+      return run;
+    }
     let turn = 1;
     // A session this transaction created has no run yet, and its row is this transaction's.
     if (options.sessionCreatedHere !== true) {
@@ -74,29 +81,57 @@ export async function createPostgresRun(
       turn = (row?.max_turn ?? 0) + 1;
     }
     const run = buildRunRecord(sessionId, input, turn);
-    await writeAhead(
-      connection,
-      `INSERT INTO ${tables.runs} (session_id, run_id, turn, status, step_count, start_sequence, previous_run_id, workflow_id,
-         completion_reason, error, metadata, started_at, ended_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13)`,
-      [
-        sessionId,
-        run.runId,
-        run.turn,
-        run.status,
-        run.stepCount,
-        run.startSequence,
-        run.previousRunId ?? null,
-        run.workflowId ?? null,
-        run.completionReason ?? null,
-        run.error ?? null,
-        run.metadata === undefined ? null : toJsonText(run.metadata, 'run.metadata'),
-        run.startedAt,
-        run.endedAt ?? null,
-      ],
-    );
+    await writeAhead(connection, `INSERT INTO ${tables.runs} (${RUN_COLUMNS}) VALUES (${RUN_PLACEHOLDERS})`, runValues(run));
     return run;
   });
+}
+
+const RUN_COLUMNS = `session_id, run_id, turn, status, step_count, start_sequence, previous_run_id, workflow_id,
+         completion_reason, error, metadata, started_at, ended_at`;
+const RUN_PLACEHOLDERS = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13';
+
+function runValues(run: RunRecord): unknown[] {
+  return [
+    run.sessionId,
+    run.runId,
+    run.turn,
+    run.status,
+    run.stepCount,
+    run.startSequence,
+    run.previousRunId ?? null,
+    run.workflowId ?? null,
+    run.completionReason ?? null,
+    run.error ?? null,
+    run.metadata === undefined ? null : toJsonText(run.metadata, 'run.metadata'),
+    run.startedAt,
+    run.endedAt ?? null,
+  ];
+}
+
+/**
+ * Insert `run` at its turn, expected to be the session's next (`StartWriteOptions.expectedTurn`), in one statement sent
+ * ahead: a run already stored under its id at that turn is left as it is (a repeated start's); another next turn, or
+ * its id taken at another turn, refuses by error (division by zero) → InvalidArgumentError for `expectedTurn`.
+ */
+async function insertRunAtExpectedTurn(connection: SqlConnection, tables: StoreTables, run: RunRecord): Promise<void> {
+  const text = `WITH next AS (
+       SELECT COALESCE(MAX(turn), 0) + 1 AS turn, COALESCE(bool_or(run_id = $2), false) AS taken,
+         COALESCE(bool_or(run_id = $2 AND turn = $3), false) AS stored
+       FROM ${tables.runs} WHERE session_id = $1),
+     inserted AS (
+       INSERT INTO ${tables.runs} (${RUN_COLUMNS})
+       SELECT ${RUN_PLACEHOLDERS} FROM next WHERE NOT next.taken AND next.turn = $3
+       RETURNING 1)
+     SELECT 1 / ((SELECT count(*)::integer FROM inserted) + (SELECT stored::integer FROM next))`;
+  const refused = (error: unknown): unknown => (isRefusedByError(error) ? unexpectedTurnError(run.turn) : error);
+  await writeAhead(connection, text, runValues(run), refused);
+}
+
+function unexpectedTurnError(expectedTurn: number): InvalidArgumentError {
+  return new InvalidArgumentError(
+    "options.expectedTurn is not the session's next turn (its latest run changed since it was read); read the session's current run again.",
+    { field: 'expectedTurn', expectedTurn },
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import type { StepRecordConnection } from '../../../types/step-records.js';
 import type { CreateRunInput } from '../../../types/session.js';
 import type { StepRecordsContractCheck } from './check.js';
 import { stateStoreOf } from './subject.js';
+import { startHintChecks } from './pipelined-start-hints.js';
 
 const run = (runId: string, previousRunId?: string): CreateRunInput => ({
   runId,
@@ -19,7 +20,8 @@ const run = (runId: string, previousRunId?: string): CreateRunInput => ({
 /**
  * Checks of a run's start in one pipelined transaction on a connection the state store lends (`withConnection`), as
  * the executor runs it: the `…On` writes may be sent ahead, so a refusal fails the transaction (the refusal's own error,
- * not the aborted transaction's) and leaves nothing. Skipped for a store that lends no connections.
+ * not the aborted transaction's) and leaves nothing; with the write hints too (`startHintChecks`). Skipped for a store
+ * that lends no connections.
  *
  * @example
  * const checks = pipelinedStartChecks();
@@ -81,5 +83,6 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
         expect(await store.loadState(sessionId), 'after the refused write').toMatchObject({ customState: { turn: 2 } });
       },
     },
+    ...startHintChecks(),
   ];
 }
