@@ -28,7 +28,7 @@ export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
 export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
-import { withStartWrites, type StartWriter } from './start-writes.js';
+import { startWriteOptions, withStartWrites, type StartWriter } from './start-writes.js';
 import { enqueueParams } from '../orchestration/queue-placement.js';
 import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 import { telemetry } from '../telemetry/agent-telemetry.js';
@@ -141,7 +141,7 @@ export class RunLauncher {
     const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
     if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
-    const startWrite = { sessionCreatedHere: options.sessionCreated === true, sessionLocked: options.sessionLocked === true };
+    const startWrite = startWriteOptions(previous, options);
     await writer.createRun(input.sessionId, {
       runId: input.runId,
       status: 'running',

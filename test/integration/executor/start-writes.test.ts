@@ -67,6 +67,26 @@ describe('withStartWrites', () => {
     expect(await streamManager.getInfo('start-one')).toMatchObject({ chunkCount: 1 });
   });
 
+  it('one database: a reactivation of a stream that does not exist fails the start with its own error, first, leaving nothing', async () => {
+    await stateStore.createSession('start-taken', { agentType: 'assistant', status: 'completed' });
+    const lost = withStartWrites({ stateStore, streamManager }, async (writes) => {
+      await writes.createSession('start-lost', { agentType: 'assistant', status: 'active' });
+      await writes.reactivateStream('start-lost-stream');
+      await writes.createRun('start-lost', run('r1'));
+    });
+    await expect(lost).rejects.toMatchObject({ code: 'STREAM_NOT_FOUND' });
+    // A later write that refuses too (a taken session id): the reactivation, written first, is still the failure.
+    const both = withStartWrites({ stateStore, streamManager }, async (writes) => {
+      await writes.createSession('start-lost', { agentType: 'assistant', status: 'active' });
+      await writes.reactivateStream('start-lost-stream');
+      await writes.createSession('start-taken', { agentType: 'assistant', status: 'active' });
+      await writes.createRun('start-lost', run('r1'));
+    });
+    await expect(both).rejects.toMatchObject({ code: 'STREAM_NOT_FOUND' });
+    expect(await stateStore.loadState('start-lost')).toBeNull();
+    expect(await stateStore.loadState('start-taken')).toMatchObject({ status: 'completed' });
+  });
+
   it('two databases: each write on its own (what committed before a throw stays)', async () => {
     const start = withStartWrites({ stateStore, streamManager: otherStreams }, async (writes) => {
       await writes.createSession('start-two', { agentType: 'assistant', status: 'active' });
