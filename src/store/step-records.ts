@@ -36,11 +36,13 @@ export interface StepCommitOnConnection {
  * (`createSessionOn`), so it has no run or message yet and the transaction holds its row — the write needs no lock, no
  * turn lookup and no existing-id lookup. `sessionLocked`: the caller's transaction holds its row (a successful
  * `compareAndSetStatusOn`), so the write needs no lock of its own. With `sessionLocked`, two hints let a store write
- * without reading first (an implementation may ignore them: they change no outcome that commits):
+ * without reading first (a store that lends connections is checked to send both writes ahead, `startHintChecks`; another
+ * may ignore them: its run then takes the session's next turn, its append answers the total, as without them):
  * - `expectedTurn` (`createRunOn`): the turn the caller expects the run to get (the session's latest run's turn + 1;
  *   1 without one). A store may then insert it without a turn lookup; when the session's next turn is another (the
  *   caller's read is stale) or the run id is taken at another turn, it fails the transaction with InvalidArgumentError
- *   `INVALID_ARGUMENT` (`data.field` `'expectedTurn'`) instead of numbering the run itself.
+ *   `INVALID_ARGUMENT` (`data.field` `'expectedTurn'`) instead of numbering the run itself; a run stored under its id at
+ *   that turn is left as it is.
  * - `totalUnread` (`appendMessagesOn`): the caller does not read the returned total. A store may then append without a
  *   lookup, numbering the messages in SQL, and resolve with `NaN`; an unknown session still fails the transaction
  *   with SessionNotFoundError `SESSION_NOT_FOUND`.
