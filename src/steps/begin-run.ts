@@ -105,7 +105,12 @@ export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionSt
   }
 }
 
-/** What a begin decides from: its run (read, or known), and whether its first LLM step's reads were started. */
+/**
+ * What a begin decides from: its run (read, or known), and whether its first LLM step's reads were started.
+ *
+ * @example
+ * const { run, readsAhead } = await beginReads(input, true);
+ */
 export interface BeginReads {
   run: RunRecord | null;
   readsAhead: boolean;

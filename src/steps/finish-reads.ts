@@ -4,7 +4,12 @@ import type { RunRecord } from '../types/session.js';
 import type { StreamInfo } from '../types/stream.js';
 import { rememberNewest } from '../orchestration/bounded-map.js';
 
-/** The reads a run's finish starts from: the session's current run and, when the finish may join its record, the stream. */
+/**
+ * The reads a run's finish starts from: the session's current run and, when the finish may join its record, the stream.
+ *
+ * @example
+ * const current = await (takeFinishReads(stateStore, runId, step)?.current ?? stateStore.getCurrentRun(sessionId));
+ */
 export interface FinishReads {
   readonly current: Promise<RunRecord | null>;
   readonly stream?: Promise<StreamInfo | null>;
