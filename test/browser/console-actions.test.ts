@@ -92,8 +92,9 @@ describe('session actions through the console', () => {
     await expect.poll(() => statusOf(page), WAIT).toBe('completed');
     // The child's own page: its status and the link back to its parent.
     await child.getByRole('link', { name: 'helper' }).click();
+    // Once the child's page is shown (the parent's, completed too, may still be up right after the click).
+    await expect.poll(() => page.locator('.meta').textContent(), WAIT).toContain('parent act-tree');
     await expect.poll(() => statusOf(page), WAIT).toBe('completed');
-    expect(await page.locator('.meta').textContent()).toContain('parent act-tree');
     await page.context().close();
   });
 
