@@ -2,6 +2,7 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamInfo } from '../types/stream.js';
+import { rememberNewest } from '../orchestration/bounded-map.js';
 
 /**
  * What a caller of `planRun` read already: the previous run and, optionally, the stream under the session's id (or
@@ -87,11 +88,9 @@ const STORED_SESSIONS_KEPT = 1024;
  * Session ids this process last found stored or went on to create: a hint only (their next `execute()` is most likely
  * a later turn, which reads its stream after the session); one not stored after all just has its start read it.
  */
-const storedSessions = new Set<string>();
+const storedSessions = new Map<string, true>();
 
 function noteStored(sessionId: string, stored: boolean): void {
-  storedSessions.delete(sessionId);
-  if (!stored) return;
-  storedSessions.add(sessionId);
-  if (storedSessions.size > STORED_SESSIONS_KEPT) storedSessions.delete(storedSessions.values().next().value as string);
+  if (stored) rememberNewest(storedSessions, sessionId, true, STORED_SESSIONS_KEPT);
+  else storedSessions.delete(sessionId);
 }

@@ -56,7 +56,6 @@ async function poll(): Promise<void> {
         const workflowIDs = ids.slice(start, start + STATUS_BATCH);
         const statuses = await DBOS.listWorkflows({ workflowIDs, status: ENDED_STATUSES, loadInput: false, loadOutput: true }).catch(() => []);
         for (const status of statuses) {
-          if (!ENDED_STATUSES.includes(status.status as WorkflowStatusString)) continue;
           for (const wake of [...(waiters.get(status.workflowID) ?? [])]) wake(status);
         }
       }
