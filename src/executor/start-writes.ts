@@ -5,9 +5,6 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import { lendsConnections, sharesDatabase } from '../journal/step-record.js';
 import { transactionOnLent } from '../journal/pipelined-transaction.js';
 import { InternalError } from '../errors/index.js';
-import { canSendAhead, type SendAheadConnection } from '../database/send-ahead.js';
-import { transientPostgresCondition } from '../database/transient-postgres-error.js';
-import type { QueryResult, QueryResultRow } from 'pg';
 import type { StepRecordConnection } from '../types/step-records.js';
 import type { Message } from '../types/message.js';
 import type {
@@ -71,38 +68,13 @@ interface Joined {
 export async function withStartWrites<T>(stores: Stores, body: (writer: StartWriter) => Promise<T>): Promise<T> {
   const joined = await joinedRecords(stores);
   if (joined === undefined) return body(separateWriter(stores));
-  let attempt: Attempt = { committed: [], pending: [] };
-  let value: T;
-  try {
-    value = await inOneTransaction(joined.state, async (connection) => {
-      attempt = { committed: [], pending: [] };
-      const [written] = await Promise.allSettled([body(joinedWriter(joined, connection, attempt))]);
-      // A reactivation sent ahead fails the start before its COMMIT; its failure is the start's (it was written first).
-      await Promise.all(attempt.pending);
-      if (written.status === 'rejected') throw written.reason;
-      return written.value;
-    });
-  } catch (error) {
-    throw (await reactivationFailure(attempt, error)) ?? error;
-  }
-  for (const done of attempt.committed) done();
+  let committed: Array<() => void> = [];
+  const value = await inOneTransaction(joined.state, (connection) => {
+    committed = []; // what this attempt tells once it committed (an attempt retried whole starts again)
+    return body(joinedWriter(joined, connection, committed));
+  });
+  for (const done of committed) done();
   return value;
-}
-
-/** What one attempt of a joined start leaves: what to tell once it committed, reactivations not yet answered. */
-interface Attempt {
-  committed: Array<() => void>;
-  pending: Array<Promise<void>>;
-}
-
-/**
- * The failure of `attempt`'s reactivation, when it failed and the start did not fail transiently (retried whole, or
- * the budget's error): the start's first failure, which a pipelined transaction reports as the statement's own error.
- */
-async function reactivationFailure(attempt: Attempt, error: unknown): Promise<unknown> {
-  if (transientPostgresCondition(error) !== undefined) return undefined;
-  const settled = await Promise.allSettled(attempt.pending);
-  return settled.find((answer): answer is PromiseRejectedResult => answer.status === 'rejected')?.reason;
 }
 
 /**
@@ -141,20 +113,15 @@ async function storedOnlyTogether(): Promise<never> {
   throw new InternalError('A start whose writes are apart leaves the turn (message, step count, stream) to its begin.');
 }
 
-function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, attempt: Attempt): StartWriter {
+function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, committed: Array<() => void>): StartWriter {
   return {
     createSession: async (sessionId, options) => {
       await state.createSessionOn(connection, sessionId, options);
     },
     compareAndSetStatus: (sessionId, expected, status, options) => state.compareAndSetStatusOn(connection, sessionId, expected, status, options),
     reactivateStream: async (streamId) => {
-      // Pipelined, the reactivation goes out with the start's next statements: its answer is awaited before the COMMIT.
-      const reactivation = stream
-        .reactivateStreamOn(canSendAhead(connection) ? answeredLater(connection) : connection, streamId)
-        .then((reactivated) => void attempt.committed.push(() => reactivated.onCommitted()));
-      if (!canSendAhead(connection)) return reactivation;
-      reactivation.catch(() => undefined); // awaited before the transaction ends; never unhandled meanwhile
-      attempt.pending.push(reactivation);
+      const reactivated = await stream.reactivateStreamOn(connection, streamId);
+      committed.push(() => reactivated.onCommitted());
     },
     clearInterruptFlag: (sessionId) => state.clearInterruptFlagOn(connection, sessionId),
     createRun: (sessionId, run, options) => state.createRunOn(connection, sessionId, run, options),
@@ -166,26 +133,6 @@ function joinedWriter({ state, stream }: Joined, connection: StepRecordConnectio
       await state.saveStateOn(connection, sessionId, write);
     },
     openStream: (streamId, agentType) => stream.openStreamOn(connection, streamId, agentType),
-  };
-}
-
-/**
- * `connection` for a statement whose answer the start reads only before its COMMIT: sent ahead (it goes out with the
- * next statement that is read; its failure, in its place, is the transaction's), answered when its answer comes.
- */
-function answeredLater(connection: SendAheadConnection): StepRecordConnection {
-  return {
-    query: <R extends QueryResultRow>(text: string, values: unknown[] = []) =>
-      new Promise<QueryResult<R>>((resolve, reject) => {
-        const answered = (result: QueryResult<QueryResultRow>): void => resolve(result as QueryResult<R>);
-        const failed = (error: unknown): unknown => {
-          // The driver's error as it is, as the statement's own query would reject with it.
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-          reject(error);
-          return error;
-        };
-        connection.sendAhead(text, values, answered, failed).catch(reject);
-      }),
   };
 }
 

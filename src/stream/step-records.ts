@@ -56,8 +56,10 @@ export interface StreamManagerStepRecords extends StepRecordParticipant {
   openStreamOn(connection: StepRecordConnection, streamId: string, agentType: string): Promise<void>;
   /**
    * `reactivateStream` on `connection`, inside the caller's transaction: the stream reads active once the caller
-   * commits (StreamError `STREAM_NOT_FOUND` when it does not exist). Call the returned `onCommitted` once the caller
-   * committed (this process's writers may write it again); never after a rollback.
+   * commits (StreamError `STREAM_NOT_FOUND` when it does not exist). On a connection that sends ahead (a pipelined
+   * transaction) it may be sent ahead: a missing stream then fails the caller's transaction by error, reported as
+   * `STREAM_NOT_FOUND` before any later statement's failure, and nothing commits. Call the returned `onCommitted` once
+   * the caller committed (this process's writers may write it again); never after a rollback.
    */
   reactivateStreamOn(connection: StepRecordConnection, streamId: string): Promise<{ onCommitted(): void }>;
   /**

@@ -51,6 +51,8 @@ export interface PostgresStreamStatements {
   finish: string;
   /** $1 stream id, $2 channel → one row when the stream exists. */
   reactivate: string;
+  /** `reactivate` that fails (SQLSTATE 22012) when the stream does not exist: for a transaction that may commit unread. */
+  reactivateOrFail: string;
   /** $1 stream id → the stream row plus `chunk_count` (a row with a folded chunk counts 2) and `has_output`. */
   info: string;
   /** $1 stream id, $2 step, $3 after-sequence, $4 agent id or null → deletes later-step chunks (of $4) written after $3. */
@@ -186,6 +188,12 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
         RETURNING stream_id
       )
       SELECT pg_notify($2, md5(stream_id)) FROM changed`,
+    reactivateOrFail: `WITH changed AS (
+        UPDATE ${streams} SET status = 'active', output = NULL, error = NULL, updated_at = ${NOW}
+        WHERE stream_id = $1
+        RETURNING stream_id
+      ), notified AS (SELECT pg_notify($2, md5(stream_id)) FROM changed)
+      SELECT 1 / (SELECT count(*)::integer FROM changed) AS found, (SELECT count(*) FROM notified) AS notified`,
     info: `SELECT status, last_sequence, output, output IS NOT NULL AS has_output, error, created_at, updated_at,
         (SELECT ${CHUNKS_IN_ROWS} FROM ${chunks} WHERE stream_id = $1) AS chunk_count
       FROM ${streams} WHERE stream_id = $1`,

@@ -112,9 +112,18 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
     },
     reactivateStreamOn: async (connection, streamId) => {
       assertStreamId(streamId);
-      const reactivated = await withStoreErrors('reactivate a stream', () => connection.query(parts.sql.reactivate, [streamId, parts.sql.channel]), parts.logger);
+      const onCommitted = (): void => parts.writers.setClosed(streamId, false);
+      const values = [streamId, parts.sql.channel];
+      // Nothing reads its answer: sent ahead on a pipelined transaction, where a missing stream refuses by error (its
+      // failure, in its place, is the transaction's: reported before any later statement's).
+      if (canSendAhead(connection)) {
+        const missing = (error: unknown): unknown => (isRefusedByError(error) ? streamNotFoundError(streamId) : error);
+        await withStoreErrors('reactivate a stream', () => connection.sendAhead(parts.sql.reactivateOrFail, values, () => undefined, missing), parts.logger);
+        return { onCommitted };
+      }
+      const reactivated = await withStoreErrors('reactivate a stream', () => connection.query(parts.sql.reactivate, values), parts.logger);
       if (reactivated.rowCount === 0) throw streamNotFoundError(streamId);
-      return { onCommitted: () => parts.writers.setClosed(streamId, false) };
+      return { onCommitted };
     },
     endStreamOn: async (connection, streamId, output) => {
       assertStreamId(streamId);

@@ -75,6 +75,8 @@ describe('withStartWrites', () => {
       await writes.createRun('start-lost', run('r1'));
     });
     await expect(lost).rejects.toMatchObject({ code: 'STREAM_NOT_FOUND' });
+    // Refused by error, not by a check of its answer: a COMMIT sent behind it must not commit the session.
+    expect(await stateStore.loadState('start-lost')).toBeNull();
     // A later write that refuses too (a taken session id): the reactivation, written first, is still the failure.
     const both = withStartWrites({ stateStore, streamManager }, async (writes) => {
       await writes.createSession('start-lost', { agentType: 'assistant', status: 'active' });
