@@ -6,6 +6,18 @@ import type { SqlConnection } from './database.js';
 import type { StoreTables } from './tables.js';
 
 /**
+ * The condition that `stored` (an alias of the messages table) holds message `id` of session `$1`, written to probe the
+ * hash index behind the ids' uniqueness (migration 010: the same expression) and then check both columns.
+ *
+ * @example
+ * const sql = `SELECT 1 FROM messages AS stored WHERE ${storedMessageIs('stored', 'wanted.id')}`;
+ */
+export function storedMessageIs(stored: string, id: string): string {
+  return `(${stored}.session_id || chr(31) || ${stored}.message_id) = ($1 || chr(31) || ${id})
+           AND ${stored}.session_id = $1 AND ${stored}.message_id = ${id}`;
+}
+
+/**
  * Prepared messages as the JSON records {@link insertPostgresMessages} unpacks: each message as compact JSON text
  * (migration 012: ~30 bytes a message less than jsonb), without its id (a column).
  *
@@ -38,9 +50,7 @@ export async function appendAheadNumbered(connection: SqlConnection, tables: Sto
        SELECT record.*, row_number() OVER (ORDER BY record.sequence) AS position
        FROM jsonb_to_recordset($2::jsonb) AS record(sequence integer, message_id text, message text, created_at bigint)
        WHERE NOT EXISTS (
-         SELECT 1 FROM ${tables.messages} AS stored
-         WHERE (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || record.message_id)
-           AND stored.session_id = $1 AND stored.message_id = record.message_id)),
+         SELECT 1 FROM ${tables.messages} AS stored WHERE ${storedMessageIs('stored', 'record.message_id')})),
      inserted AS (
        INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
        SELECT $1, session.message_count + fresh.position, fresh.message_id, fresh.message, fresh.created_at

@@ -1,5 +1,5 @@
 import { canSendAhead, writeAhead } from '../../database/send-ahead.js';
-import { appendAheadNumbered, messageRecords } from './messages-ahead.js';
+import { appendAheadNumbered, messageRecords, storedMessageIs } from './messages-ahead.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Message, StoredMessage } from '../../types/message.js';
 import type { GetMessagesOptions, GetMessagesResult } from '../../types/session.js';
@@ -52,8 +52,7 @@ export async function selectExistingMessageIds(
  */
 function existingIdsSql(tables: StoreTables): string {
   return `SELECT stored.message_id FROM unnest($2::text[]) AS wanted(id)
-     JOIN ${tables.messages} AS stored ON (stored.session_id || chr(31) || stored.message_id) = ($1 || chr(31) || wanted.id)
-       AND stored.session_id = $1 AND stored.message_id = wanted.id`;
+     JOIN ${tables.messages} AS stored ON ${storedMessageIs('stored', 'wanted.id')}`;
 }
 
 /**
