@@ -139,8 +139,9 @@ export class RunLauncher {
   async recordRun(writer: StartWriter, planned: PlannedRun, options: { sessionCreated?: boolean; sessionLocked?: boolean } = {}): Promise<AgentWorkflowInput> {
     const { previous } = planned;
     const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
-    // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this run.
-    if (previous !== null) await writer.clearInterruptFlag(input.sessionId);
+    // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this
+    // run; nor one left on a session this start took (joined, its swap cleared it already).
+    if (previous !== null || options.sessionLocked === true) await writer.clearInterruptFlag(input.sessionId);
     const startWrite = startWriteOptions(previous, options);
     await writer.createRun(input.sessionId, {
       runId: input.runId,
@@ -154,7 +155,7 @@ export class RunLauncher {
     }, startWrite);
     if (input.turnStored === true && input.userMessage !== undefined) {
       await writer.appendMessages(input.sessionId, [{ ...input.userMessage, createdAt: input.userMessage.createdAt ?? Date.now() }], startWrite);
-      if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input));
+      if (options.sessionCreated !== true) await writer.saveState(input.sessionId, beginSessionWrite(input), startWrite);
       // A session's later turns reactivated its stream in this transaction already.
       if (previous === null) await writer.openStream(input.streamId, input.agentType);
     }

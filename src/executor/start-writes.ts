@@ -4,7 +4,7 @@ import type { StreamManagerStepRecords } from '../stream/step-records.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { lendsConnections, sharesDatabase } from '../journal/step-record.js';
 import { transactionOnLent } from '../journal/pipelined-transaction.js';
-import { InternalError } from '../errors/index.js';
+import { InternalError, StaleStateError } from '../errors/index.js';
 import type { StepRecordConnection } from '../types/step-records.js';
 import type { Message } from '../types/message.js';
 import type {
@@ -27,6 +27,10 @@ import type {
  */
 export interface StartWriter {
   createSession(sessionId: string, options: CreateSessionOptions): Promise<void>;
+  /**
+   * A swap to `active` takes the session for the run: joined, it clears the interrupt flag in the same write (the
+   * start's `clearInterruptFlag` of that session then writes nothing). Its answer is exact either way.
+   */
   compareAndSetStatus(
     sessionId: string,
     expectedStatuses: readonly SessionStatus[],
@@ -41,7 +45,7 @@ export interface StartWriter {
   readonly together: boolean;
   /** The turn's writes (only `together`): its messages, its session write, and its stream created active. */
   appendMessages(sessionId: string, messages: Message[], options?: StartWriteOptions): Promise<void>;
-  saveState(sessionId: string, write: SessionStateWrite): Promise<void>;
+  saveState(sessionId: string, write: SessionStateWrite, options?: Pick<StartWriteOptions, 'sessionLocked'>): Promise<void>;
   openStream(streamId: string, agentType: string): Promise<void>;
 }
 
@@ -62,18 +66,38 @@ interface Joined {
  * takes effect then) and rolls everything back when it throws; it may run `body` again after a transient failure, so
  * `body` only writes through `writer` and reads. Start the run's workflow after this resolves.
  *
+ * Joined, a status swap with an expected version is sent ahead (`StartSwapOptions.answerUnread`: a later turn's start
+ * is one round trip) and answered `ok`; when it was lost (the transaction failed with StaleStateError) `body` runs
+ * once more in a new transaction whose swaps are read, so it learns the answer as a separate start would.
+ *
  * @example
  * const input = await withStartWrites(config, (writer) => launcher.recordRun(writer, planned));
  */
 export async function withStartWrites<T>(stores: Stores, body: (writer: StartWriter) => Promise<T>): Promise<T> {
   const joined = await joinedRecords(stores);
   if (joined === undefined) return body(separateWriter(stores));
-  let committed: Array<() => void> = [];
+  const ahead: Attempt = { readsSwaps: false, swapsUnread: false, committed: [] };
+  try {
+    return await joinedStart(joined, body, ahead);
+  } catch (error) {
+    if (!ahead.swapsUnread || !StaleStateError.isInstance(error)) throw error;
+    return joinedStart(joined, body, { readsSwaps: true, swapsUnread: false, committed: [] });
+  }
+}
+
+/** One run of a joined start: whether its swaps are read, whether one was sent unread, what to tell once committed. */
+interface Attempt {
+  readsSwaps: boolean;
+  swapsUnread: boolean;
+  committed: Array<() => void>;
+}
+
+async function joinedStart<T>(joined: Joined, body: (writer: StartWriter) => Promise<T>, attempt: Attempt): Promise<T> {
   const value = await inOneTransaction(joined.state, (connection) => {
-    committed = []; // what this attempt tells once it committed (an attempt retried whole starts again)
-    return body(joinedWriter(joined, connection, committed));
+    attempt.committed = []; // what this attempt tells once it committed (an attempt retried whole starts again)
+    return body(joinedWriter(joined, connection, attempt));
   });
-  for (const done of committed) done();
+  for (const done of attempt.committed) done();
   return value;
 }
 
@@ -113,24 +137,34 @@ async function storedOnlyTogether(): Promise<never> {
   throw new InternalError('A start whose writes are apart leaves the turn (message, step count, stream) to its begin.');
 }
 
-function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, committed: Array<() => void>): StartWriter {
+function joinedWriter({ state, stream }: Joined, connection: StepRecordConnection, attempt: Attempt): StartWriter {
+  const taken = new Set<string>(); // sessions this transaction took (a swap to active), their flag cleared with it
   return {
     createSession: async (sessionId, options) => {
       await state.createSessionOn(connection, sessionId, options);
     },
-    compareAndSetStatus: (sessionId, expected, status, options) => state.compareAndSetStatusOn(connection, sessionId, expected, status, options),
+    compareAndSetStatus: async (sessionId, expected, status, options) => {
+      const takes = status === 'active';
+      const answerUnread = !attempt.readsSwaps && options?.expectedVersion !== undefined;
+      attempt.swapsUnread ||= answerUnread;
+      const swapped = await state.compareAndSetStatusOn(connection, sessionId, expected, status, options, { clearsInterrupt: takes, answerUnread });
+      if (swapped.ok && takes) taken.add(sessionId);
+      return swapped;
+    },
     reactivateStream: async (streamId) => {
       const reactivated = await stream.reactivateStreamOn(connection, streamId);
-      committed.push(() => reactivated.onCommitted());
+      attempt.committed.push(() => reactivated.onCommitted());
     },
-    clearInterruptFlag: (sessionId) => state.clearInterruptFlagOn(connection, sessionId),
+    clearInterruptFlag: async (sessionId) => {
+      if (!taken.has(sessionId)) await state.clearInterruptFlagOn(connection, sessionId);
+    },
     createRun: (sessionId, run, options) => state.createRunOn(connection, sessionId, run, options),
     together: true,
     appendMessages: async (sessionId, messages, options) => {
       await state.appendMessagesOn(connection, sessionId, messages, options);
     },
-    saveState: async (sessionId, write) => {
-      await state.saveStateOn(connection, sessionId, write);
+    saveState: async (sessionId, write, options) => {
+      await state.saveStateOn(connection, sessionId, write, options);
     },
     openStream: (streamId, agentType) => stream.openStreamOn(connection, streamId, agentType),
   };

@@ -59,6 +59,23 @@ export interface StartWriteOptions {
 }
 
 /**
+ * What a run's start folds into its status swap (`compareAndSetStatusOn`), besides `CompareAndSetOptions`:
+ * - `clearsInterrupt`: the swap clears the interrupt flag in the same write (a start taking its session: a flag no
+ *   run observed must not stop the new one), so the start needs no `clearInterruptFlagOn`.
+ * - `answerUnread` (with `expectedVersion`): the caller reads no answer before its transaction ends. A store may then
+ *   send the swap ahead (a store that lends connections is checked to, `startHintChecks`) and resolve
+ *   `{ ok: true, newVersion: expectedVersion + 1 }`; a lost swap (another status or version) then fails the
+ *   transaction with StaleStateError `STALE_STATE`, and the caller runs it again without the hint to learn the answer.
+ *
+ * @example
+ * await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: 4 }, { clearsInterrupt: true });
+ */
+export interface StartSwapOptions {
+  clearsInterrupt?: boolean;
+  answerUnread?: boolean;
+}
+
+/**
  * What a `SessionStateStore` offers the fused journal when it can write inside a step record's transaction
  * (`SessionStateStore.stepRecords`; `PostgresStateStore` has it, the in-memory store does not). Ids are checked like
  * the store's own methods (InvalidArgumentError `INVALID_ARGUMENT` before the connection is used). Proven by
@@ -90,9 +107,17 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
   ): Promise<StepCommitOnConnection>;
   /**
    * `saveState` on `connection`, inside the caller's transaction on the store's database: the same write and errors;
-   * nothing is visible before the caller commits, nothing remains after it rolls back.
+   * nothing is visible before the caller commits, nothing remains after it rolls back. With `sessionLocked` (the
+   * transaction holds the row) a write of `stepCount` and `customState` alone needs no read: a store that lends
+   * connections is checked to send it ahead (`startHintChecks`: it then resolves with `newVersion` NaN); an unknown
+   * session then fails the transaction with SessionNotFoundError `SESSION_NOT_FOUND`.
    */
-  saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }>;
+  saveStateOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    write: SessionStateWrite,
+    options?: Pick<StartWriteOptions, 'sessionLocked'>,
+  ): Promise<{ newVersion: number }>;
   /**
    * `appendMessages` on `connection`, inside the caller's transaction (as {@link saveStateOn}): idempotent by id
    * (with `sessionCreatedHere`, of a session without messages: appended from sequence 1 without a lookup).
@@ -115,13 +140,14 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
   withConnection?<T>(body: (client: StepRecordClient) => Promise<T>): Promise<T>;
   /** `createSession` inside the caller's transaction (as {@link saveStateOn}); SessionAlreadyExistsError as it. */
   createSessionOn(connection: StepRecordConnection, sessionId: string, options: CreateSessionOptions): Promise<SessionState>;
-  /** `compareAndSetStatus` inside the caller's transaction (as {@link saveStateOn}). */
+  /** `compareAndSetStatus` inside the caller's transaction (as {@link saveStateOn}); `start`: see `StartSwapOptions`. */
   compareAndSetStatusOn(
     connection: StepRecordConnection,
     sessionId: string,
     expectedStatuses: readonly SessionStatus[],
     newStatus: SessionStatus,
     options?: CompareAndSetOptions,
+    start?: StartSwapOptions,
   ): Promise<CompareAndSetResult>;
   /** `clearInterruptFlag` inside the caller's transaction (as {@link saveStateOn}). */
   clearInterruptFlagOn(connection: StepRecordConnection, sessionId: string): Promise<void>;

@@ -16,7 +16,7 @@ import type {
 import type { RunPatch } from '../record-updates.js';
 import type { StepRecordClient, StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
-import type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
+import type { StartSwapOptions, StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
 import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
 import { connectionDatabase, type PostgresContext } from './database.js';
@@ -24,7 +24,7 @@ import { appendPostgresMessages } from './messages.js';
 import { clearPostgresInterruptFlag } from './interrupt-flag.js';
 import { createPostgresRun, updatePostgresRunStatus } from './runs.js';
 import { createPostgresSession } from './sessions.js';
-import { compareAndSetPostgresStatus, savePostgresState } from './state.js';
+import { compareAndSetPostgresStatus, saveLockedPostgresState, savePostgresState } from './state.js';
 import { primeStepCommit } from './prime-step-commit.js';
 
 /**
@@ -72,10 +72,17 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
     return commitPostgresStepOn(connection, this.#context.tables, sessionId, state, appendMessages, checkpointMeta, options, this.#commits);
   }
 
-  /** `saveState` inside the caller's transaction. */
-  async saveStateOn(connection: StepRecordConnection, sessionId: string, write: SessionStateWrite): Promise<{ newVersion: number }> {
+  /** `saveState` inside the caller's transaction (a start's step count and state, on a row it holds: without a read). */
+  async saveStateOn(
+    connection: StepRecordConnection,
+    sessionId: string,
+    write: SessionStateWrite,
+    options?: Pick<StartWriteOptions, 'sessionLocked'>,
+  ): Promise<{ newVersion: number }> {
     this.#commits.take(sessionId); // the row changes: what the last step commit left is no use
-    return savePostgresState(this.#on(connection), sessionId, write);
+    const context = this.#on(connection);
+    const locked = options?.sessionLocked === true ? await saveLockedPostgresState(context, sessionId, write) : undefined;
+    return locked ?? savePostgresState(context, sessionId, write);
   }
 
   /** `appendMessages` inside the caller's transaction. */
@@ -111,9 +118,10 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
     expectedStatuses: readonly SessionStatus[],
     newStatus: SessionStatus,
     options?: CompareAndSetOptions,
+    start?: StartSwapOptions,
   ): Promise<CompareAndSetResult> {
     this.#commits.take(sessionId);
-    return compareAndSetPostgresStatus(this.#on(connection), sessionId, expectedStatuses, newStatus, options);
+    return compareAndSetPostgresStatus(this.#on(connection), sessionId, expectedStatuses, newStatus, options, start);
   }
 
   /** `clearInterruptFlag` inside the caller's transaction. */

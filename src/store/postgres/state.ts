@@ -8,6 +8,8 @@ import { assertIdentifier, assertSessionStatus } from '../validation.js';
 import type { PostgresContext } from './database.js';
 import { writeSession } from './session-lock.js';
 import { lockSession, readCheckpointState } from './session-read.js';
+import { canSendAhead, isRefusedByError, writeAhead } from '../../database/send-ahead.js';
+import type { StartSwapOptions } from '../step-records.js';
 
 /**
  * Lock a session, compute its next state in JS, write it back: one transaction, four statements. A
@@ -70,6 +72,51 @@ export async function savePostgresState(
   return rewritePostgresSession(context, 'save session state', sessionId, (state) => applySessionWrite(state, write, Date.now()), options.expectedVersion);
 }
 
+/** The fields a start's session write may set without reading the row (`saveLockedPostgresState`). */
+const LOCKED_WRITE_FIELDS: ReadonlySet<string> = new Set(['stepCount', 'customState']);
+
+/**
+ * `saveState` of a session whose row the caller's transaction holds (`StartWriteOptions.sessionLocked`), for a write
+ * of `stepCount` and `customState` alone (a start's `beginSessionWrite`): one UPDATE of those columns, the version
+ * raised and `updated_at` now, as the rewrite would write them, without reading the row first; sent ahead where the
+ * connection takes it (resolving with `newVersion` NaN: nothing read it). An unknown session refuses by error →
+ * SessionNotFoundError. `undefined` for any other write: the caller rewrites the row.
+ *
+ * @example
+ * const saved = (await saveLockedPostgresState(context, 's1', { stepCount: 0 })) ?? (await savePostgresState(context, 's1', { stepCount: 0 }));
+ */
+export async function saveLockedPostgresState(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+  write: SessionStateWrite,
+): Promise<{ newVersion: number } | undefined> {
+  assertIdentifier(sessionId, 'sessionId');
+  const entries = Object.entries(write);
+  if (entries.length === 0 || entries.some(([key, value]) => !LOCKED_WRITE_FIELDS.has(key) || value === undefined || value === null)) return undefined;
+  const customState = write.customState === undefined ? null : toJsonText(write.customState, 'customState');
+  const text = `WITH written AS (
+       UPDATE ${tables.sessions}
+       SET step_count = COALESCE($2::integer, step_count), custom_state = COALESCE($3::jsonb, custom_state),
+           version = version + 1, updated_at = $4
+       WHERE session_id = $1
+       RETURNING version)
+     SELECT version, 1 / (SELECT count(*)::integer FROM written) AS found FROM (SELECT 1) AS one LEFT JOIN written ON true`;
+  const values = [sessionId, write.stepCount ?? null, customState, Date.now()];
+  const missing = (error: unknown): unknown => (isRefusedByError(error) ? new SessionNotFoundError(sessionId) : error);
+  return database.run('save session state', async (connection) => {
+    if (canSendAhead(connection)) {
+      await writeAhead(connection, text, values, missing);
+      return { newVersion: Number.NaN };
+    }
+    try {
+      const { rows } = await connection.query<{ version: number }>(text, values);
+      return { newVersion: rows[0]?.version ?? Number.NaN };
+    } catch (error) {
+      throw missing(error);
+    }
+  });
+}
+
 /**
  * `mergeCustomState`: apply RFC 6902 patches to customState atomically.
  *
@@ -111,6 +158,9 @@ export async function updatePostgresStatus(
  * callers queue on the row lock and re-check the condition, so exactly one of them wins. Retry-safe: the
  * write time is fixed before the first attempt, so after an unknown outcome a row that carries the new
  * status and that exact `updated_at` is this call's own win, reported `ok: true` rather than as lost.
+ * `start` (a run's start, see `StartSwapOptions`): the interrupt flag cleared in the same write; with `answerUnread`
+ * and `expectedVersion` on a connection that sends ahead, the swap is sent ahead and a lost one refuses by error
+ * (→ StaleStateError).
  *
  * @example
  * const result = await compareAndSetPostgresStatus(context, 's1', ['active'], 'interrupted');
@@ -121,20 +171,30 @@ export async function compareAndSetPostgresStatus(
   expectedStatuses: readonly SessionStatus[],
   newStatus: SessionStatus,
   options: CompareAndSetOptions = {},
+  start: StartSwapOptions = {},
 ): Promise<CompareAndSetResult> {
   assertIdentifier(sessionId, 'sessionId');
   assertSessionStatus(newStatus, 'newStatus');
   const interruptContext = options.interruptContext === undefined ? null : toJsonText(options.interruptContext, 'interruptContext');
   const now = Date.now();
-  return database.run('compare and set session status', async (connection, attempt) => {
-    const updated = await connection.query<{ version: number }>(
-      `UPDATE ${tables.sessions}
+  const { expectedVersion } = options;
+  const update = `UPDATE ${tables.sessions}
        SET status = $3, version = version + 1, updated_at = $4, error = COALESCE($5, error),
-           state = CASE WHEN $6::jsonb IS NULL THEN state ELSE state || jsonb_build_object('interruptContext', $6::jsonb) END
+           state = CASE WHEN $6::jsonb IS NULL THEN state ELSE state || jsonb_build_object('interruptContext', $6::jsonb) END,
+           interrupt_requested = CASE WHEN $8 THEN false ELSE interrupt_requested END,
+           interrupt_reason = CASE WHEN $8 THEN NULL ELSE interrupt_reason END
        WHERE session_id = $1 AND status = ANY($2::text[]) AND ($7::integer IS NULL OR version = $7)
-       RETURNING version`,
-      [sessionId, [...expectedStatuses], newStatus, now, options.error ?? null, interruptContext, options.expectedVersion ?? null],
-    );
+       RETURNING version`;
+  const clears = start.clearsInterrupt === true;
+  const values = [sessionId, [...expectedStatuses], newStatus, now, options.error ?? null, interruptContext, expectedVersion ?? null, clears];
+  return database.run('compare and set session status', async (connection, attempt) => {
+    if (start.answerUnread === true && expectedVersion !== undefined && canSendAhead(connection)) {
+      // Nobody reads the answer before the transaction ends: a lost swap fails it (the caller asks again, reading).
+      const lost = (error: unknown): unknown => (isRefusedByError(error) ? new StaleStateError(sessionId, expectedVersion, null) : error);
+      await writeAhead(connection, `WITH swapped AS (${update}) SELECT 1 / (SELECT count(*)::integer FROM swapped)`, values, lost);
+      return { ok: true, newVersion: expectedVersion + 1 };
+    }
+    const updated = await connection.query<{ version: number }>(update, values);
     const row = updated.rows[0];
     if (row !== undefined) return { ok: true, newVersion: row.version };
     const current = await connection.query<{ status: SessionStatus; version: number; updated_at: string }>(

@@ -89,6 +89,26 @@ describe('withStartWrites', () => {
     expect(await stateStore.loadState('start-taken')).toMatchObject({ status: 'completed' });
   });
 
+  it('one database: a later turn’s swap clears the interrupt flag with it; a lost swap (sent ahead) is answered lost, as apart, leaving nothing', async () => {
+    await stateStore.createSession('start-turn', { agentType: 'assistant', status: 'completed' });
+    await stateStore.setInterruptFlag('start-turn', 'stop');
+    const { version } = (await stateStore.loadState('start-turn')) ?? { version: 0 };
+    const takeAt = (expectedVersion: number) =>
+      withStartWrites({ stateStore, streamManager }, async (writes) => {
+        const swapped = await writes.compareAndSetStatus('start-turn', ['completed'], 'active', { expectedVersion });
+        if (!swapped.ok) return swapped;
+        await writes.createRun('start-turn', run('r1'));
+        return swapped;
+      });
+    expect(await takeAt(version - 1)).toEqual({ ok: false, currentStatus: 'completed', currentVersion: version });
+    expect(await stateStore.getCurrentRun('start-turn')).toBeNull();
+    expect(await stateStore.isInterruptRequested('start-turn')).toBe(true);
+    expect(await takeAt(version)).toMatchObject({ ok: true });
+    expect(await stateStore.loadState('start-turn')).toMatchObject({ status: 'active', version: version + 1 });
+    expect(await stateStore.isInterruptRequested('start-turn'), 'cleared with the swap').toBe(false);
+    expect(await stateStore.getCurrentRun('start-turn')).toMatchObject({ runId: 'r1' });
+  });
+
   it('two databases: each write on its own (what committed before a throw stays)', async () => {
     const start = withStartWrites({ stateStore, streamManager: otherStreams }, async (writes) => {
       await writes.createSession('start-two', { agentType: 'assistant', status: 'active' });

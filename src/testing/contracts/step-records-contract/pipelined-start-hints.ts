@@ -133,5 +133,61 @@ export function startHintChecks(): StepRecordsContractCheck[] {
         expect(await store.getMessageCount(sessionId), 'after the refused starts').toBe(2);
       },
     },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords start hints: a swap with answerUnread and a locked state write are sent ahead; the swap clears the interrupt flag with clearsInterrupt; all commit whole',
+      run: async (subject) => {
+        const stepRecords = lentStepRecords(subject);
+        if (stepRecords === undefined) return;
+        const { store } = stateStoreOf(subject);
+        const sessionId = await completedSession(store, 'swap');
+        await store.setInterruptFlag(sessionId, 'stop');
+        const { version } = (await store.loadState(sessionId)) ?? { version: 0 };
+        await transactionOnLent(stepRecords, async (connection) => {
+          let swapped: unknown;
+          const swap = () => stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: version }, UNREAD_SWAP);
+          const swapAhead = await resolvesUnanswered(connection, async () => (swapped = await swap()));
+          expect(swapAhead, 'compareAndSetStatusOn with answerUnread waited for an answer').toBe(true);
+          expect(swapped).toEqual({ ok: true, newVersion: version + 1 });
+          const writeAhead = await resolvesUnanswered(connection, () =>
+            stepRecords.saveStateOn(connection, sessionId, { stepCount: 0, customState: { turn: 2 } }, { sessionLocked: true }),
+          );
+          expect(writeAhead, 'saveStateOn with sessionLocked waited for an answer').toBe(true);
+        });
+        const state = await store.loadState(sessionId);
+        expect(state).toMatchObject({ status: 'active', stepCount: 0, customState: { turn: 2 }, version: version + 2 });
+        expect(await store.isInterruptRequested(sessionId), 'the flag, cleared with the swap').toBe(false);
+        expect(await store.getMessageCount(sessionId), 'a locked state write keeps the message count').toBe(2);
+      },
+    },
+    {
+      component: 'stateStore',
+      name: 'stateStore.stepRecords start hints: a lost swap sent ahead fails the start with STALE_STATE, a locked state write of an unknown session with SESSION_NOT_FOUND, leaving nothing',
+      run: async (subject) => {
+        const stepRecords = lentStepRecords(subject);
+        if (stepRecords === undefined) return;
+        const { store } = stateStoreOf(subject);
+        const sessionId = await completedSession(store, 'lost-swap');
+        await store.setInterruptFlag(sessionId, 'stop');
+        const { version } = (await store.loadState(sessionId)) ?? { version: 0 };
+        const lost = transactionOnLent(stepRecords, async (connection) => {
+          await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: version - 1 }, UNREAD_SWAP);
+          await stepRecords.createRunOn(connection, sessionId, run('r2', 'r1'), { sessionLocked: true, expectedTurn: 2 });
+          await stepRecords.saveStateOn(connection, sessionId, { stepCount: 0 }, { sessionLocked: true });
+        });
+        await expect(lost, 'a lost swap').rejects.toMatchObject({ code: 'STALE_STATE' });
+        const unknown = transactionOnLent(stepRecords, async (connection) => {
+          await stepRecords.compareAndSetStatusOn(connection, sessionId, ['completed'], 'active', { expectedVersion: version }, UNREAD_SWAP);
+          await stepRecords.saveStateOn(connection, `${sessionId}-unknown`, { stepCount: 0 }, { sessionLocked: true });
+        });
+        await expect(unknown, 'a locked state write of an unknown session').rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+        expect(await store.loadState(sessionId), 'after the refused starts').toMatchObject({ status: 'completed', version });
+        expect(await store.isInterruptRequested(sessionId), 'after the refused starts').toBe(true);
+        expect(await store.getCurrentRun(sessionId), 'after the refused starts').toMatchObject({ runId: 'r1', turn: 1 });
+      },
+    },
   ];
 }
+
+/** A start's swap that clears the interrupt flag and whose answer is read only at the transaction's end. */
+const UNREAD_SWAP = { clearsInterrupt: true, answerUnread: true };
