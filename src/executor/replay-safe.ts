@@ -8,7 +8,8 @@ import type { RunRecord } from '../types/session.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import type { DBOSAgentHandle } from './agent-handle.js';
-import { localHandle, type RunLauncher } from './run-launcher.js';
+import type { RunLauncher } from './run-launcher.js';
+import { localHandle } from './run-workflow-start.js';
 import type { PlacementOptions } from './run-placement.js';
 import type { AgentExecutionHandle } from './types.js';
 

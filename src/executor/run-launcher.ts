@@ -4,15 +4,15 @@ import type { AnyAgentConfig } from '../agent/index.js';
 import { AgentAlreadyRunningError, InvalidArgumentError } from '../errors/index.js';
 import { parseTraceparent } from '../telemetry/ids.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
-import { markWorkflowStartedHere } from '../steps/stream-reset-tracker.js';
 import { sessionSignal, watchRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
 import { beginSessionWrite } from '../steps/begin-run.js';
+import { dropFirstStepReads, startRunReadsAhead } from '../steps/first-step-reads.js';
 import type { StreamInfo } from '../types/stream.js';
 import type { KnownReads } from './execute-reads.js';
-import { AgentWorkflows, type AgentWorkflowInput } from '../workflows/agent.workflow.js';
+import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { standardWorkflowId } from '../orchestration/ids.js';
 import { DBOSAgentHandle, type HandleCallbacks } from './agent-handle.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
@@ -29,10 +29,9 @@ export type { TurnInput } from '../orchestration/resume-turn.js';
 import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { startWriteOptions, withStartWrites, type StartWriter } from './start-writes.js';
-import { enqueueParams } from '../orchestration/queue-placement.js';
 import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
-import { telemetry } from '../telemetry/agent-telemetry.js';
 import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
+import { localHandle, startRunWorkflow } from './run-workflow-start.js';
 
 /**
  * The turn part of a run's start plus the trace a remote caller passed (`ExecuteOptions.traceparent`, parsed).
@@ -169,15 +168,19 @@ export class RunLauncher {
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
   ): Promise<AgentExecutionHandle<any>> {
     const { sessionId, runId, workflowId, startSequence } = input;
-    workflowHookManagers.register(workflowId, mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager));
+    const hooks = mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager);
+    workflowHookManagers.register(workflowId, hooks);
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
     // Listening before the workflow starts: no signal of the run can come before it.
     const watch = input.queue === undefined ? watchRunChange([runId, sessionSignal(sessionId)]) : undefined;
+    const startsHere = this.deferred.getStore() === undefined && input.queue === undefined;
+    const readsAhead = startsHere && startRunReadsAhead(this.config, input, { companions: agent.persistentAgents.length, hooks });
     let live: WorkflowHandle<unknown> | undefined;
     try {
       live = await this.startWorkflow(input);
     } catch (error) {
       watch?.release();
+      if (readsAhead) dropFirstStepReads(runId);
       throw error;
     }
     const local = localHandle(input, live);
@@ -274,27 +277,4 @@ export class RunLauncher {
 /** Whether a start stores its turn with its run: a fresh turn's user message, its writes in one transaction. */
 function storesTurn(writer: Pick<StartWriter, 'together'>, input: AgentWorkflowInput): boolean {
   return writer.together && input.userMessage !== undefined && input.resume === undefined && input.parent === undefined;
-}
-
-/**
- * Start a run's DBOS workflow (deterministic id: it starts once), marked as started here. With DBOS tracing on, DBOS's
- * workflow span starts in the run's span context: a child of the run's `invoke_agent` span.
- */
-function startRunWorkflow(input: AgentWorkflowInput): Promise<WorkflowHandle<unknown>> {
-  markWorkflowStartedHere(input.workflowId);
-  // DBOS needs the registered (decorated) static method itself, not a wrapper.
-  // eslint-disable-next-line @typescript-eslint/unbound-method
-  const start = () => DBOS.startWorkflow(AgentWorkflows.runAgent, { workflowID: input.workflowId, ...enqueueParams(input.queue) })(input);
-  return telemetry().startingRun(input, start);
-}
-
-/**
- * The DBOS handle of a run started in this process, to await in place; none for a queued run (any worker may run it:
- * its handle polls DBOS and the run record instead of waiting on this process's signals).
- *
- * @example
- * const live = localHandle(input, await DBOS.startWorkflow(AgentWorkflows.runAgent, params)(input));
- */
-export function localHandle(input: Pick<AgentWorkflowInput, 'queue'>, live: WorkflowHandle<unknown> | undefined): WorkflowHandle<unknown> | undefined {
-  return input.queue === undefined ? live : undefined;
 }

@@ -7,7 +7,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
-import { dropFirstStepReads, startFirstStepReads } from './first-step-reads.js';
+import { dropFirstStepReads, firstStepFollowsBegin, firstStepReadsStarted, startFirstStepReads } from './first-step-reads.js';
 import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -128,8 +128,10 @@ export interface BeginReads {
 export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }): Promise<BeginReads> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const readsAhead = firstStepNext && input.turnStored === true && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
-  if (readsAhead) startFirstStepReads(stateStore, input);
+  const readsAhead = firstStepNext && firstStepFollowsBegin({ turnStored: input.turnStored }, 0, hooks);
+  // Started already when this process launched the run (`startRunReadsAhead`); dropped if this begin may not use them.
+  if (!readsAhead) dropFirstStepReads(input.runId);
+  else if (!firstStepReadsStarted(stateStore, input.runId)) startFirstStepReads(stateStore, input);
   // abort() may land after the run record was created and before this step: the run stays aborted and the
   // workflow ends without touching the session (abort() recorded its outcome).
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;

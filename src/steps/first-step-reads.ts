@@ -4,6 +4,9 @@ import type { InterruptFlagResult, SessionState } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
 import { loadStepState } from './load-step-state.js';
 import { rememberNewest } from '../orchestration/bounded-map.js';
+import type { HookManager } from '../hooks/index.js';
+import type { StreamManager } from '../stream/stream-manager.js';
+import { ChunkEmitter } from './stream-writers.js';
 
 /** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
 export interface FirstStepReads {
@@ -37,6 +40,54 @@ export function startFirstStepReads(store: SessionStateStore, at: { sessionId: s
   // Taken (and awaited) by the step, or dropped: never an unhandled rejection.
   for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
   rememberNewest(started, at.runId, { store, reads }, MAX_STARTED);
+}
+
+/**
+ * Whether a run's begin goes straight to its first LLM step, writing nothing and firing no hook that could change what
+ * that step reads: a stored fresh turn (`turnStored`, no resume) of an agent without companions (their ended turns are
+ * delivered between), with no onAgentStart or onAgentResumed hook. Only then may that step's reads start before it.
+ *
+ * @example
+ * if (firstStepFollowsBegin(input, agent.persistentAgents.length, hooks)) startRunReadsAhead(stores, input);
+ */
+export function firstStepFollowsBegin(
+  input: { turnStored?: true; resume?: unknown },
+  companions: number,
+  hooks: Pick<HookManager, 'hasHooks'>,
+): boolean {
+  const stored = input.turnStored === true && input.resume === undefined && companions === 0;
+  return stored && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
+}
+
+/**
+ * Start a run's first LLM step's reads (see {@link startFirstStepReads}) and open its stream's writer as soon as its
+ * start committed, while DBOS records its workflow's start: they are done by the time its begin runs, which then starts
+ * nothing (the reads and the writer's open are off the path to the model call). Only when
+ * {@link firstStepFollowsBegin}, for a run whose workflow starts in this process; returns whether it started them
+ * (drop them with {@link dropFirstStepReads} if the workflow does not start).
+ *
+ * @example
+ * const readsAhead = startRunReadsAhead({ stateStore, streamManager }, input, { companions: 0, hooks });
+ */
+export function startRunReadsAhead(
+  stores: { stateStore: SessionStateStore; streamManager: StreamManager },
+  run: { sessionId: string; runId: string; streamId: string; agentType: string; turnStored?: true; resume?: unknown },
+  agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'> },
+): boolean {
+  if (!firstStepFollowsBegin(run, agent.companions, agent.hooks)) return false;
+  startFirstStepReads(stores.stateStore, run);
+  new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
+  return true;
+}
+
+/**
+ * Whether reads were started for run `runId` on `store` and not yet taken or dropped.
+ *
+ * @example
+ * if (!firstStepReadsStarted(stateStore, input.runId)) startFirstStepReads(stateStore, input);
+ */
+export function firstStepReadsStarted(store: SessionStateStore, runId: string): boolean {
+  return started.get(runId)?.store === store;
 }
 
 /**

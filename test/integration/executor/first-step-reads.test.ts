@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
 import { HookManager } from '../../../src/hooks/index.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
@@ -85,5 +86,46 @@ describe("a stored turn's first LLM step", () => {
       expect((await handle.result()).status).toBe('completed');
     });
     expect(reads).toEqual(expect.arrayContaining(['readInterruptFlag', 'getMessages']));
+  });
+
+  it("are started with the stream's writer by execute() before it starts the run's workflow, unless a begin hook may change them", async () => {
+    const ahead = async (sessionId: string, options: { hookManager?: HookManager } = {}): Promise<string[]> => {
+      const events: string[] = [];
+      const store = runtime.stateStore as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const streams = runtime.streamManager as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const originals = new Map<string, (...args: unknown[]) => unknown>();
+      const watched: Array<[Record<string, (...args: unknown[]) => unknown>, string]> = [
+        [store, 'readInterruptFlag'],
+        [store, 'getMessages'],
+        [runtime.stateStore.stepRecords as unknown as Record<string, (...args: unknown[]) => unknown>, 'loadStateForStep'],
+        [streams, 'createWriter'],
+      ];
+      for (const [target, name] of watched) {
+        const original = target[name]!;
+        originals.set(name, original);
+        target[name] = function (this: unknown, ...args: unknown[]) {
+          if (args[0] === sessionId) events.push(name);
+          return original.apply(this, args);
+        };
+      }
+      const start = vi.spyOn(DBOS, 'startWorkflow').mockImplementation(((...args: Parameters<typeof DBOS.startWorkflow>) => {
+        events.push('startWorkflow');
+        start.mockRestore();
+        return DBOS.startWorkflow(...args);
+      }) as typeof DBOS.startWorkflow);
+      try {
+        const handle = await runtime.executor.execute(agent, 'early', { sessionId, ...options });
+        expect((await handle.result()).status).toBe('completed');
+      } finally {
+        start.mockRestore();
+        for (const [target, name] of watched) target[name] = originals.get(name)!;
+      }
+      return events.slice(0, events.indexOf('startWorkflow'));
+    };
+    expect((await ahead('reads-3')).sort()).toEqual(['createWriter', 'getMessages', 'loadStateForStep', 'readInterruptFlag']);
+    // The second turn of the session too.
+    expect((await ahead('reads-3')).sort()).toEqual(['createWriter', 'getMessages', 'loadStateForStep', 'readInterruptFlag']);
+    const hookManager = new HookManager({ hooks: [{ onAgentStart: () => undefined }] });
+    expect(await ahead('reads-4', { hookManager })).toEqual([]);
   });
 });
