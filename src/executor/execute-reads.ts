@@ -2,7 +2,6 @@ import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamInfo } from '../types/stream.js';
-import { rememberNewest } from '../orchestration/bounded-map.js';
 
 /**
  * What a caller of `planRun` read already: the previous run and, optionally, the stream under the session's id (or
@@ -36,19 +35,21 @@ export interface AfterSession {
  */
 export interface ExecuteReads {
   session: Promise<SessionState | null>;
-  /** The stream read beside the session (none for a branch or a session found stored before); for a new session's start. */
+  /** The stream read beside the session (none for a branch); for a new session's start. */
   newStream: () => Promise<StreamInfo | null> | undefined;
   after: (existing: SessionState | null) => Promise<AfterSession>;
 }
 
 /**
  * The reads `execute()` decides a standard session's operation from, overlapped where that changes no decision:
- * - `session`: the session (`loadState`). Beside it, unless `branch` or the session was found stored by this process's
- *   last read of it, the stream under the session's id, which only a new session's start uses (`newStream`; else its
- *   start reads it): with no session there is no run and no turn in between to see.
- * - `after(existing)`: the current run and, for a `completed` session, its stream, side by side, both read after the
- *   session as before (a start's status swap expects the session's version, so neither can predate a change it
- *   misses); nothing for a missing session.
+ * - `session`: the session, with its latest run in the same statement where the store offers it
+ *   (`stepRecords.loadStateForStart`: one snapshot, so the run cannot predate the version the start's swap expects).
+ *   Beside it, unless `branch`, the stream under the session's id.
+ * - `newStream()`: that stream, for a new session's start (with no session there is no run and no turn in between).
+ * - `after(existing)`: the current run (read now when the store has no combined read) and, for a `completed` session,
+ *   its stream: the one read beside the session when {@link streamReadIsCurrent} shows it postdates the session's
+ *   latest run's end (a later turn: one read round trip, as the first), else read again now; nothing for a missing
+ *   session.
  *
  * @example
  * const reads = executeReads(config, sessionId, options.branch !== undefined);
@@ -60,37 +61,35 @@ export function executeReads(
   sessionId: string,
   branch: boolean,
 ): ExecuteReads {
-  const session = stateStore.loadState(sessionId);
-  const speculative = branch || storedSessions.has(sessionId) ? undefined : streamManager.getInfo(sessionId);
-  // Awaited only for a new session; its failure then surfaces there, never unhandled meanwhile.
-  speculative?.catch(() => undefined);
+  const withRun = stateStore.stepRecords?.loadStateForStart?.(sessionId);
+  withRun?.catch(() => undefined); // its failure surfaces through `session`
+  const session = withRun === undefined ? stateStore.loadState(sessionId) : withRun.then(({ state }) => state);
+  const beside = branch ? undefined : streamManager.getInfo(sessionId);
+  // Awaited only when used; its failure then surfaces there, never unhandled meanwhile.
+  beside?.catch(() => undefined);
   return {
     session,
-    newStream: () => {
-      noteStored(sessionId, true); // being created: its next execute() is most likely a later turn
-      return speculative;
-    },
+    newStream: () => beside,
     after: async (existing) => {
-      noteStored(sessionId, existing !== null);
       if (existing === null) return { run: null, stream: undefined };
-      const stream = existing.status === 'completed' ? streamManager.getInfo(sessionId) : undefined;
-      stream?.catch(() => undefined);
-      const run = await stateStore.getCurrentRun(sessionId);
-      return { run, stream: await stream };
+      const run = withRun === undefined ? await stateStore.getCurrentRun(sessionId) : (await withRun).run;
+      if (existing.status !== 'completed') return { run, stream: undefined };
+      const early = await beside?.catch(() => undefined);
+      const stream = early !== undefined && streamReadIsCurrent(early, run) ? early : await streamManager.getInfo(sessionId);
+      return { run, stream };
     },
   };
 }
 
-/** At most this many session ids are remembered as stored (the oldest forgotten first). */
-const STORED_SESSIONS_KEPT = 1024;
-
 /**
- * Session ids this process last found stored or went on to create: a hint only (their next `execute()` is most likely
- * a later turn, which reads its stream after the session); one not stored after all just has its start read it.
+ * Whether a stream read that may predate the session read (read beside it) is the stream a start of the next turn
+ * plans from: the session's latest `run` (read with or after the session) wrote past its start and the stream is not
+ * active, so it was read after that run ended it — and nothing writes to it before the next turn's start, whose swap
+ * changes the session's version. A read before that run's start, or during it, fails this (read it again).
+ *
+ * @example
+ * streamReadIsCurrent({ status: 'ended', lastSequence: 9, … }, { startSequence: 4, … }); // true
  */
-const storedSessions = new Map<string, true>();
-
-function noteStored(sessionId: string, stored: boolean): void {
-  if (stored) rememberNewest(storedSessions, sessionId, true, STORED_SESSIONS_KEPT);
-  else storedSessions.delete(sessionId);
+export function streamReadIsCurrent(stream: StreamInfo | null, run: Pick<RunRecord, 'startSequence'> | null): boolean {
+  return stream !== null && run !== null && stream.status !== 'active' && stream.lastSequence > run.startSequence;
 }

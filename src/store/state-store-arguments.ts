@@ -73,6 +73,7 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   databaseFingerprint: [],
   schema: [],
   loadStateForStep: [sessionId],
+  loadStateForStart: [sessionId],
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
   saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
   appendMessagesOn: [undefined, ...STATE_STORE_ARGUMENTS.appendMessages],

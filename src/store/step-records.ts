@@ -93,6 +93,12 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    */
   loadStateForStep(sessionId: string): Promise<SessionState | null>;
   /**
+   * Optional: `loadState` and `getCurrentRun` in one read (one snapshot: the run is the session's latest as of the
+   * version read), for a run's start, which plans from both. Both null for no session. Without it the executor reads
+   * the run after the session.
+   */
+  loadStateForStart?(sessionId: string): Promise<{ state: SessionState | null; run: RunRecord | null }>;
+  /**
    * `saveStateAndPromoteStaging` on `connection`, inside the caller's transaction on the store's database: the same
    * writes, the same errors, idempotent by checkpoint id; nothing is visible before the caller commits, nothing
    * remains after it rolls back.

@@ -23,7 +23,7 @@ import { connectionDatabase, type PostgresContext } from './database.js';
 import { appendPostgresMessages } from './messages.js';
 import { clearPostgresInterruptFlag } from './interrupt-flag.js';
 import { createPostgresRun, updatePostgresRunStatus } from './runs.js';
-import { createPostgresSession } from './sessions.js';
+import { createPostgresSession, loadPostgresStateWithRun } from './sessions.js';
 import { compareAndSetPostgresStatus, saveLockedPostgresState, savePostgresState } from './state.js';
 import { primeStepCommit } from './prime-step-commit.js';
 
@@ -58,6 +58,11 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   /** `loadState` that primes the session's next step commit (see `primeStepCommit`). */
   async loadStateForStep(sessionId: string): Promise<SessionState | null> {
     return primeStepCommit(this.#context, sessionId, this.#commits);
+  }
+
+  /** `loadState` and `getCurrentRun` in one statement (see `loadPostgresStateWithRun`). */
+  async loadStateForStart(sessionId: string): Promise<{ state: SessionState | null; run: RunRecord | null }> {
+    return loadPostgresStateWithRun(this.#context, sessionId);
   }
 
   /** `saveStateAndPromoteStaging` inside the caller's transaction (see `commitPostgresStepOn`). */

@@ -9,8 +9,8 @@ import type { StoreTables } from './tables.js';
 import { lockMessageCount } from './session-lock.js';
 import type { StartWriteOptions } from '../step-records.js';
 
-/** A row of `__agents_runs`. */
-interface RunRow {
+/** A row of `__agents_runs` (bigint columns as strings, or as numbers when read through `row_to_json`). */
+export interface RunRow {
   session_id: string;
   run_id: string;
   turn: number;
@@ -26,7 +26,13 @@ interface RunRow {
   ended_at: string | number | null;
 }
 
-function runFromRow(row: RunRow): RunRecord {
+/**
+ * The RunRecord a `__agents_runs` row holds.
+ *
+ * @example
+ * const run = runFromRow(result.rows[0]);
+ */
+export function runFromRow(row: RunRow): RunRecord {
   const run: RunRecord = {
     runId: row.run_id,
     sessionId: row.session_id,

@@ -61,24 +61,35 @@ export async function readSession(
   return row === undefined ? undefined : decodeSessionRead(connection, tables, row, withChain);
 }
 
-/** A row of {@link sessionReadSql}. */
-export type SessionReadRow = SessionRow & { chain_rows?: CheckpointRow[] | null; locked_xmin?: string; snapshot_xmin?: string | null };
+/** A row of {@link sessionReadSql} (`latest_run`: the session's latest run as JSON, asked with `latestRun`). */
+export type SessionReadRow = SessionRow & {
+  chain_rows?: CheckpointRow[] | null;
+  locked_xmin?: string;
+  snapshot_xmin?: string | null;
+  latest_run?: Record<string, unknown> | null;
+};
 
 /**
  * The statement of {@link readSession} (parameter `$1`: the session id). With `xmin`, the row also carries the
  * locked version's `xmin` and the one the statement's snapshot sees: they differ when the lock waited for a
- * concurrent writer, whose other rows this statement's snapshot then does not see.
+ * concurrent writer, whose other rows this statement's snapshot then does not see. With `latestRun` (and `chain`), it
+ * also carries the session's latest run (`latest_run`, a `__agents_runs` row as JSON, null for none).
  *
  * @example
  * const sql = sessionReadSql(tables, { lock: true, chain: true, xmin: true });
  */
-export function sessionReadSql(tables: StoreTables, options: { lock: boolean; chain: boolean; xmin?: boolean }): string {
+export function sessionReadSql(tables: StoreTables, options: { lock: boolean; chain: boolean; xmin?: boolean; latestRun?: boolean }): string {
   const xmin = options.xmin === true;
   const select = `SELECT *${xmin ? ', xmin::text AS locked_xmin' : ''} FROM ${tables.sessions} WHERE session_id = $1${options.lock ? ' FOR NO KEY UPDATE' : ''}`;
   if (!options.chain) return select;
   const snapshot = xmin ? `, (SELECT xmin::text FROM ${tables.sessions} WHERE session_id = $1) AS snapshot_xmin` : '';
+  // The latest run in the statement's snapshot: it cannot predate the session version read beside it.
+  const run =
+    options.latestRun === true
+      ? `, (SELECT row_to_json(latest) FROM (SELECT * FROM ${tables.runs} WHERE session_id = $1 ORDER BY turn DESC LIMIT 1) AS latest) AS latest_run`
+      : '';
   return `WITH RECURSIVE session AS (${select}), ${chainCte(tables, 'checkpoint.checkpoint_id = (SELECT checkpoint_id FROM session WHERE custom_state IS NULL)')}
-       SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows${snapshot} FROM session`;
+       SELECT session.*, (SELECT json_agg(chain ORDER BY depth DESC) FROM chain) AS chain_rows${snapshot}${run} FROM session`;
 }
 
 /**
@@ -101,7 +112,7 @@ export async function decodeSessionRead(connection: SqlConnection, tables: Store
         ? checkpointFromChain(chain)?.customState
         : await readCheckpointState(connection, tables, row.session_id, row.checkpoint_id);
   }
-  const { chain_rows: _chain, locked_xmin: _locked, snapshot_xmin: _snapshot, ...sessionRow } = row;
+  const { chain_rows: _chain, locked_xmin: _locked, snapshot_xmin: _snapshot, latest_run: _run, ...sessionRow } = row;
   return {
     state: sessionFromRow({ ...sessionRow, custom_state: customState }),
     messageCount: Number(row.message_count),

@@ -1,13 +1,14 @@
 import { PRUNED_MARKER } from '../retention-marker.js';
 import { InvalidArgumentError, SessionAlreadyExistsError } from '../../errors/index.js';
-import type { CreateSessionOptions, SessionState } from '../../types/session.js';
+import type { CreateSessionOptions, RunRecord, SessionState } from '../../types/session.js';
 import { buildClonedSessionState } from '../session-clone.js';
 import { createInitialSessionState } from '../session-write.js';
 import { assertIdentifier } from '../validation.js';
 import { chainSql, checkpointFromChain, insertCheckpointRow, type CheckpointRow } from './checkpoint-chain.js';
 import type { PostgresContext, SqlConnection } from './database.js';
 import { insertSession } from './session-lock.js';
-import { lockSession, readSession } from './session-read.js';
+import { decodeSessionRead, lockSession, readSession, sessionReadSql, type SessionReadRow } from './session-read.js';
+import { runFromRow, type RunRow } from './runs.js';
 import { AWAITING_HUMAN_SQL } from './session-list.js';
 
 /**
@@ -124,6 +125,28 @@ export async function loadPostgresState<TState, TOutput>(
   assertIdentifier(sessionId, 'sessionId');
   const read = await database.run('load a session', (connection) => readSession(connection, tables, sessionId, { lock: false }));
   return read === undefined ? null : (read.state as unknown as SessionState<TState, TOutput>);
+}
+
+/**
+ * The session's state and its latest run (highest turn), read in one statement, so in one snapshot: the run is the
+ * latest as of the version read (a start's status swap expects that version). Both null for no session.
+ *
+ * @example
+ * const { state, run } = await loadPostgresStateWithRun(context, 's1');
+ */
+export async function loadPostgresStateWithRun(
+  { database, tables }: PostgresContext,
+  sessionId: string,
+): Promise<{ state: SessionState | null; run: RunRecord | null }> {
+  assertIdentifier(sessionId, 'sessionId');
+  return database.run('load a session and its latest run', async (connection) => {
+    const result = await connection.query<SessionReadRow>(sessionReadSql(tables, { lock: false, chain: true, latestRun: true }), [sessionId]);
+    const row = result.rows[0];
+    if (row === undefined) return { state: null, run: null };
+    const latest = row.latest_run ?? null;
+    const { state } = await decodeSessionRead(connection, tables, row, true);
+    return { state, run: latest === null ? null : runFromRow(latest as unknown as RunRow) };
+  });
 }
 
 /**

@@ -35,6 +35,7 @@ async function readsOfExecute(sessionId: string, message: string): Promise<strin
     restore.push(() => Reflect.deleteProperty(methods, name));
   };
   watch(runtime.stateStore, 'loadState', 'session');
+  watch(runtime.stateStore.stepRecords, 'loadStateForStart', 'session and run');
   watch(runtime.stateStore, 'getCurrentRun', 'run');
   watch(runtime.streamManager, 'getInfo', 'stream');
   try {
@@ -48,17 +49,38 @@ async function readsOfExecute(sessionId: string, message: string): Promise<strin
 }
 
 describe('execute() overlaps the reads its start is planned from', () => {
-  it('a new session: the stream under its id is read beside the session; a later turn: its run and stream side by side, after the session (and no stream read beside it)', async () => {
+  it('one read round trip before the start, turn 1 and turn 2: the session with its latest run in one read, the stream beside it', async () => {
     const first = await readsOfExecute('reads-overlap', 'first');
-    expect(first.slice(0, 2)).toEqual(['session called', 'stream called']);
+    expect(first.slice(0, 2)).toEqual(['session and run called', 'stream called']);
     expect(first).not.toContain('run called');
+    expect(first).not.toContain('session called');
     const second = await readsOfExecute('reads-overlap', 'second');
-    // This process found the session stored: no stream read beside it (only a new session's start would use one).
-    expect(second.slice(0, 2)).toEqual(['session called', 'session answered']);
-    const answered = second.indexOf('session answered');
-    // Neither read planning the turn may predate the session read: the start's status swap expects the version it read.
-    const after = second.slice(answered + 1);
-    expect(after.slice(0, 2).sort()).toEqual(['run called', 'stream called']);
+    expect(second.slice(0, 2)).toEqual(['session and run called', 'stream called']);
+    // The stream read beside postdates the latest run's end (`streamReadIsCurrent`): not read again, no run read apart.
+    expect(second.filter((event) => event.endsWith('called'))).toEqual(['session and run called', 'stream called']);
     expect((await runtime.stateStore.getCurrentRun('reads-overlap'))?.turn).toBe(2);
+  });
+
+  it('a stream read beside the session that predates its latest run’s end is read again after it', async () => {
+    await readsOfExecute('reads-stale', 'first');
+    const manager = runtime.streamManager as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = manager.getInfo!;
+    let calls = 0;
+    // The first read answers as a read before the first turn's end would: active, at that turn's start.
+    manager.getInfo = async function (this: unknown, ...args: unknown[]) {
+      const info = (await original.apply(this, args)) as { status: string; lastSequence: number } | null;
+      calls += 1;
+      return calls === 1 && info !== null ? { ...info, status: 'active', lastSequence: 0 } : info;
+    };
+    try {
+      const events = await readsOfExecute('reads-stale', 'second');
+      expect(events.filter((event) => event === 'stream called')).toHaveLength(2);
+      const { runs } = await runtime.stateStore.listRuns('reads-stale');
+      expect(runs.map((run) => run.turn)).toEqual([1, 2]);
+      // Planned from the read after the session: the second turn starts after the first turn's chunks.
+      expect(runs[1]!.startSequence).toBeGreaterThan(0);
+    } finally {
+      Reflect.deleteProperty(manager, 'getInfo');
+    }
   });
 });

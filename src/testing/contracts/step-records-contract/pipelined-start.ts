@@ -7,6 +7,7 @@ import type { CreateRunInput } from '../../../types/session.js';
 import type { StepRecordsContractCheck } from './check.js';
 import { stateStoreOf } from './subject.js';
 import { startHintChecks } from './pipelined-start-hints.js';
+import { startReadChecks } from './start-reads.js';
 
 const run = (runId: string, previousRunId?: string): CreateRunInput => ({
   runId,
@@ -21,7 +22,7 @@ const run = (runId: string, previousRunId?: string): CreateRunInput => ({
  * Checks of a run's start in one pipelined transaction on a connection the state store lends (`withConnection`), as
  * the executor runs it: the `…On` writes may be sent ahead, so a refusal fails the transaction (the refusal's own error,
  * not the aborted transaction's) and leaves nothing; with the write hints too (`startHintChecks`). Skipped for a store
- * that lends no connections.
+ * that lends no connections. Also the read a start plans from (`startReadChecks`).
  *
  * @example
  * const checks = pipelinedStartChecks();
@@ -84,5 +85,6 @@ export function pipelinedStartChecks(): StepRecordsContractCheck[] {
       },
     },
     ...startHintChecks(),
+    ...startReadChecks(),
   ];
 }
