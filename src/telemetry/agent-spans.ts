@@ -64,13 +64,14 @@ export interface ChatSpanDetails {
  */
 export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
   const current = telemetry();
-  current.later((tracing) => emitChat(current, scope, details, tracing));
+  current.measure(() => recordChat(current, details));
+  current.later(() => emitChat(current, scope, details));
 }
 
-function emitChat(current: AgentTelemetry, scope: SpanScope, details: ChatSpanDetails, tracing: boolean): void {
+/** The GenAI client metrics of one LLM call. */
+function recordChat(current: AgentTelemetry, details: ChatSpanDetails): void {
   const { result } = details;
-  const modelKey = details.requestModel ?? result?.modelId;
-  const model = modelAttributes(modelKey);
+  const model = modelAttributes(details.requestModel ?? result?.modelId);
   const durationS = seconds(details.endedAt - details.startedAt);
   current.metrics.operationDuration.record(durationS, details.error === undefined ? model.base : { ...model.base, [attr.ERROR_TYPE]: details.error.type });
   if (result !== undefined) {
@@ -78,7 +79,11 @@ function emitChat(current: AgentTelemetry, scope: SpanScope, details: ChatSpanDe
     current.metrics.tokenUsage.record(result.usage.outputTokens, model.outputTokens);
   }
   if (details.timeToFirstChunkMs !== undefined) current.metrics.timeToFirstChunk.record(seconds(details.timeToFirstChunkMs), model.base);
-  if (!tracing) return;
+}
+
+function emitChat(current: AgentTelemetry, scope: SpanScope, details: ChatSpanDetails): void {
+  const { result } = details;
+  const model = modelAttributes(details.requestModel ?? result?.modelId);
   const attributes = runAttributes(scope);
   attributes[attr.STEP] = details.step;
   attributes[attr.ATTEMPT] = details.attempt;
@@ -132,12 +137,12 @@ export interface ToolSpanDetails {
  */
 export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
   const current = telemetry();
-  current.later((tracing) => emitTool(current, scope, details, tracing));
+  const durationS = seconds(details.endedAt - details.startedAt);
+  current.measure(() => current.metrics.toolDuration.record(durationS, toolDurationAttributes(details.toolName, details.outcome)));
+  current.later(() => emitTool(current, scope, details));
 }
 
-function emitTool(current: AgentTelemetry, scope: SpanScope, details: ToolSpanDetails, tracing: boolean): void {
-  current.metrics.toolDuration.record(seconds(details.endedAt - details.startedAt), toolDurationAttributes(details.toolName, details.outcome));
-  if (!tracing) return;
+function emitTool(current: AgentTelemetry, scope: SpanScope, details: ToolSpanDetails): void {
   const attributes = runAttributes(scope);
   attributes[attr.TOOL_NAME] = details.toolName;
   attributes[attr.TOOL_CALL_ID] = details.toolCallId;
@@ -194,13 +199,13 @@ export interface RunSpanDetails {
  */
 export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   const current = telemetry();
-  current.later((tracing) => emitRun(current, scope, details, tracing));
+  const reason = details.completionReason ?? details.status;
+  const counted = { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: reason };
+  current.measure(() => current.metrics.runs.add(1, counted));
+  current.later(() => emitRun(current, scope, details));
 }
 
-function emitRun(current: AgentTelemetry, scope: SpanScope, details: RunSpanDetails, tracing: boolean): void {
-  const reason = details.completionReason ?? details.status;
-  current.metrics.runs.add(1, { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: reason });
-  if (!tracing) return;
+function emitRun(current: AgentTelemetry, scope: SpanScope, details: RunSpanDetails): void {
   const [provider] = splitModel(details.modelKey);
   const sampling: Attributes = provider === undefined ? RUN_SAMPLING : { ...RUN_SAMPLING, [attr.PROVIDER]: provider };
   const attributes = runAttributes(scope);
@@ -239,7 +244,7 @@ const RUN_SAMPLING: Attributes = Object.freeze({ [attr.OPERATION]: 'invoke_agent
 export function stepDuration(stepName: string, startedAt: number): void {
   const current = telemetry();
   const duration = seconds(Date.now() - startedAt);
-  current.later(() => current.metrics.stepDuration.record(duration, stepNameAttributes(stepName)));
+  current.measure(() => current.metrics.stepDuration.record(duration, stepNameAttributes(stepName)));
 }
 
 /**

@@ -106,14 +106,24 @@ export class AgentTelemetry {
   }
 
   /**
-   * Do `work` (metric records, the building of a span; told whether spans go anywhere): inside a journaled step while
-   * tracing, once the step's record commits, with its spans; elsewhere now.
+   * Build and emit spans with `work`, only while tracing: inside a journaled step once the step's record commits (with
+   * its held spans), elsewhere now.
    */
-  later(work: (tracing: boolean) => void): void {
-    if (this.tracer === undefined || !this.tracing) return work(false);
+  later(work: () => void): void {
+    if (this.tracer === undefined || !this.tracing) return;
     const held = heldHere();
-    if (held === undefined) work(true);
-    else held.defer(() => work(true));
+    if (held === undefined) work();
+    else held.defer(work);
+  }
+
+  /**
+   * Make metric records with `record`: inside a journaled step while tracing, once the step's record commits, on the
+   * next turn of the event loop (off the step's path); elsewhere now.
+   */
+  measure(record: () => void): void {
+    const held = this.tracer === undefined || !this.tracing ? undefined : heldHere();
+    if (held === undefined) record();
+    else held.measure(record);
   }
 
   /**

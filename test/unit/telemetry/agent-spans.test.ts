@@ -22,7 +22,8 @@ const scope = { sessionId: 's1', runId: 'r1', agentType: 'assistant' };
 describe('spans without HelixIdGenerator in the provider', () => {
   it('every span of the session is a child of its virtual root, in the session trace, with no links', () => {
     useTelemetry(withoutIds);
-    runSpan(scope, { startedAt: 1_000, endedAt: 2_000, status: 'completed', completionReason: 'text_response', stepCount: 1, previousRunId: 'r0' });
+    // Epoch times: the SDK reads a number below performance.now() as a performance timestamp (a slow start made 1_000 one).
+    runSpan(scope, { startedAt: 1_790_000_001_000, endedAt: 1_790_000_002_000, status: 'completed', completionReason: 'text_response', stepCount: 1, previousRunId: 'r0' });
     chatSpan({ ...scope, sessionId: 'child', rootSessionId: 's1' }, { step: 1, startedAt: 1, endedAt: 2, attempt: 1 });
     toolSpan(scope, { step: 1, toolCallId: 'c1', toolName: 'search', startedAt: 1, endedAt: 2, outcome: 'success', attempt: 1 });
     const spans = exporter.getFinishedSpans();
@@ -32,8 +33,8 @@ describe('spans without HelixIdGenerator in the provider', () => {
       expect(span.parentSpanContext?.spanId).toBe(sessionRootSpanId('s1'));
       expect(span.links).toEqual([]);
     }
-    expect(spans[0]?.startTime).toEqual([1, 0]);
-    expect(spans[0]?.endTime).toEqual([2, 0]);
+    expect(spans[0]?.startTime).toEqual([1_790_000_001, 0]);
+    expect(spans[0]?.endTime).toEqual([1_790_000_002, 0]);
   });
 });
 

@@ -1,13 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Meter } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentTelemetry, afterRecord, identifyStepsBy, useTelemetry } from '../../../src/telemetry/agent-telemetry.js';
-import { toolSpan } from '../../../src/telemetry/agent-spans.js';
+import { stepDuration, toolSpan } from '../../../src/telemetry/agent-spans.js';
 import { HelixIdGenerator } from '../../../src/telemetry/id-generator.js';
 
 const exporter = new InMemorySpanExporter();
 const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], idGenerator: new HelixIdGenerator() }).getTracer('unit');
+/** A meter whose histograms write what they record here (as `<metric> <value>`). */
+const recorded: string[] = [];
+const meter = {
+  createHistogram: (name: string) => ({ record: (value: number) => void recorded.push(`${name} ${value}`) }),
+  createCounter: (name: string) => ({ add: (value: number) => void recorded.push(`${name} ${value}`) }),
+  createObservableGauge: () => ({ addCallback: () => undefined, removeCallback: () => undefined }),
+} as unknown as Meter;
 useTelemetry(new AgentTelemetry({ tracer }));
 
 /** Stands for DBOS's step context: each step body runs with an object of its own (as `DBOS.stepStatus`). */
@@ -35,7 +43,10 @@ function pending(): { promise: Promise<void>; resolve: () => void; reject: (erro
   return { promise, resolve, reject };
 }
 
-afterEach(() => exporter.reset());
+afterEach(() => {
+  exporter.reset();
+  recorded.length = 0;
+});
 
 describe('spans of a journaled step', () => {
   it('go out only after the step is recorded, once, before the caller carries on', async () => {
@@ -86,5 +97,61 @@ describe('spans of a journaled step', () => {
       useTelemetry(new AgentTelemetry({ tracer }));
     }
     expect(exported()).toEqual([]);
+  });
+});
+
+describe('metric records of a journaled step', () => {
+  const metered = (): AgentTelemetry => new AgentTelemetry({ tracer, meter });
+  const toolDurations = (): string[] => recorded.filter((line) => line.startsWith('helix.tool.duration'));
+
+  it('are made once the step is recorded, on the next turn of the event loop: off the step\'s path, once', async () => {
+    useTelemetry(metered());
+    try {
+      const record = pending();
+      const step = journaledStep(async () => emitTool('c1'), record.promise);
+      await nextTurn();
+      record.resolve();
+      await step;
+      // The span went out with the release; its metric records wait for the next turn.
+      expect(exported()).toEqual(['c1']);
+      expect(toolDurations()).toEqual([]);
+      await nextTurn();
+      expect(toolDurations()).toEqual(['helix.tool.duration 0.001']);
+      await nextTurn();
+      expect(toolDurations()).toHaveLength(1);
+    } finally {
+      useTelemetry(new AgentTelemetry({ tracer }));
+    }
+  });
+
+  it('of a body that never got its record are never made; outside a journaled step they are made at once', async () => {
+    useTelemetry(metered());
+    try {
+      const record = pending();
+      const step = journaledStep(async () => stepDuration('CallLLMStep', Date.now()), record.promise);
+      await nextTurn();
+      expect(recorded).toEqual([]);
+      emitTool('c2');
+      expect(toolDurations()).toEqual(['helix.tool.duration 0.001']);
+      record.reject(new Error('killed before its record'));
+      await expect(step).rejects.toThrow();
+      await nextTurn();
+      // A failed record is the step's record too (its error): its records are made, once.
+      expect(recorded.filter((line) => line.startsWith('helix.agent.step.duration'))).toHaveLength(1);
+    } finally {
+      useTelemetry(new AgentTelemetry({ tracer }));
+    }
+  });
+
+  it('a meter that throws on the next turn is contained', async () => {
+    const throwing = { ...meter, createHistogram: () => ({ record: () => { throw new Error('meter down'); } }) } as unknown as Meter;
+    useTelemetry(new AgentTelemetry({ tracer, meter: throwing }));
+    try {
+      await expect(journaledStep(async () => emitTool('c3'), Promise.resolve())).resolves.toBeUndefined();
+      await nextTurn();
+      expect(exported()).toEqual(['c3']);
+    } finally {
+      useTelemetry(new AgentTelemetry({ tracer }));
+    }
   });
 });
