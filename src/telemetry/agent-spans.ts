@@ -64,8 +64,10 @@ export interface ChatSpanDetails {
  */
 export function chatSpan(scope: SpanScope, details: ChatSpanDetails): void {
   const current = telemetry();
-  current.measure(() => recordChat(current, details));
-  current.later(() => emitChat(current, scope, details));
+  current.later(
+    () => recordChat(current, details),
+    () => emitChat(current, scope, details),
+  );
 }
 
 /** The GenAI client metrics of one LLM call. */
@@ -154,8 +156,10 @@ export interface ToolSpanDetails {
 export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
   const current = telemetry();
   const durationS = seconds(details.endedAt - details.startedAt);
-  current.measure(() => current.metrics.toolDuration.record(durationS, toolDurationAttributes(details.toolName, details.outcome)));
-  current.later(() => emitTool(current, scope, details));
+  current.later(
+    () => current.metrics.toolDuration.record(durationS, toolDurationAttributes(details.toolName, details.outcome)),
+    () => emitTool(current, scope, details),
+  );
 }
 
 function emitTool(current: AgentTelemetry, scope: SpanScope, details: ToolSpanDetails): void {
@@ -205,8 +209,10 @@ export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   const current = telemetry();
   const reason = details.completionReason ?? details.status;
   const counted = { [attr.AGENT_NAME]: scope.agentType, [attr.RUN_STATUS]: details.status, [attr.COMPLETION_REASON]: reason };
-  current.measure(() => current.metrics.runs.add(1, counted));
-  current.later(() => emitRun(current, scope, details));
+  current.later(
+    () => current.metrics.runs.add(1, counted),
+    () => emitRun(current, scope, details),
+  );
 }
 
 function emitRun(current: AgentTelemetry, scope: SpanScope, details: RunSpanDetails): void {
@@ -248,7 +254,7 @@ const RUN_SAMPLING: Attributes = Object.freeze({ [attr.OPERATION]: 'invoke_agent
 export function stepDuration(stepName: string, startedAt: number): void {
   const current = telemetry();
   const duration = seconds(Date.now() - startedAt);
-  current.measure(() => current.metrics.stepDuration.record(duration, stepNameAttributes(stepName)));
+  current.later(() => current.metrics.stepDuration.record(duration, stepNameAttributes(stepName)));
 }
 
 /**

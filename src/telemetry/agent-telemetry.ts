@@ -116,24 +116,20 @@ export class AgentTelemetry {
   }
 
   /**
-   * Build and emit spans with `work`, only while tracing: inside a journaled step once the step's record commits (with
-   * its held spans), elsewhere now.
+   * Make metric records with `records`, and build and emit spans with `spans` (only while tracing). Inside a journaled
+   * step while tracing: the spans once the step's record commits (with its held spans), the records on the next turn
+   * of the event loop after that (off the step's path); elsewhere both now.
    */
-  later(work: () => void): void {
-    if (this.tracer === undefined || !this.tracing) return;
-    const held = heldHere();
-    if (held === undefined) work();
-    else held.defer(work);
-  }
-
-  /**
-   * Make metric records with `record`: inside a journaled step while tracing, once the step's record commits, on the
-   * next turn of the event loop (off the step's path); elsewhere now.
-   */
-  measure(record: () => void): void {
-    const held = this.tracer === undefined || !this.tracing ? undefined : heldHere();
-    if (held === undefined) record();
-    else held.measure(record);
+  later(records: () => void, spans?: () => void): void {
+    const tracing = this.tracer !== undefined && this.tracing;
+    const held = tracing ? heldHere() : undefined;
+    if (held === undefined) {
+      records();
+      if (tracing) spans?.();
+      return;
+    }
+    held.measure(records);
+    if (spans !== undefined) held.defer(spans);
   }
 
   /**

@@ -37,14 +37,15 @@ function hexOf(absorbed: Lanes, length: 16 | 32): string {
   h2 ^= h1;
   h3 ^= h1;
   h4 ^= h1;
-  const lanes = length === 16 ? [h1 >>> 0, h2 >>> 0] : [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
-  let hex = '';
-  let any = 0;
-  for (const lane of lanes) {
-    any |= lane;
-    hex += lane.toString(16).padStart(8, '0');
-  }
+  // No array per id: the lanes straight to hex (a tool call's id is computed on its step's path).
+  const hex = length === 16 ? hex8(h1) + hex8(h2) : hex8(h1) + hex8(h2) + hex8(h3) + hex8(h4);
+  const any = length === 16 ? h1 | h2 : h1 | h2 | h3 | h4;
   return any === 0 ? `${hex.slice(0, -1)}1` : hex;
+}
+
+/** A lane as 8 lowercase hex digits. */
+function hex8(lane: number): string {
+  return (lane >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

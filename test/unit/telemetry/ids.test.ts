@@ -19,6 +19,16 @@ describe('deterministic telemetry ids', () => {
     expect(other()).not.toBe(first());
   });
 
+  it('are the ids every version computed (a run begun by one version ends under another)', () => {
+    expect([sessionTraceId('s1'), runSpanId('run-1'), toolSpanId('s1', 'c1'), sessionRootSpanId('s1'), toolSpanId('sess-ü', 'call_🙂')]).toEqual([
+      'f6832aa76b006677ff2158e492a86d87',
+      '9a59f6f3d86de6ff',
+      '1ab98138c734fbff',
+      'cc3736f28eef5f38',
+      'd54d269f1da944c9',
+    ]);
+  });
+
   it('keeps the parts of a key apart (no concatenation collisions)', () => {
     expect(toolSpanId('s1', 'c1')).not.toBe(toolSpanId('s1c', '1'));
     expect(runSpanId('s1')).not.toBe(sessionRootSpanId('s1'));
