@@ -64,18 +64,19 @@ function existingIdsSql(tables: StoreTables): string {
 export async function insertPostgresMessages(connection: SqlConnection, tables: StoreTables, sessionId: string, rows: readonly StoredMessage[]): Promise<void> {
   if (rows.length === 0) return;
   const records = messageRecords(rows);
-  await writeAhead(
-    connection,
-    `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
+  await writeAhead(connection, insertRecordsSql(tables), [sessionId, toJsonText(records, 'messages')]);
+}
+
+/** The insert of `$2`'s message records (see {@link messageRecords}) into session `$1`. */
+function insertRecordsSql(tables: StoreTables): string {
+  return `INSERT INTO ${tables.messages} (session_id, sequence, message_id, message, created_at)
      SELECT $1, record.sequence, record.message_id, record.message, record.created_at
-     FROM jsonb_to_recordset($2::jsonb) AS record(sequence integer, message_id text, message text, created_at bigint)`,
-    [sessionId, toJsonText(records, 'messages')],
-  );
+     FROM jsonb_to_recordset($2::jsonb) AS record(sequence integer, message_id text, message text, created_at bigint)`;
 }
 
 /**
- * `appendMessages`: lock, look up existing ids, insert, bump message_count — four statements per call (two for a
- * session the caller's transaction created, `sessionCreatedHere`; one sent ahead for a session it holds whose total
+ * `appendMessages`: lock, look up existing ids, insert with message_count raised — three statements per call (one for
+ * a session the caller's transaction created, `sessionCreatedHere`; one sent ahead for a session it holds whose total
  * nobody reads, `sessionLocked` and `totalUnread` on a pipelined transaction: then it resolves with `NaN`).
  * Retry-safe: ids are assigned before the first attempt, and appends are idempotent by id.
  *
@@ -104,11 +105,20 @@ export async function appendPostgresMessages(
           ? await planLockedAppend(connection, tables, sessionId, stable)
           : await planAppend(connection, tables, sessionId, stable);
     if (rows.length === 0) return messageCount;
-    await insertPostgresMessages(connection, tables, sessionId, rows);
     const total = messageCount + rows.length;
-    await writeAhead(connection, `UPDATE ${tables.sessions} SET message_count = $2 WHERE session_id = $1`, [sessionId, total]);
+    await insertCountedMessages(connection, tables, sessionId, rows, total);
     return total;
   });
+}
+
+/** Insert prepared messages and set the session's message count to `total`, in one statement (sent ahead where it can be). */
+async function insertCountedMessages(connection: SqlConnection, tables: StoreTables, sessionId: string, rows: readonly StoredMessage[], total: number) {
+  await writeAhead(
+    connection,
+    `WITH inserted AS (${insertRecordsSql(tables)})
+     UPDATE ${tables.sessions} SET message_count = $3 WHERE session_id = $1`,
+    [sessionId, toJsonText(messageRecords(rows), 'messages'), total],
+  );
 }
 
 /** Lock the session row, then plan the append after what it holds (two statements). */
