@@ -174,10 +174,11 @@ export class RunLauncher {
     // Listening before the workflow starts: no signal of the run can come before it.
     const watch = input.queue === undefined ? watchRunChange([runId, sessionSignal(sessionId)]) : undefined;
     const startsHere = this.deferred.getStore() === undefined && input.queue === undefined;
-    const readsAhead = startsHere && startRunReadsAhead(this.config, input, { companions: agent.persistentAgents.length, hooks });
+    const starting = this.startWorkflow(input);
+    const readsAhead = startsHere && startRunReadsAhead(this.config, input, { companions: agent.persistentAgents.length, hooks, started: starting });
     let live: WorkflowHandle<unknown> | undefined;
     try {
-      live = await this.startWorkflow(input);
+      live = await starting;
     } catch (error) {
       watch?.release();
       if (readsAhead) dropFirstStepReads(runId);

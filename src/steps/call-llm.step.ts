@@ -1,20 +1,19 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
 import { warnUnusedAgentConfig } from '../agent/unused-config-warning.js';
 import { ConfigurationError, LLMCallError } from '../errors/index.js';
 import { chatSpan, errorTypeOf, spanRetry, type SpanRetry } from '../telemetry/agent-spans.js';
 import type { LLMAdapter } from '../llm/adapter.js';
-import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
+import { buildMessagesForLLM } from '../orchestration/index.js';
 import { screenToolCalls } from '../orchestration/tool-argument-limits.js';
 import { appendToSystemPrompt } from '../orchestration/skill-catalog.js';
 import { resolveSkillsPromptFragment } from '../skills/agent-skills.js';
-import type { ToolSchema } from '../types/llm.js';
 import { llmOutputOf, recordedLLMOutput, stepDecisionResult, type LLMStepOutput, type RecordedLLMOutput } from '../orchestration/step-decision-result.js';
 import { loadStepState } from './load-step-state.js';
 import type { StepCommitReport } from '../types/step-commit-report.js';
 import { commitStepWith, type PendingStepCommit } from './commit.step.js';
 import { cachedHistory, loadHistory, noteCommittedMessages } from './history-cache.js';
 import { takeFirstStepReads } from './first-step-reads.js';
+import { takeFirstCallAhead, toolSchemasOf } from './first-call-ahead.js';
 import { needsStreamReset } from './stream-reset-tracker.js';
 import { runJournaledStep } from '../journal/journal.js';
 import { recordUsageWith, type StepRecord } from '../journal/step-record.js';
@@ -45,8 +44,6 @@ export type CallLLMStepOutput = LLMStepOutput;
 /** LLM attempts inside one step (retryable provider errors only). */
 const LLM_ATTEMPTS = 3;
 const LLM_RETRY_BASE_MS = 500;
-
-const toolSchemaCache = new WeakMap<AnyAgentConfig, ToolSchema[]>();
 
 /**
  * The durable LLM call of one agent step. Checks the interrupt flag, loads history inside the step (never
@@ -84,10 +81,13 @@ export class CallLLMStep {
     const early = input.step === 1 && report === undefined && record.firstLiveAfterReplay !== true ? takeFirstStepReads(stateStore, input.runId) : undefined;
     const historyRead = Promise.resolve(early?.history ?? historyAfter(report, stateStore, input.sessionId) ?? loadHistory(stateStore, input.sessionId));
     historyRead.catch(() => undefined);
+    // Its first model call may have been made ahead from these reads (see startFirstCallAhead): adopted below.
+    const ahead = input.step === 1 && record.firstLiveAfterReplay !== true ? takeFirstCallAhead(input.runId) : undefined;
     const [flag, state] = await Promise.all([
       early?.flag ?? (report?.interruptRequested !== false || hooksRan ? stateStore.readInterruptFlag(input.sessionId) : undefined),
       early?.state ?? report?.state ?? loadStepState(stateStore, input.sessionId),
     ]);
+    if (flag?.interrupted === true || state === null) ahead?.discard(); // the same reads stopped it before it called
     if (flag?.interrupted === true) return { kind: 'interrupted', ...(flag.reason === undefined ? {} : { reason: flag.reason }) };
     if (state === null) throw sessionDeletedError(input.sessionId);
     rememberStepStartState(stateStore, input, state.customState);
@@ -101,7 +101,9 @@ export class CallLLMStep {
 
     // Fires when abort() cancels the run's workflow: the adapter stops the provider call.
     const abortSignal = DBOS.stepStatus?.cancelSignal;
-    let resetNeeded = needsStreamReset(turnKeyOf(input));
+    const adopted = (await ahead?.madeFrom(agent, state, history)) === true ? ahead : undefined;
+    // A call made ahead and not adopted is stopped; its chunks (its first delta was flushed) are reset first.
+    let resetNeeded = needsStreamReset(turnKeyOf(input)) || (adopted === undefined && ahead?.discard() === true);
     const rateLimitWaits = { count: 0, waitedMs: 0 };
     // The first live LLM step of a process that recovered the run is (most likely) a killed attempt's re-run.
     const requestModel = modelKeyOf(environment);
@@ -113,7 +115,7 @@ export class CallLLMStep {
       input: () => messages,
       ...(requestModel === undefined ? {} : { requestModel }),
     };
-    const callStartedAt = Date.now();
+    const callStartedAt = adopted?.startedAt ?? Date.now();
     let firstChunkAt: number | undefined;
     const firstChunk = (): void => {
       firstChunkAt ??= Date.now();
@@ -129,29 +131,30 @@ export class CallLLMStep {
       }
       const permit = await acquireModelPermit(environment, input, messages, attempt);
       if (permit.kind === 'interrupted') return interruptedOutcome(stateStore, input.sessionId);
-      const startedAt = Date.now();
+      const first = attempt === 1 ? adopted : undefined;
+      const startedAt = first?.startedAt ?? Date.now();
       // An interrupt (from any process) stops the call in flight: the flag is read while the model generates.
       const watch = watchInterruptFlag(stateStore, input.sessionId, abortSignal);
       let usedTokens: number | undefined;
       try {
-        const result = await modelOf(dependencies)
-          .generateStep(
-            {
-              messages,
-              tools,
-              config: agent.llmConfig,
-              agentType: agent.name,
-              sessionId: input.sessionId,
-              step: input.step,
-              abortSignal: watch.signal,
-              toolArgumentLimits: dependencies.toolArgumentLimits,
-            },
-            {
-              onTextDelta: (delta) => (firstChunk(), emitter.emit({ type: 'text_delta', delta })),
-              onThinkingDelta: (delta) => (firstChunk(), emitter.emit({ type: 'thinking', delta })),
-            },
-          )
+        const request = {
+          messages,
+          tools,
+          config: agent.llmConfig,
+          agentType: agent.name,
+          sessionId: input.sessionId,
+          step: input.step,
+          abortSignal: watch.signal,
+          toolArgumentLimits: dependencies.toolArgumentLimits,
+        };
+        const callbacks = {
+          onTextDelta: (delta: string) => (firstChunk(), emitter.emit({ type: 'text_delta', delta })),
+          onThinkingDelta: (delta: string) => (firstChunk(), emitter.emit({ type: 'thinking', delta })),
+        };
+        const generating = first?.adopt(watch.signal) ?? modelOf(dependencies).generateStep(request, callbacks);
+        const result = await generating
           .then((generated) => {
+            firstChunkAt ??= first?.firstChunkAt;
             usedTokens = generated.usage.totalTokens;
             return generated;
           })
@@ -245,13 +248,4 @@ function modelOf(dependencies: { llmAdapter?: LLMAdapter }): LLMAdapter {
 /** The cached history extended by the commit's appended messages, when it lines up with the commit's count. */
 function historyAfter(report: StepCommitReport | undefined, stateStore: Parameters<typeof loadHistory>[0], sessionId: string) {
   return report !== undefined && noteCommittedMessages(stateStore, sessionId, report) ? cachedHistory(stateStore, sessionId) : undefined;
-}
-
-function toolSchemasOf(agent: AnyAgentConfig): ToolSchema[] {
-  let schemas = toolSchemaCache.get(agent);
-  if (schemas === undefined) {
-    schemas = toToolSchemas(buildEffectiveTools(agent));
-    toolSchemaCache.set(agent, schemas);
-  }
-  return schemas;
 }

@@ -7,6 +7,8 @@ import { rememberNewest } from '../orchestration/bounded-map.js';
 import type { HookManager } from '../hooks/index.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { ChunkEmitter } from './stream-writers.js';
+import { dropFirstCallAhead, startFirstCallAhead } from './first-call-ahead.js';
+import { stepEnvironment, type RunScope } from './step-scope.js';
 
 /** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
 export interface FirstStepReads {
@@ -31,7 +33,7 @@ const started = new Map<string, { store: SessionStateStore; reads: FirstStepRead
  * startFirstStepReads(stateStore, input);
  * const run = await stateStore.getRun(input.sessionId, input.runId);
  */
-export function startFirstStepReads(store: SessionStateStore, at: { sessionId: string; runId: string }): void {
+export function startFirstStepReads(store: SessionStateStore, at: { sessionId: string; runId: string }): FirstStepReads {
   const reads: FirstStepReads = {
     flag: store.readInterruptFlag(at.sessionId),
     state: loadStepState(store, at.sessionId),
@@ -40,6 +42,7 @@ export function startFirstStepReads(store: SessionStateStore, at: { sessionId: s
   // Taken (and awaited) by the step, or dropped: never an unhandled rejection.
   for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
   rememberNewest(started, at.runId, { store, reads }, MAX_STARTED);
+  return reads;
 }
 
 /**
@@ -60,23 +63,25 @@ export function firstStepFollowsBegin(
 }
 
 /**
- * Start a run's first LLM step's reads (see {@link startFirstStepReads}) and open its stream's writer as soon as its
- * start committed, while DBOS records its workflow's start: they are done by the time its begin runs, which then starts
- * nothing (the reads and the writer's open are off the path to the model call). Only when
- * {@link firstStepFollowsBegin}, for a run whose workflow starts in this process; returns whether it started them
- * (drop them with {@link dropFirstStepReads} if the workflow does not start).
+ * Start a run's first LLM step's reads (see {@link startFirstStepReads}), open its stream's writer and prepare its
+ * first model call from those reads (`startFirstCallAhead`: made once `started`, DBOS's record of the workflow's
+ * start, resolves), right after its start committed, while DBOS records its workflow's start: its begin then starts
+ * nothing, and its first LLM step adopts the call (the model is called, and its first delta streamed, while the run
+ * begins). Only when {@link firstStepFollowsBegin}, for a run whose workflow starts in this process; returns whether it
+ * started them (drop them with {@link dropFirstStepReads} if the workflow does not start).
  *
  * @example
- * const readsAhead = startRunReadsAhead({ stateStore, streamManager }, input, { companions: 0, hooks });
+ * const readsAhead = startRunReadsAhead({ stateStore, streamManager }, input, { companions: 0, hooks, started });
  */
 export function startRunReadsAhead(
   stores: { stateStore: SessionStateStore; streamManager: StreamManager },
-  run: { sessionId: string; runId: string; streamId: string; agentType: string; turnStored?: true; resume?: unknown },
-  agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'> },
+  run: RunScope & { turnStored?: true; resume?: unknown },
+  agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'>; started: Promise<unknown> },
 ): boolean {
   if (!firstStepFollowsBegin(run, agent.companions, agent.hooks)) return false;
-  startFirstStepReads(stores.stateStore, run);
+  const reads = startFirstStepReads(stores.stateStore, run);
   new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
+  startFirstCallAhead(run, stepEnvironment(run, 1), reads, agent.started);
   return true;
 }
 
@@ -104,11 +109,12 @@ export function takeFirstStepReads(store: SessionStateStore, runId: string): Fir
 }
 
 /**
- * Drop the reads started for `runId` (its begin found it aborted: no step follows).
+ * Drop the reads started for `runId` and the call made ahead from them (its begin found it aborted: no step follows).
  *
  * @example
  * dropFirstStepReads(input.runId);
  */
 export function dropFirstStepReads(runId: string): void {
   started.delete(runId);
+  dropFirstCallAhead(runId);
 }

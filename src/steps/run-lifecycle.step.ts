@@ -48,7 +48,7 @@ export class RunLifecycleStep {
    * `withNextStep`: the workflow's next DBOS operation is a journaled step (the run's first LLM call), which may then
    * record this begin with its own record when it wrote nothing (a begin whose start stored the turn).
    */
-  static begin(input: BeginRunInput, options: { withNextStep?: boolean } = {}): Promise<{ stepCount: number; aborted?: true }> {
+  static begin(input: BeginRunInput, options: { withNextStep?: boolean; queued?: boolean } = {}): Promise<{ stepCount: number; aborted?: true }> {
     const firstStepNext = options.withNextStep === true;
     let ahead: Promise<BeginReads> | undefined;
     // The begin's reads go out beside the journal's look for its recorded outcome; a replayed begin drops them.
@@ -62,8 +62,10 @@ export class RunLifecycleStep {
       'BeginRunStep',
       (record) => {
         // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
-        // can follow, wherever the workflow started (a queued run is started by one process and run by another).
-        markWorkflowStartedHere(turnKeyOf(input));
+        // can follow, wherever the workflow started (a queued run is started by one process and run by another) —
+        // unless that attempt made the first model call ahead (a fresh turn started in place: startFirstCallAhead),
+        // whose first delta may be in the stream: then that step resets it (the launch marked a run started here).
+        if (!firstStepNext || options.queued === true) markWorkflowStartedHere(turnKeyOf(input));
         return beginRun(input, undefined, record, { firstStepNext, ...(ahead === undefined ? {} : { ahead }) });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.

@@ -216,13 +216,17 @@ export class BufferedStreamWriter implements StreamWriter {
     const started = Date.now();
     let delay = this.#options.retry.initialDelayMs;
     let attempts = 0;
-    while (this.#buffer.length > 0) {
-      const batch = this.#buffer.slice(0, this.#options.batchSize);
+    // What was buffered when the drain began: chunks written meanwhile wait for their own flush (their timer, the
+    // batch size, or a step record's hand-over), so one flush is one append per batch, never a chase of new writes.
+    let remaining = this.#buffer.length;
+    while (remaining > 0 && this.#buffer.length > 0) {
+      const batch = this.#buffer.slice(0, Math.min(this.#options.batchSize, remaining));
       const closed = this.#options.closedNotice();
       try {
         attempts += 1;
         await this.#sink.append(this.#options.streamId, batch);
         this.#buffer.splice(0, batch.length);
+        remaining -= batch.length;
         delay = this.#options.retry.initialDelayMs;
       } catch (error) {
         if (isClosedStreamError(error)) {

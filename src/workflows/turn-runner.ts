@@ -59,7 +59,8 @@ async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: Agent
   // A begin whose start stored the turn writes nothing: its record may ride with the first LLM step's, when that step
   // comes next (companions' ended turns are delivered by a step of DBOS's own between).
   const withNextStep = input.turnStored === true && input.resume === undefined && agent.persistentAgents.length === 0;
-  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, { withNextStep })).aborted === true)
+  const beginOptions = { withNextStep, queued: input.queue !== undefined };
+  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, beginOptions)).aborted === true)
     return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);

@@ -3,7 +3,8 @@
  * stops with the step's writes done and its DBOS record not (handed to the record, uncommitted — fused journal: the
  * transaction of DBOS's row; public: the batch record's, before it); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
- * before the kill).
+ * before the kill; a call in flight at the kill, as the one the begin drill's run made ahead of its first LLM step, is
+ * made once more, and its streamed delta reset).
  */
 import { describe, expect, it } from 'vitest';
 import { activeJournal } from '../../src/journal/journal.js';
@@ -11,6 +12,7 @@ import { useDrill } from './support/drill.js';
 import { scenarioByStep } from './support/drill-scenarios.js';
 import { killAndRecover, startDoomedRun, startPausedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
 import { chunkRowCount, stepRecordsOf } from './support/durable-probes.js';
+import { readStreamWithResets, textOfStep } from './support/stream-view.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
 import type { PausePoint } from './worker/worker-config.js';
 
@@ -23,13 +25,17 @@ async function startPaused(sessionId: string, point: PausePoint): Promise<Doomed
   return startPausedRun(env, sessionId, { point, toolCallId: sessionId });
 }
 
-/** Recover the doomed run and check the turn is whole and nothing was repeated. */
-async function recoverAndCheck(doomed: DoomedRun): Promise<void> {
+/**
+ * Recover the doomed run and check the turn is whole and nothing was repeated: `calls` model calls in all (a call in
+ * flight at the kill is made once more), and its text streamed once (a killed call's chunk reset).
+ */
+async function recoverAndCheck(doomed: DoomedRun, calls = 1): Promise<void> {
   const { result } = await killAndRecover(env, doomed);
   expect(result).toMatchObject({ status: 'completed', output: ANSWER, stepCount: 1 });
   const messages = await storedMessages(env, doomed.sessionId);
   expect(describeConversation(messages)).toEqual(['user', 'assistant']);
-  expect(env.llm.countOf(doomed.sessionId)).toBe(1);
+  expect(env.llm.countOf(doomed.sessionId)).toBe(calls);
+  expect(textOfStep((await readStreamWithResets(env.streamManager, doomed.sessionId, 10_000)).visible, 1)).toBe(ANSWER);
   expect(await chunkRowCount(env.pool, doomed.sessionId, 'output')).toBe(1);
   expect(await env.stateStore.loadState(doomed.sessionId)).toMatchObject({ status: 'completed', output: ANSWER });
   expect((await env.stateStore.listRuns(doomed.sessionId)).runs.map((run) => run.status)).toEqual(['completed']);
@@ -37,22 +43,27 @@ async function recoverAndCheck(doomed: DoomedRun): Promise<void> {
 }
 
 describe('crash drill: SIGKILL at a run’s begin and finish', () => {
-  it('begin: killed inside the begin, before its record; the recovered run begins once and answers once', async () => {
+  it('begin: killed inside the begin, before its record, its first model call made meanwhile; the recovered run begins once and answers once', async () => {
     const doomed = await startPaused('boundary-begin', 'begin_deferred');
-    expect(env.llm.countOf('boundary-begin')).toBe(0);
+    // The run's first model call goes out once DBOS recorded the workflow's start, beside the begin (see
+    // startFirstCallAhead); its first delta is in the stream already.
+    await waitForSignal(doomed.worker, 'the first delta of the call made ahead', async () => (await chunkRowCount(env.pool, 'boundary-begin', 'text_delta')) === 1);
+    expect(env.llm.countOf('boundary-begin'), 'at the kill').toBe(1);
     // The start stored the turn with its run (one transaction, both journals): the begin has nothing left to write.
     expect(describeConversation(await storedMessages(env, 'boundary-begin')), 'at the kill').toEqual(['user']);
     expect(await stepRecordsOf(env.pool, doomed.workflowId), 'at the kill').toEqual([]);
-    await recoverAndCheck(doomed);
+    await recoverAndCheck(doomed, 2); // the call in flight at the kill, made once more by the recovered run
   }, 120_000);
 
   it('first model call: killed while it hangs, the begin’s record riding with it (fused); the recovered run begins again and answers once', async () => {
     const sessionId = 'boundary-first-call';
     env.llm.register(sessionId, scenarioByStep([(attempt, crash) => (crash && attempt === 1 ? { type: 'hang' } : { type: 'text', text: ANSWER })]), { crash: true });
     const doomed = await startDoomedRun(env, sessionId, sessionId, []);
-    await waitForSignal(doomed.worker, 'the first model call', async () => env.llm.countOf(sessionId) === 1);
-    // Fused: BeginRunStep's row waits for the model step's record; public: DBOS recorded it at once.
+    // Fused: BeginRunStep's row waits for the model step's record; public: DBOS records it once the begin (beside the
+    // call, made ahead of the first LLM step) is done.
     const fused = activeJournal() === 'fused';
+    const begun = async (): Promise<boolean> => fused || (await stepRecordsOf(env.pool, doomed.workflowId)).length > 0;
+    await waitForSignal(doomed.worker, 'the first model call', async () => env.llm.countOf(sessionId) === 1 && (await begun()));
     expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name), 'at the kill').toEqual(fused ? [] : ['BeginRunStep']);
     expect(describeConversation(await storedMessages(env, sessionId)), 'at the kill').toEqual(['user']);
     const { result } = await killAndRecover(env, doomed);

@@ -88,7 +88,7 @@ describe("a stored turn's first LLM step", () => {
     expect(reads).toEqual(expect.arrayContaining(['readInterruptFlag', 'getMessages']));
   });
 
-  it("are started with the stream's writer by execute() before it starts the run's workflow, unless a begin hook may change them", async () => {
+  it("are started with the stream's writer by execute() before DBOS recorded the workflow's start, unless a begin hook may change them", async () => {
     const ahead = async (sessionId: string, options: { hookManager?: HookManager } = {}): Promise<string[]> => {
       const events: string[] = [];
       const store = runtime.stateStore as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -108,10 +108,15 @@ describe("a stored turn's first LLM step", () => {
           return original.apply(this, args);
         };
       }
+      // When DBOS recorded the workflow's start (its start resolves): the run's begin comes after it.
       const start = vi.spyOn(DBOS, 'startWorkflow').mockImplementation(((...args: Parameters<typeof DBOS.startWorkflow>) => {
-        events.push('startWorkflow');
         start.mockRestore();
-        return DBOS.startWorkflow(...args);
+        const starter = DBOS.startWorkflow(...args);
+        return (...inputs: unknown[]) => {
+          const started = (starter as (...values: unknown[]) => Promise<unknown>)(...inputs);
+          void started.then(() => events.push('startWorkflow'));
+          return started;
+        };
       }) as typeof DBOS.startWorkflow);
       try {
         const handle = await runtime.executor.execute(agent, 'early', { sessionId, ...options });

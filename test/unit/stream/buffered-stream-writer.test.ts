@@ -198,4 +198,28 @@ describe('BufferedStreamWriter', () => {
     await subject.close();
     expect(maxInFlight).toBe(1);
   });
+
+  it('appends in one flush what was buffered when it began: chunks written during its append wait for their own flush', async () => {
+    vi.useFakeTimers();
+    let release!: () => void;
+    const sink = new RecordingSink();
+    const appended = sink.append.bind(sink);
+    sink.append = async (streamId, chunks) => {
+      if (sink.batches.length === 0) await new Promise<void>((resolve) => (release = resolve));
+      return appended(streamId, chunks);
+    };
+    const subject = writer(sink, { flushIntervalMs: 50, batchSize: 10 });
+    await subject.write(chunk('first'));
+    const flushed = subject.flush();
+    await vi.advanceTimersByTimeAsync(0);
+    await subject.write(chunk('second'));
+    await subject.write(chunk('third'));
+    release();
+    await flushed;
+    expect(sink.batches.map((batch) => batch.length)).toEqual([1]);
+    // Written meanwhile: appended by their own timer (or a step record's hand-over), not chased by the first flush.
+    await vi.advanceTimersByTimeAsync(50);
+    expect(sink.deltas).toEqual(['first', 'second', 'third']);
+    expect(sink.batches.map((batch) => batch.length)).toEqual([1, 2]);
+  });
 });
