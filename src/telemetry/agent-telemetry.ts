@@ -116,9 +116,8 @@ export class AgentTelemetry {
   }
 
   /**
-   * Make metric records with `records`, and build and emit spans with `spans` (only while tracing). Inside a journaled
-   * step while tracing: the spans once the step's record commits (with its held spans), the records on the next turn
-   * of the event loop after that (off the step's path); elsewhere both now.
+   * Make metric records with `records`, and build and emit spans with `spans` (only while tracing): inside a journaled
+   * step while tracing, once the step's record commits (with its held spans; one hold lookup for both); elsewhere now.
    */
   later(records: () => void, spans?: () => void): void {
     const tracing = this.tracer !== undefined && this.tracing;
@@ -128,7 +127,7 @@ export class AgentTelemetry {
       if (tracing) spans?.();
       return;
     }
-    held.measure(records);
+    held.defer(records);
     if (spans !== undefined) held.defer(spans);
   }
 

@@ -10,13 +10,12 @@ export interface HeldSpan {
 }
 
 /**
- * What a journaled step's body left to telemetry: work (the building of a span), spans and metric records.
- * {@link release}, once the record committed, does the work, starts the spans and ends them, and hands the metric
- * records to the next turn of the event loop ({@link recordNextTurn}): a body killed before its record emits nothing.
+ * What a journaled step's body left to telemetry: work (metric records, the building of a span) and spans.
+ * {@link release}, once the record committed, does the work, starts the spans and ends them: a body killed before its
+ * record emits nothing.
  */
 export class StepHold {
   private readonly work: Array<() => void> = [];
-  private readonly records: Array<() => void> = [];
   private readonly spans: HeldSpan[] = [];
   private readonly started: Array<Span | undefined> = [];
   /** The step's record committed and its spans went out: whatever comes now goes at once. */
@@ -25,11 +24,6 @@ export class StepHold {
   /** Do `job` at the release. */
   defer(job: () => void): void {
     this.work.push(job);
-  }
-
-  /** Make the metric records of `job` once the step is recorded, on the next turn of the event loop. */
-  measure(job: () => void): void {
-    this.records.push(job);
   }
 
   /** Start and end `span` at the release. */
@@ -48,7 +42,6 @@ export class StepHold {
     }
     this.spans.length = 0;
     this.started.length = 0;
-    if (this.records.length > 0) recordNextTurn(this.records.splice(0));
   }
 
   private prepare(): void {
@@ -69,25 +62,6 @@ function contained<T>(what: string, act: () => T): T | undefined {
     diag.error(`helix-agents-dbos: the tracer or meter failed to ${what}`, error);
     return undefined;
   }
-}
-
-/** Metric records of recorded steps, made on the next turn of the event loop (one `setImmediate` for all). */
-let nextTurn: Array<() => void> = [];
-
-/**
- * Make `records` (a recorded step's metric records) on the next turn of the event loop: off the step's path, while
- * the workflow's next statement is on its way. A process killed in between loses them, as it loses every record its
- * meter has not exported yet.
- */
-function recordNextTurn(records: Array<() => void>): void {
-  if (nextTurn.length === 0) setImmediate(recordQueued);
-  for (const record of records) nextTurn.push(record);
-}
-
-function recordQueued(): void {
-  const queued = nextTurn;
-  nextTurn = [];
-  for (const record of queued) contained('record a step\'s metrics', record);
 }
 
 /**

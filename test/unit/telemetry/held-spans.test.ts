@@ -104,18 +104,16 @@ describe('metric records of a journaled step', () => {
   const metered = (): AgentTelemetry => new AgentTelemetry({ tracer, meter });
   const toolDurations = (): string[] => recorded.filter((line) => line.startsWith('helix.tool.duration'));
 
-  it('are made once the step is recorded, on the next turn of the event loop: off the step\'s path, once', async () => {
+  it('are made once the step is recorded, with its spans, once', async () => {
     useTelemetry(metered());
     try {
       const record = pending();
       const step = journaledStep(async () => emitTool('c1'), record.promise);
       await nextTurn();
+      expect(toolDurations()).toEqual([]);
       record.resolve();
       await step;
-      // The span went out with the release; its metric records wait for the next turn.
       expect(exported()).toEqual(['c1']);
-      expect(toolDurations()).toEqual([]);
-      await nextTurn();
       expect(toolDurations()).toEqual(['helix.tool.duration 0.001']);
       await nextTurn();
       expect(toolDurations()).toHaveLength(1);
@@ -124,7 +122,7 @@ describe('metric records of a journaled step', () => {
     }
   });
 
-  it('of a body that never got its record are never made; outside a journaled step they are made at once', async () => {
+  it('wait for the record (a failed record too: its error is the record); outside a journaled step they are made at once', async () => {
     useTelemetry(metered());
     try {
       const record = pending();
@@ -133,22 +131,19 @@ describe('metric records of a journaled step', () => {
       expect(recorded).toEqual([]);
       emitTool('c2');
       expect(toolDurations()).toEqual(['helix.tool.duration 0.001']);
-      record.reject(new Error('killed before its record'));
+      record.reject(new Error('tool failed'));
       await expect(step).rejects.toThrow();
-      await nextTurn();
-      // A failed record is the step's record too (its error): its records are made, once.
       expect(recorded.filter((line) => line.startsWith('helix.agent.step.duration'))).toHaveLength(1);
     } finally {
       useTelemetry(new AgentTelemetry({ tracer }));
     }
   });
 
-  it('a meter that throws on the next turn is contained', async () => {
+  it('a meter that throws at the release does not fail the recorded step, nor keep its spans', async () => {
     const throwing = { ...meter, createHistogram: () => ({ record: () => { throw new Error('meter down'); } }) } as unknown as Meter;
     useTelemetry(new AgentTelemetry({ tracer, meter: throwing }));
     try {
       await expect(journaledStep(async () => emitTool('c3'), Promise.resolve())).resolves.toBeUndefined();
-      await nextTurn();
       expect(exported()).toEqual(['c3']);
     } finally {
       useTelemetry(new AgentTelemetry({ tracer }));
