@@ -1,11 +1,11 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import type { CompletionReason, RunStatus } from '../types/session.js';
 import type { StepResult } from '../types/llm.js';
 import { telemetry, type AgentTelemetry, type EndedSpan, type SpanScope } from './agent-telemetry.js';
-import { modelAttributes, runAttributes, splitModel, stepNameAttributes, TOOL_SAMPLING, toolDurationAttributes, toolSpanName } from './span-attributes.js';
+import { modelAttributes, runAttributes, splitModel, stepNameAttributes, TOOL_SAMPLING, toolDurationAttributes } from './span-attributes.js';
 import { runSpanId, toolSpanId } from './ids.js';
-import { markFailed, traceIdOf } from './span-emission.js';
+import { traceIdOf } from './span-emission.js';
 import { HelixError } from '../errors/index.js';
 import * as attr from './semconv.js';
 
@@ -86,45 +86,29 @@ function recordChat(current: AgentTelemetry, details: ChatSpanDetails): void {
 function emitChat(current: AgentTelemetry, scope: SpanScope, details: ChatSpanDetails): void {
   const { result } = details;
   const model = modelAttributes(details.requestModel ?? result?.modelId);
-  const span = current.open(scope, { name: model.spanName, kind: SpanKind.CLIENT, startTime: details.startedAt, sampling: model.base });
-  if (span === undefined) return;
-  // Set on the span itself: no attributes object of ours for the SDK to walk and copy.
-  setRunIdentity(span, scope);
-  span.setAttribute(attr.STEP, details.step);
-  span.setAttribute(attr.ATTEMPT, details.attempt);
-  if (details.recovered === true) span.setAttribute(attr.RECOVERED, true);
+  const attributes = runAttributes(scope);
+  attributes[attr.STEP] = details.step;
+  attributes[attr.ATTEMPT] = details.attempt;
+  if (details.recovered === true) attributes[attr.RECOVERED] = true;
   if (result !== undefined) {
-    if (result.modelId !== undefined) span.setAttribute(attr.RESPONSE_MODEL, result.modelId);
-    span.setAttribute(attr.FINISH_REASONS, [result.finishReason]);
-    span.setAttribute(attr.INPUT_TOKENS, result.usage.inputTokens);
-    span.setAttribute(attr.OUTPUT_TOKENS, result.usage.outputTokens);
-    if (result.usage.cachedInputTokens !== undefined) span.setAttribute(attr.CACHE_READ_TOKENS, result.usage.cachedInputTokens);
-    if (result.usage.reasoningTokens !== undefined) span.setAttribute(attr.REASONING_TOKENS, result.usage.reasoningTokens);
+    if (result.modelId !== undefined) attributes[attr.RESPONSE_MODEL] = result.modelId;
+    attributes[attr.FINISH_REASONS] = [result.finishReason];
+    attributes[attr.INPUT_TOKENS] = result.usage.inputTokens;
+    attributes[attr.OUTPUT_TOKENS] = result.usage.outputTokens;
+    if (result.usage.cachedInputTokens !== undefined) attributes[attr.CACHE_READ_TOKENS] = result.usage.cachedInputTokens;
+    if (result.usage.reasoningTokens !== undefined) attributes[attr.REASONING_TOKENS] = result.usage.reasoningTokens;
     const output = current.captureContent === undefined ? undefined : current.content({ text: result.text, toolCalls: result.toolCalls });
-    if (output !== undefined) span.setAttribute(attr.OUTPUT_MESSAGES, output);
+    if (output !== undefined) attributes[attr.OUTPUT_MESSAGES] = output;
   }
-  if (details.timeToFirstChunkMs !== undefined) span.setAttribute(attr.TIME_TO_FIRST_CHUNK, seconds(details.timeToFirstChunkMs));
+  if (details.timeToFirstChunkMs !== undefined) attributes[attr.TIME_TO_FIRST_CHUNK] = seconds(details.timeToFirstChunkMs);
   const input = details.input === undefined || current.captureContent === undefined ? undefined : current.content(details.input());
-  if (input !== undefined) span.setAttribute(attr.INPUT_MESSAGES, input);
-  endSpan(span, details);
+  if (input !== undefined) attributes[attr.INPUT_MESSAGES] = input;
+  const { startedAt: startTime, endedAt: endTime } = details;
+  const ended: EndedSpan = { name: model.spanName, kind: SpanKind.CLIENT, startTime, endTime, sampling: model.base, attributes };
+  if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
+  if (details.error !== undefined) ended.error = details.error;
+  current.emit(scope, ended);
 }
-
-/** Who emits a span of the scope's run (conversation: the root session; agent: its session; session; run). */
-function setRunIdentity(span: Span, scope: SpanScope): void {
-  span.setAttribute(attr.CONVERSATION_ID, scope.rootSessionId ?? scope.sessionId);
-  span.setAttribute(attr.AGENT_ID, scope.sessionId);
-  span.setAttribute(attr.SESSION_ID, scope.sessionId);
-  span.setAttribute(attr.RUN_ID, scope.runId);
-}
-
-/** A chat or tool span's retries (events), error and end. */
-function endSpan(span: Span, details: { endedAt: number; retries?: SpanRetry[]; error?: { type: string; message?: string } }): void {
-  if (details.retries !== undefined) for (const retry of details.retries) span.addEvent(RETRY_EVENT, { [attr.ERROR_TYPE]: retry.errorType }, retry.at);
-  if (details.error !== undefined) markFailed(span, details.error);
-  span.end(details.endedAt);
-}
-
-const RETRY_EVENT = 'helix.retry';
 
 /** What an `execute_tool` span reports of one tool call. */
 export interface ToolSpanDetails {
@@ -163,24 +147,36 @@ export function toolSpan(scope: SpanScope, details: ToolSpanDetails): void {
 }
 
 function emitTool(current: AgentTelemetry, scope: SpanScope, details: ToolSpanDetails): void {
-  const spanId = toolSpanId(scope.sessionId, details.toolCallId);
-  const span = current.open(scope, { name: toolSpanName(details.toolName), spanId, startTime: details.startedAt, sampling: TOOL_SAMPLING });
-  if (span === undefined) return;
-  setRunIdentity(span, scope);
-  span.setAttribute(attr.TOOL_NAME, details.toolName);
-  span.setAttribute(attr.TOOL_CALL_ID, details.toolCallId);
-  span.setAttribute(attr.TOOL_TYPE, details.executor === 'client' ? 'extension' : 'function');
-  span.setAttribute(attr.TOOL_EXECUTOR, details.executor ?? 'server');
-  span.setAttribute(attr.TOOL_OUTCOME, details.outcome);
-  span.setAttribute(attr.STEP, details.step);
-  span.setAttribute(attr.ATTEMPT, details.attempt);
-  if (details.recovered === true) span.setAttribute(attr.RECOVERED, true);
-  if (details.extra !== undefined) span.setAttributes(details.extra);
+  const attributes = runAttributes(scope);
+  attributes[attr.TOOL_NAME] = details.toolName;
+  attributes[attr.TOOL_CALL_ID] = details.toolCallId;
+  attributes[attr.TOOL_TYPE] = details.executor === 'client' ? 'extension' : 'function';
+  attributes[attr.TOOL_EXECUTOR] = details.executor ?? 'server';
+  attributes[attr.TOOL_OUTCOME] = details.outcome;
+  attributes[attr.STEP] = details.step;
+  attributes[attr.ATTEMPT] = details.attempt;
+  if (details.recovered === true) attributes[attr.RECOVERED] = true;
+  if (details.extra !== undefined) Object.assign(attributes, details.extra);
   const args = details.arguments === undefined ? undefined : current.content(details.arguments);
-  if (args !== undefined) span.setAttribute(attr.TOOL_ARGUMENTS, args);
+  if (args !== undefined) attributes[attr.TOOL_ARGUMENTS] = args;
   const result = details.result === undefined ? undefined : current.content(details.result);
-  if (result !== undefined) span.setAttribute(attr.TOOL_RESULT, result);
-  endSpan(span, details);
+  if (result !== undefined) attributes[attr.TOOL_RESULT] = result;
+  const ended: EndedSpan = {
+    name: `execute_tool ${details.toolName}`,
+    spanId: toolSpanId(scope.sessionId, details.toolCallId),
+    startTime: details.startedAt,
+    endTime: details.endedAt,
+    sampling: TOOL_SAMPLING,
+    attributes,
+  };
+  if (details.retries !== undefined && details.retries.length > 0) ended.events = retryEvents(details.retries);
+  if (details.error !== undefined) ended.error = details.error;
+  current.emit(scope, ended);
+}
+
+/** The `helix.retry` events of the attempts retried inside a step. */
+function retryEvents(retries: readonly SpanRetry[]): NonNullable<EndedSpan['events']> {
+  return retries.map((retry) => ({ name: 'helix.retry', time: retry.at, attributes: { [attr.ERROR_TYPE]: retry.errorType } }));
 }
 
 /** What an `invoke_agent` span reports of one run. */

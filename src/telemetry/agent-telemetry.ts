@@ -3,9 +3,9 @@ import type { Counter, Histogram, Meter, Span, Tracer } from '@opentelemetry/api
 import { InvalidArgumentError } from '../errors/index.js';
 import * as attr from './semconv.js';
 import { heldHere } from './held-spans.js';
-import { honorsSpanIds, inRunContext, startEndedSpan, startSpanAt, type EndedSpan, type SpanScope, type SpanStart } from './span-emission.js';
+import { honorsSpanIds, inRunContext, startEndedSpan, type EndedSpan, type SpanScope } from './span-emission.js';
 
-export type { EndedSpan, SpanScope, SpanStart } from './span-emission.js';
+export type { EndedSpan, SpanScope } from './span-emission.js';
 export { afterRecord, identifyStepsBy } from './held-spans.js';
 
 const INSTRUMENTATION = 'helix-agents-dbos';
@@ -103,16 +103,6 @@ export class AgentTelemetry {
     const held = heldHere();
     if (held === undefined) this.startSpan(tracer, scope, ended).end(ended.endTime);
     else held.hold({ name: ended.name, endTime: ended.endTime, start: () => this.startSpan(tracer, scope, ended) });
-  }
-
-  /**
-   * Start a span of the scope's run now, for {@link later}'s work (which runs where nothing holds spans: at a step's
-   * release, or outside journaled steps); the caller sets its attributes, straight on the span, and ends it. Undefined
-   * when spans go nowhere.
-   */
-  open(scope: SpanScope, start: SpanStart): Span | undefined {
-    const tracer = this.tracing ? this.tracer : undefined;
-    return tracer === undefined ? undefined : startSpanAt(tracer, scope, start, this.honorsIds(tracer));
   }
 
   /**

@@ -83,23 +83,6 @@ export function runAttributes(scope: SpanScope): Attributes {
 /** What a sampler sees of an `execute_tool` span when it starts (shared). */
 export const TOOL_SAMPLING: Attributes = Object.freeze({ [attr.OPERATION]: 'execute_tool' });
 
-const toolSpanNames = new Map<string, string>();
-
-/**
- * The name of a tool's `execute_tool` spans (one string per tool).
- *
- * @example
- * toolSpanName('search'); // 'execute_tool search'
- */
-export function toolSpanName(toolName: string): string {
-  let name = toolSpanNames.get(toolName);
-  if (name === undefined) {
-    name = `execute_tool ${toolName}`;
-    remember(toolSpanNames, toolName, name);
-  }
-  return name;
-}
-
 type ToolOutcome = 'success' | 'error' | 'rejected' | 'aborted';
 const toolOutcomes = new Map<string, Partial<Record<ToolOutcome, Attributes>>>();
 

@@ -35,16 +35,18 @@ export function toolCallTrace(scope: Pick<SpanScope, 'sessionId' | 'rootSessionI
   return { traceId: traceIdOf(scope), parentSpanId: toolSpanId(scope.sessionId, toolCallId) };
 }
 
-/** How a span of a run starts: its name, start time, the attributes a sampler sees, its place in the trace. */
-export interface SpanStart {
+/** A span already over: its name, times and attributes. */
+export interface EndedSpan {
   name: string;
   startTime: number;
+  endTime: number;
   /**
    * The attributes a sampler may decide on, given when the span starts (semconv: `gen_ai.operation.name`, provider,
-   * request model): a shared set, never written to. The others are set once the span started (the SDK checks and
-   * copies a start's attributes twice more).
+   * request model): a shared set, never written to.
    */
   sampling?: Attributes;
+  /** The others, set once the span started (the SDK checks and copies a start's attributes twice more). */
+  attributes: Attributes;
   /** The span's own id when others refer to it (a run, a tool that calls a sub-agent). */
   spanId?: string;
   /** Parent span id; default: the run's span. */
@@ -52,15 +54,9 @@ export interface SpanStart {
   /** No parent: the top of the session's trace (a top-level run). */
   root?: boolean;
   links?: Link[];
-  kind?: SpanKind;
-}
-
-/** A span already over: how it started, when it ended, its attributes, events and error. */
-export interface EndedSpan extends SpanStart {
-  endTime: number;
-  attributes: Attributes;
   events?: Array<{ name: string; time: number; attributes?: Attributes }>;
   error?: { type: string; message?: string };
+  kind?: SpanKind;
 }
 
 /** The id a probe span asks for: a provider that hands it out honors our ids (it uses `HelixIdGenerator`). */
@@ -77,59 +73,46 @@ export function honorsSpanIds(tracer: Tracer): boolean {
 }
 
 /**
- * Start a span of the scope's run at `start.startTime`: the caller sets its attributes and ends it. With ids honored:
- * under its deterministic id and parent (a top-level run a root of the session's trace). Without (no
+ * Start one span that is over, with its attributes, events and status: the caller ends it (at `ended.endTime`). With
+ * ids honored: under its deterministic id and parent (a top-level run a root of the session's trace). Without (no
  * `HelixIdGenerator` in the provider): every span of the session a child of its virtual root, so no span names a
  * parent that does not exist; links to other runs are dropped for the same reason.
  */
-export function startSpanAt(tracer: Tracer, scope: SpanScope, start: SpanStart, idsHonored: boolean): Span {
-  const options: SpanOptions = { kind: start.kind ?? SpanKind.INTERNAL, startTime: start.startTime };
-  if (start.sampling !== undefined) options.attributes = start.sampling;
-  const traceId = traceIdOf(scope);
+export function startEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): Span {
+  const options: SpanOptions = { kind: ended.kind ?? SpanKind.INTERNAL, startTime: ended.startTime };
+  if (ended.sampling !== undefined) options.attributes = ended.sampling;
   // ROOT_CONTEXT holds no span: a top-level run needs no `root` option (the SDK would copy the context to drop one).
   let parent = ROOT_CONTEXT;
-  if (!idsHonored) parent = parentContext(traceId, virtualRootOf(scope));
-  else if (start.root !== true) parent = start.parentSpanId === undefined ? runContextOf(scope, traceId) : parentContext(traceId, start.parentSpanId);
-  if (idsHonored && start.links !== undefined) options.links = start.links;
-  if (start.spanId === undefined) return tracer.startSpan(start.name, options, parent);
-  // One synchronous startSpan takes the ids (HelixIdGenerator); nothing else can start a span in between.
-  pendSpanIds(traceId, start.spanId);
-  try {
-    return tracer.startSpan(start.name, options, parent);
-  } finally {
-    clearSpanIds();
+  if (!idsHonored) parent = parentContext(traceIdOf(scope), virtualRootOf(scope));
+  else if (ended.root !== true) parent = ended.parentSpanId === undefined ? runContextOf(scope) : parentContext(traceIdOf(scope), ended.parentSpanId);
+  if (idsHonored && ended.links !== undefined) options.links = ended.links;
+  let span: Span;
+  if (ended.spanId === undefined) span = tracer.startSpan(ended.name, options, parent);
+  else {
+    // One synchronous startSpan takes the ids (HelixIdGenerator); nothing else can start a span in between.
+    pendSpanIds(traceIdOf(scope), ended.spanId);
+    try {
+      span = tracer.startSpan(ended.name, options, parent);
+    } finally {
+      clearSpanIds();
+    }
   }
-}
-
-/**
- * Start one span that is over, with its attributes, events and status: the caller ends it (at `ended.endTime`). Where
- * it goes: {@link startSpanAt}.
- */
-export function startEndedSpan(tracer: Tracer, scope: SpanScope, ended: EndedSpan, idsHonored: boolean): Span {
-  const span = startSpanAt(tracer, scope, ended, idsHonored);
   span.setAttributes(ended.attributes);
   const events = ended.events;
   if (events !== undefined) for (const event of events) span.addEvent(event.name, event.attributes ?? {}, event.time);
-  if (ended.error !== undefined) markFailed(span, ended.error);
+  if (ended.error !== undefined) {
+    span.setAttribute(ERROR_TYPE, ended.error.type);
+    span.setStatus(ended.error.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: ended.error.message });
+  }
   return span;
-}
-
-/**
- * Mark a span failed: `error.type` and an error status (with the message, when there is one).
- *
- * @example
- * markFailed(span, { type: 'run_failed', message: 'the model refused' });
- */
-export function markFailed(span: Span, error: { type: string; message?: string }): void {
-  span.setAttribute(ERROR_TYPE, error.type);
-  span.setStatus(error.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: error.message });
 }
 
 /** Each run's span context (the parent of its chat and tool spans), by run id, checked against the scope's trace. */
 const runContexts = new Map<string, { traceId: string; context: Context }>();
 
 /** The context whose span is the scope's run span: the parent of the run's chat and tool spans. */
-function runContextOf(scope: SpanScope, traceId = traceIdOf(scope)): Context {
+function runContextOf(scope: SpanScope): Context {
+  const traceId = traceIdOf(scope);
   const known = runContexts.get(scope.runId);
   if (known !== undefined && known.traceId === traceId) return known.context;
   const created = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: runSpanId(scope.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true });
