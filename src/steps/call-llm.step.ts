@@ -101,7 +101,7 @@ export class CallLLMStep {
 
     // Fires when abort() cancels the run's workflow: the adapter stops the provider call.
     const abortSignal = DBOS.stepStatus?.cancelSignal;
-    const adopted = (await ahead?.madeFrom(agent, state, history)) === true ? ahead : undefined;
+    let adopted = (await ahead?.madeFrom(agent, state, history)) === true ? ahead : undefined;
     // A call made ahead and not adopted is stopped; its chunks (its first delta was flushed) are reset first.
     let resetNeeded = needsStreamReset(turnKeyOf(input)) || (adopted === undefined && ahead?.discard() === true);
     const rateLimitWaits = { count: 0, waitedMs: 0 };
@@ -131,7 +131,9 @@ export class CallLLMStep {
       }
       const permit = await acquireModelPermit(environment, input, messages, attempt);
       if (permit.kind === 'interrupted') return interruptedOutcome(stateStore, input.sessionId);
-      const first = attempt === 1 ? adopted : undefined;
+      // The call made ahead is the first attempt's, once (a rate limit waited out repeats attempt 1 with a new call).
+      const first = adopted;
+      adopted = undefined;
       const startedAt = first?.startedAt ?? Date.now();
       // An interrupt (from any process) stops the call in flight: the flag is read while the model generates.
       const watch = watchInterruptFlag(stateStore, input.sessionId, abortSignal);

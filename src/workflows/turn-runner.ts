@@ -6,6 +6,7 @@ import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { recordOperatorCancel } from '../steps/dbos-cancel.js';
+import { dropFirstStepReads } from '../steps/first-step-reads.js';
 import { runTurn } from './turn-loop.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
@@ -55,13 +56,33 @@ export function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: A
 }
 
 async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
-  // Aborted between the run record and this begin: the run stays aborted and nothing runs.
-  // A begin whose start stored the turn writes nothing: its record may ride with the first LLM step's, when that step
-  // comes next (companions' ended turns are delivered by a step of DBOS's own between).
+  try {
+    // Aborted between the run record and this begin: the run stays aborted and nothing runs.
+    if (options.begun !== true && (await beginTurn(agent, scope, input)).aborted === true)
+      return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+    return await turnAfterBegin(agent, scope, input, options);
+  } finally {
+    // What the launch started for the run's first LLM step and no step took (a cancel or crash before it): dropped.
+    dropFirstStepReads(scope.runId);
+  }
+}
+
+/**
+ * The run's BeginRunStep. A begin whose start stored the turn writes nothing: its record may ride with the first LLM
+ * step's, when that step comes next (companions' ended turns are delivered by a step of DBOS's own between). A cancel
+ * that stops it (an operator's, during the first model call made ahead) is recorded as one during the turn is.
+ */
+async function beginTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput): Promise<{ aborted?: true }> {
   const withNextStep = input.turnStored === true && input.resume === undefined && agent.persistentAgents.length === 0;
-  const beginOptions = { withNextStep, queued: input.queue !== undefined };
-  if (options.begun !== true && (await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, beginOptions)).aborted === true)
-    return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+  try {
+    return await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, { withNextStep, queued: input.queue !== undefined });
+  } catch (error) {
+    if (isDBOSControlError(error)) await recordOperatorCancel(scope, input.parent, false);
+    throw error;
+  }
+}
+
+async function turnAfterBegin(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
   const progress: TurnContext['progress'] = { step: 0 };
