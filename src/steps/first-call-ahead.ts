@@ -1,4 +1,5 @@
 import { toToolSchemas, type AnyAgentConfig } from '../agent/index.js';
+import { InternalError } from '../errors/index.js';
 import { buildEffectiveTools, buildMessagesForLLM } from '../orchestration/index.js';
 import type { StoredMessage } from '../types/message.js';
 import type { SessionState } from '../types/session.js';
@@ -77,7 +78,7 @@ export class FirstCallAhead {
   async adopt(signal: AbortSignal): Promise<StepResult> {
     const result = this.#result;
     const emitter = this.#emitter;
-    if (result === undefined || emitter === undefined) throw new Error('No call was made ahead.');
+    if (result === undefined || emitter === undefined) throw new InternalError('No call was made ahead.');
     if (signal.aborted) this.#controller.abort(signal.reason);
     else signal.addEventListener('abort', () => this.#controller.abort(signal.reason), { once: true });
     const held = this.#held ?? [];
@@ -88,7 +89,7 @@ export class FirstCallAhead {
 
   /** Stop the call; returns whether it may have written chunks (the step that follows must reset them). */
   discard(): boolean {
-    this.#controller.abort(new Error('The call made ahead was not adopted.'));
+    this.#controller.abort(new InternalError('The call made ahead was not adopted.'));
     return this.#wrote;
   }
 
@@ -161,7 +162,7 @@ export function startFirstCallAhead(
   started: Promise<unknown>,
 ): void {
   const allowed = environment.then(firstCallMayGoAhead, () => false);
-  const call = new FirstCallAhead(run, allowed.then((may) => (may ? environment : Promise.reject(new Error('not ahead')))), reads, started);
+  const call = new FirstCallAhead(run, allowed.then((may) => (may ? environment : Promise.reject(new InternalError('The first model call does not go ahead.')))), reads, started);
   ahead.delete(run.runId);
   ahead.set(run.runId, call);
   for (const [oldest, entry] of ahead) {
