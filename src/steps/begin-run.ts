@@ -7,7 +7,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
-import { dropFirstStepReads, firstStepFollowsBegin, firstStepReadsStarted, startFirstStepReads } from './first-step-reads.js';
+import { beginFiresNoHook, dropFirstStepReads, firstStepReadsStarted, startFirstStepReads } from './first-step-reads.js';
 import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -128,7 +128,7 @@ export interface BeginReads {
 export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }): Promise<BeginReads> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const readsAhead = firstStepNext && firstStepFollowsBegin({ turnStored: input.turnStored }, 0, hooks);
+  const readsAhead = firstStepNext && input.turnStored === true && beginFiresNoHook(hooks);
   // Started already when this process launched the run (`startRunReadsAhead`); dropped if this begin may not use them.
   if (!readsAhead) dropFirstStepReads(input.runId);
   else if (!firstStepReadsStarted(stateStore, input.runId)) startFirstStepReads(stateStore, input);

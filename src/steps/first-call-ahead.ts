@@ -94,7 +94,9 @@ export class FirstCallAhead {
   }
 
   async #call(environment: Promise<StepEnvironment>, reads: FirstStepReads, started: Promise<unknown>): Promise<CallBasis | undefined> {
-    const { dependencies, agent, emitter } = await environment;
+    const resolved = await environment;
+    if (!firstCallMayGoAhead(resolved)) return undefined;
+    const { dependencies, agent, emitter } = resolved;
     this.#emitter = emitter;
     // The model is called only once the run's workflow is durable (DBOS recorded its start), never before.
     const [flag, state, history] = await Promise.all([reads.flag, reads.state, reads.history, started]);
@@ -161,8 +163,7 @@ export function startFirstCallAhead(
   reads: FirstStepReads,
   started: Promise<unknown>,
 ): void {
-  const allowed = environment.then(firstCallMayGoAhead, () => false);
-  const call = new FirstCallAhead(run, allowed.then((may) => (may ? environment : Promise.reject(new InternalError('The first model call does not go ahead.')))), reads, started);
+  const call = new FirstCallAhead(run, environment, reads, started);
   ahead.delete(run.runId);
   ahead.set(run.runId, call);
   for (const [oldest, entry] of ahead) {

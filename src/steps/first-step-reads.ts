@@ -46,20 +46,25 @@ export function startFirstStepReads(store: SessionStateStore, at: { sessionId: s
 }
 
 /**
- * Whether a run's begin goes straight to its first LLM step, writing nothing and firing no hook that could change what
- * that step reads: a stored fresh turn (`turnStored`, no resume) of an agent without companions (their ended turns are
- * delivered between), with no onAgentStart or onAgentResumed hook. Only then may that step's reads start before it.
+ * Whether a run's begin writes nothing and its workflow's next DBOS operation is its first LLM step: a stored fresh
+ * turn (`turnStored`, no resume) of an agent without companions (their ended turns are delivered between).
  *
  * @example
- * if (firstStepFollowsBegin(input, agent.persistentAgents.length, hooks)) startRunReadsAhead(stores, input);
+ * const withNextStep = firstStepFollowsBegin(input, agent.persistentAgents.length);
  */
-export function firstStepFollowsBegin(
-  input: { turnStored?: true; resume?: unknown },
-  companions: number,
-  hooks: Pick<HookManager, 'hasHooks'>,
-): boolean {
-  const stored = input.turnStored === true && input.resume === undefined && companions === 0;
-  return stored && !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
+export function firstStepFollowsBegin(input: { turnStored?: true; resume?: unknown }, companions: number): boolean {
+  return input.turnStored === true && input.resume === undefined && companions === 0;
+}
+
+/**
+ * Whether a begin fires no hook that could change what its first LLM step reads (no onAgentStart, no onAgentResumed):
+ * with {@link firstStepFollowsBegin}, that step's reads may start before it.
+ *
+ * @example
+ * const readsAhead = firstStepNext && beginFiresNoHook(hooks);
+ */
+export function beginFiresNoHook(hooks: Pick<HookManager, 'hasHooks'>): boolean {
+  return !hooks.hasHooks('onAgentStart') && !hooks.hasHooks('onAgentResumed');
 }
 
 /**
@@ -67,7 +72,7 @@ export function firstStepFollowsBegin(
  * first model call from those reads (`startFirstCallAhead`: made once `started`, DBOS's record of the workflow's
  * start, resolves), right after its start committed, while DBOS records its workflow's start: its begin then starts
  * nothing, and its first LLM step adopts the call (the model is called, and its first delta streamed, while the run
- * begins). Only when {@link firstStepFollowsBegin}, for a run whose workflow starts in this process; returns whether it
+ * begins). Only when {@link firstStepFollowsBegin} and {@link beginFiresNoHook}, for a run whose workflow starts in this process; returns whether it
  * started them (drop them with {@link dropFirstStepReads} if the workflow does not start).
  *
  * @example
@@ -78,7 +83,7 @@ export function startRunReadsAhead(
   run: RunScope & { turnStored?: true; resume?: unknown },
   agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'>; started: Promise<unknown> },
 ): boolean {
-  if (!firstStepFollowsBegin(run, agent.companions, agent.hooks)) return false;
+  if (!firstStepFollowsBegin(run, agent.companions) || !beginFiresNoHook(agent.hooks)) return false;
   const reads = startFirstStepReads(stores.stateStore, run);
   new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
   startFirstCallAhead(run, stepEnvironment(run, 1), reads, agent.started);

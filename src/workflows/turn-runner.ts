@@ -6,7 +6,7 @@ import { describeError, type RunScope } from '../steps/step-scope.js';
 import type { AgentResult } from '../types/result.js';
 import { isDBOSControlError } from './dbos-control-errors.js';
 import { recordOperatorCancel } from '../steps/dbos-cancel.js';
-import { dropFirstStepReads } from '../steps/first-step-reads.js';
+import { dropFirstStepReads, firstStepFollowsBegin } from '../steps/first-step-reads.js';
 import { runTurn } from './turn-loop.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
@@ -73,7 +73,7 @@ async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: Agent
  * that stops it (an operator's, during the first model call made ahead) is recorded as one during the turn is.
  */
 async function beginTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput): Promise<{ aborted?: true }> {
-  const withNextStep = input.turnStored === true && input.resume === undefined && agent.persistentAgents.length === 0;
+  const withNextStep = firstStepFollowsBegin(input, agent.persistentAgents.length);
   try {
     return await RunLifecycleStep.begin({ ...scope, ...beginOf(input) }, { withNextStep, queued: input.queue !== undefined });
   } catch (error) {

@@ -30,7 +30,7 @@ function environment(adapter: unknown) {
     emit: async (chunk: { type: string; delta?: string }) => void log.push(`${chunk.type}:${chunk.delta ?? ''}`),
     flush: async () => void log.push('flush'),
   };
-  const value = { dependencies: { llmAdapter: adapter }, agent, emitter } as unknown as StepEnvironment;
+  const value = { dependencies: { llmAdapter: adapter }, agent, emitter, hooks: { hasHooks: () => false } } as unknown as StepEnvironment;
   return { value, log };
 }
 
