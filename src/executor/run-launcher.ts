@@ -175,7 +175,8 @@ export class RunLauncher {
     const watch = input.queue === undefined ? watchRunChange([runId, sessionSignal(sessionId)]) : undefined;
     const startsHere = this.deferred.getStore() === undefined && input.queue === undefined;
     const starting = this.startWorkflow(input);
-    const readsAhead = startsHere && startRunReadsAhead(this.config, input, { companions: agent.persistentAgents.length, hooks, started: starting });
+    const ahead = { companions: agent.persistentAgents.length, hooks, started: starting };
+    const readsAhead = startsHere && startRunReadsAhead(this.config, input, ahead);
     let live: WorkflowHandle<unknown> | undefined;
     try {
       live = await starting;

@@ -72,8 +72,9 @@ export function beginFiresNoHook(hooks: Pick<HookManager, 'hasHooks'>): boolean 
  * first model call from those reads (`startFirstCallAhead`: made once `started`, DBOS's record of the workflow's
  * start, resolves), right after its start committed, while DBOS records its workflow's start: its begin then starts
  * nothing, and its first LLM step adopts the call (the model is called, and its first delta streamed, while the run
- * begins). Only when {@link firstStepFollowsBegin} and {@link beginFiresNoHook}, for a run whose workflow starts in this process; returns whether it
- * started them (drop them with {@link dropFirstStepReads} if the workflow does not start).
+ * begins). Only when {@link firstStepFollowsBegin} and {@link beginFiresNoHook}, for a run whose workflow starts in
+ * this process; returns whether it started them (drop them with {@link dropFirstStepReads} if the workflow does not
+ * start).
  *
  * @example
  * const readsAhead = startRunReadsAhead({ stateStore, streamManager }, input, { companions: 0, hooks, started });

@@ -48,7 +48,10 @@ export class RunLifecycleStep {
    * `withNextStep`: the workflow's next DBOS operation is a journaled step (the run's first LLM call), which may then
    * record this begin with its own record when it wrote nothing (a begin whose start stored the turn).
    */
-  static begin(input: BeginRunInput, options: { withNextStep?: boolean; queued?: boolean } = {}): Promise<{ stepCount: number; aborted?: true }> {
+  static begin(
+    input: BeginRunInput,
+    options: { withNextStep?: boolean; queued?: boolean } = {},
+  ): Promise<{ stepCount: number; aborted?: true }> {
     const firstStepNext = options.withNextStep === true;
     let ahead: Promise<BeginReads> | undefined;
     // The begin's reads go out beside the journal's look for its recorded outcome; a replayed begin drops them.

@@ -82,7 +82,12 @@ async function beginTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWor
   }
 }
 
-async function turnAfterBegin(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
+async function turnAfterBegin(
+  agent: AnyAgentConfig,
+  scope: RunScope,
+  input: AgentWorkflowInput,
+  options: RecordedTurnOptions,
+): Promise<AgentResult> {
   // Companion turns that ended since the parent last heard of them: delivered once, before the first model call.
   if (agent.persistentAgents.length > 0 && input.resume?.suspension === undefined) await CompanionStep.deliver(scope);
   const progress: TurnContext['progress'] = { step: 0 };
