@@ -8,11 +8,11 @@ import type { RunRecord, SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
-import { waitingResultOf } from './waiting-result.js';
-import { awaitRemoteResult, REMOTE_SAFETY_CHECK_MS } from './remote-result.js';
+import { storedWaitingResult } from './waiting-result.js';
+import { awaitRemoteResult } from './remote-result.js';
+import { remoteRunChange } from './remote-looks.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
-import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { endsRun } from '../stream/run-end.js';
 
@@ -110,7 +110,8 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
 
   private async outcome(): Promise<AgentResult<TOutput>> {
     // A local run awaits its DBOS handle and this process's run signals (the store is read once now, then on a signal
-    // but its end's); a run elsewhere, the process's shared status watch (its end) or a store check once a second.
+    // but its end's); a run elsewhere, the process's shared status watch (its end) and its store's shared check of the
+    // watched runs (now, then once a second: remote-looks.ts), read on its own only when that check names it.
     const local = this.context.liveHandle !== undefined;
     const final = this.finalResult(local);
     final.catch(() => undefined);
@@ -122,8 +123,11 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     for (let first = true; ; first = false) {
       const stop = new AbortController();
       // A queued run may still run in this process: its signals wake the wait on either path.
-      const wait = waitForRunChange([this.runId, sessionSignal(this.sessionId)], local ? LOCAL_SAFETY_CHECK_MS : REMOTE_SAFETY_CHECK_MS, stop.signal);
-      const seen = first ? this.firstSignals() : 'wait';
+      const keys = [this.runId, sessionSignal(this.sessionId)];
+      const wait = local
+        ? waitForRunChange(keys, LOCAL_SAFETY_CHECK_MS, stop.signal)
+        : remoteRunChange(this.context.stateStore, this, keys, first, stop.signal);
+      const seen = first && local ? this.firstSignals() : 'wait';
       if (seen === 'look') {
         const waiting = await this.waitingResult();
         if (waiting !== undefined && settled === undefined) {
@@ -287,14 +291,6 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
   private async waitingResult(): Promise<AgentResult<TOutput> | undefined> {
     const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
     if (run?.status === 'aborted') return this.abortedOutcome(run);
-    if (run?.status !== 'running') return undefined;
-    const state = await this.context.stateStore.loadState(this.sessionId);
-    const open = [
-      ...openCallsOf(state),
-      ...(state === null ? [] : await openCallsOfDescendants(this.context.stateStore, state)),
-    ];
-    // An interrupted run is ending (woken, it records `interrupted`): its outcome is that, not the wait.
-    if (open.length === 0 || (await this.context.stateStore.isInterruptRequested(this.sessionId))) return undefined;
-    return waitingResultOf({ sessionId: this.sessionId, runId: this.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
+    return run?.status === 'running' ? storedWaitingResult<TOutput>(this.context.stateStore, run) : undefined;
   }
 }

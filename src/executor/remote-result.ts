@@ -1,8 +1,6 @@
 import { DBOS, type WorkflowStatus, type WorkflowStatusString } from '@dbos-inc/dbos-sdk';
 
 const ENDED_STATUSES: WorkflowStatusString[] = ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'];
-/** How often a handle of a run elsewhere checks the store for a human wait (a safety net beside the status watch). */
-export const REMOTE_SAFETY_CHECK_MS = 1_000;
 /**
  * How often the process asks DBOS, in one query, which of the watched runs ended: every 1 ms + 1 ms per watched run,
  * at most every 20 ms (a caller awaiting one run learns of its end within a few ms; many awaited runs share one query

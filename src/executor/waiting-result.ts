@@ -1,5 +1,7 @@
 import type { AgentResult, SuspendedCall } from '../types/result.js';
-import type { PendingClientToolCall } from '../types/session.js';
+import type { PendingClientToolCall, RunRecord } from '../types/session.js';
+import type { SessionStateStore } from '../store/state-store.js';
+import { openCallsOf, openCallsOfDescendants } from '../store/open-calls.js';
 
 /**
  * The result a handle reports while its run waits warm for client tool results or approvals: `suspended_client_tool`
@@ -40,4 +42,22 @@ export function suspendedCallOf(entry: Pick<PendingClientToolCall, 'toolCallId' 
     kind: entry.kind,
     ...(entry.kind === 'approval' ? { approvalId: entry.approvalId ?? entry.toolCallId } : {}),
   };
+}
+
+/**
+ * What the store says of a `running` run: {@link waitingResultOf} its open calls (its session's own, and its
+ * sub-agents' it owns), or `undefined` while none is open or an interrupt of the session is requested (the run is
+ * ending: its outcome is that, not the wait).
+ *
+ * @example
+ * const waiting = run.status === 'running' ? await storedWaitingResult(stateStore, run) : undefined;
+ */
+export async function storedWaitingResult<TOutput>(
+  stateStore: SessionStateStore,
+  run: Pick<RunRecord, 'sessionId' | 'runId' | 'stepCount'>,
+): Promise<AgentResult<TOutput> | undefined> {
+  const state = await stateStore.loadState(run.sessionId);
+  const open = [...openCallsOf(state), ...(state === null ? [] : await openCallsOfDescendants(stateStore, state))];
+  if (open.length === 0 || (await stateStore.isInterruptRequested(run.sessionId))) return undefined;
+  return waitingResultOf({ sessionId: run.sessionId, runId: run.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
 }

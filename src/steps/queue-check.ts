@@ -64,13 +64,30 @@ export async function childQueuePlacement(queueName: string | undefined, parent:
  * its partitioning reaches this process's checks within this time.
  */
 const REGISTERED_QUEUE_TTL_MS = 1_000;
-/** Queues seen registered: whether each is partitioned, and until when that is trusted. */
-const registeredQueues = new Map<string, { partitioned: boolean; until: number }>();
+/**
+ * Queues seen registered: whether each is partitioned (a read in flight, or its answer), and until when that is
+ * trusted. Starts that ask while the read is in flight share it: a burst of starts reads the registration once.
+ */
+const registeredQueues = new Map<string, { partitioned: Promise<boolean>; until: number }>();
 
 /** Whether the registered queue `name` is partitioned (any per-partition limit). */
 async function registeredQueuePartitioned(name: string): Promise<boolean> {
   const seen = registeredQueues.get(name);
   if (seen !== undefined && seen.until > Date.now()) return seen.partitioned;
+  const entry = { partitioned: readQueuePartitioned(name), until: Number.POSITIVE_INFINITY };
+  registeredQueues.set(name, entry);
+  try {
+    await entry.partitioned;
+    entry.until = Date.now() + REGISTERED_QUEUE_TTL_MS;
+  } catch (error) {
+    // Not registered (or the read failed): the next start asks again.
+    if (registeredQueues.get(name) === entry) registeredQueues.delete(name);
+    throw error;
+  }
+  return entry.partitioned;
+}
+
+async function readQueuePartitioned(name: string): Promise<boolean> {
   const queue = await DBOS.retrieveQueue(name);
   if (queue === null) {
     throw new ConfigurationError(
@@ -79,7 +96,5 @@ async function registeredQueuePartitioned(name: string): Promise<boolean> {
       { queue: name },
     );
   }
-  const partitioned = queue.partitionConcurrency !== undefined || queue.partitionWorkerConcurrency !== undefined || queue.partitionRateLimit !== undefined;
-  registeredQueues.set(name, { partitioned, until: Date.now() + REGISTERED_QUEUE_TTL_MS });
-  return partitioned;
+  return queue.partitionConcurrency !== undefined || queue.partitionWorkerConcurrency !== undefined || queue.partitionRateLimit !== undefined;
 }

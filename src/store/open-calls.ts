@@ -37,3 +37,19 @@ export async function openCallsOfDescendants(
     return entry !== undefined && entry.submittedAt === undefined ? [entry] : [];
   });
 }
+
+/**
+ * Whether a session may be waiting for a human: it holds an open call of its own ({@link openCallsOf}), or its
+ * ownership map names a sub-agent's call the session has not recorded completed (that call may still be open: see
+ * {@link openCallsOfDescendants}). A cheap first look: `false` means nothing of its tree waits.
+ *
+ * @example
+ * if (mayAwaitHuman(state)) waiting = [...openCallsOf(state), ...(await openCallsOfDescendants(stateStore, state))];
+ */
+export function mayAwaitHuman(
+  state: Pick<SessionState, 'sessionId' | 'pendingClientToolCalls' | 'clientToolCallOwnership' | 'completedClientToolCalls'>,
+): boolean {
+  if (openCallsOf(state).length > 0) return true;
+  const completed = state.completedClientToolCalls ?? {};
+  return Object.entries(state.clientToolCallOwnership ?? {}).some(([toolCallId, owner]) => owner !== state.sessionId && completed[toolCallId] === undefined);
+}

@@ -23,6 +23,7 @@ const optionalStepId = optionalIdArgument('stepId');
 export const STATE_STORE_ARGUMENTS = {
   listFinishedSessions: [],
   countSessionsAwaitingHumans: [],
+  runsWaitingOrAborted: [everyItem(objectFields({ sessionId: idArgument('sessionId'), runId: idArgument('runId') }))],
   listSessions: [],
   close: [],
   createSession: [sessionId, objectFields(linkedIds)],

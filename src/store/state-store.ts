@@ -73,6 +73,14 @@ export interface SessionStateStore {
    */
   countSessionsAwaitingHumans?(): Promise<number>;
   /**
+   * Of `runs`, the ids of those a caller awaiting them must look at: runs recorded `aborted`, and `running` runs whose
+   * session holds a client tool call or approval no one answered yet, or owns a sub-agent's call not yet completed
+   * (`clientToolCallOwnership`). May name a run that turns out not to wait (the caller's full look decides); never
+   * leaves out one that does. In one read for all of them: the handles of runs that other processes run (queued runs)
+   * share one check a second instead of reading each run and session. Optional: without it each handle reads its own.
+   */
+  runsWaitingOrAborted?(runs: ReadonlyArray<{ sessionId: string; runId: string }>): Promise<string[]>;
+  /**
    * Operators' view (the console, the CLI): a page of sessions, most recently written first, with how many match in
    * all. Optional: a store without it cannot back them. `INVALID_ARGUMENT` for a malformed query.
    */

@@ -164,6 +164,9 @@ export class InMemoryStateStore implements SessionStateStore {
   async getRun(sessionId: string, runId: string): Promise<RunRecord | null> {
     return runs.getMemoryRun(this.data, sessionId, runId);
   }
+  async runsWaitingOrAborted(runList: ReadonlyArray<{ sessionId: string; runId: string }>): Promise<string[]> {
+    return runs.memoryRunsWaitingOrAborted(this.data, runList);
+  }
 
   async createCheckpoint(sessionId: string, meta: CheckpointMeta): Promise<Checkpoint> {
     return checkpoints.createMemoryCheckpoint(this.data, sessionId, meta);

@@ -3,6 +3,7 @@ import type { CreateRunInput, RunRecord, RunStatus } from '../../types/session.j
 import { cloneJson } from '../../database/json.js';
 import { applyRunPatch, buildRunRecord, type RunPatch } from '../record-updates.js';
 import type { MemoryData } from './memory-data.js';
+import { mayAwaitHuman } from '../open-calls.js';
 
 /**
  * Record a run with the next contiguous turn; an existing runId returns the stored record.
@@ -73,4 +74,19 @@ export function listMemoryRuns(data: MemoryData, sessionId: string): { runs: Run
 export function getMemoryRun(data: MemoryData, sessionId: string, runId: string): RunRecord | null {
   const run = data.find(sessionId)?.runs.find((candidate) => candidate.runId === runId);
   return run === undefined ? null : cloneJson(run, 'run');
+}
+
+/**
+ * `runsWaitingOrAborted`: of `runs`, those recorded `aborted`, and the `running` ones whose session may await a human.
+ *
+ * @example
+ * const look = memoryRunsWaitingOrAborted(data, [{ sessionId: 's1', runId: 'r1' }]);
+ */
+export function memoryRunsWaitingOrAborted(data: MemoryData, runs: ReadonlyArray<{ sessionId: string; runId: string }>): string[] {
+  return runs.flatMap(({ sessionId, runId }) => {
+    const record = data.find(sessionId);
+    const status = record?.runs.find((run) => run.runId === runId)?.status;
+    const look = status === 'aborted' || (status === 'running' && record !== undefined && mayAwaitHuman(record.state));
+    return look ? [runId] : [];
+  });
 }

@@ -232,6 +232,9 @@ export class PostgresStateStore implements SessionStateStore {
   async getRun(sessionId: string, runId: string): Promise<RunRecord | null> {
     return (await runs.readPostgresRuns(this.context, sessionId, { runId }))[0] ?? null;
   }
+  async runsWaitingOrAborted(runList: ReadonlyArray<{ sessionId: string; runId: string }>): Promise<string[]> {
+    return runs.postgresRunsWaitingOrAborted(this.context, runList);
+  }
 
   async createCheckpoint(sessionId: string, meta: CheckpointMeta): Promise<Checkpoint> {
     return checkpoints.createPostgresCheckpoint(this.context, sessionId, meta);

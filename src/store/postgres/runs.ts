@@ -221,3 +221,31 @@ export async function readPostgresRuns(
   const rows = await database.run('read runs', async (connection) => (await connection.query<RunRow>(sql, parameters)).rows);
   return rows.map(runFromRow);
 }
+
+/** A session row's `state` may await a human (as `mayAwaitHuman` in open-calls.ts): an open call, or an owned one not completed. */
+const MAY_AWAIT_HUMAN_SQL = `((jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
+    AND EXISTS (SELECT 1 FROM jsonb_each(s.state->'pendingClientToolCalls') AS call(id, entry) WHERE NOT (call.entry ? 'submittedAt')))
+  OR (jsonb_typeof(s.state->'clientToolCallOwnership') = 'object'
+    AND EXISTS (SELECT 1 FROM jsonb_each_text(s.state->'clientToolCallOwnership') AS owned(call_id, owner)
+      WHERE owned.owner <> s.session_id AND NOT (COALESCE(s.state->'completedClientToolCalls', '{}'::jsonb) ? owned.call_id))))`;
+
+/**
+ * `runsWaitingOrAborted`: of `runs`, those recorded `aborted`, and the `running` ones whose session may await a human;
+ * one statement for all of them.
+ *
+ * @example
+ * const look = await postgresRunsWaitingOrAborted(context, [{ sessionId: 's1', runId: 'r1' }]);
+ */
+export async function postgresRunsWaitingOrAborted(
+  { database, tables }: PostgresContext,
+  runs: ReadonlyArray<{ sessionId: string; runId: string }>,
+): Promise<string[]> {
+  if (runs.length === 0) return [];
+  const sql = `SELECT r.run_id FROM unnest($1::text[], $2::text[]) AS asked(session_id, run_id)
+    JOIN ${tables.runs} AS r ON r.session_id = asked.session_id AND r.run_id = asked.run_id
+    JOIN ${tables.sessions} AS s ON s.session_id = r.session_id
+    WHERE r.status = 'aborted' OR (r.status = 'running' AND ${MAY_AWAIT_HUMAN_SQL})`;
+  const parameters = [runs.map((run) => run.sessionId), runs.map((run) => run.runId)];
+  const rows = await database.run('read runs waiting or aborted', async (connection) => (await connection.query<{ run_id: string }>(sql, parameters)).rows);
+  return rows.map((row) => row.run_id);
+}

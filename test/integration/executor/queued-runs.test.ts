@@ -12,6 +12,7 @@ const queued = defineAgent({ name: 'queued_chat', systemPrompt: 'Chat.', queue: 
 const inPlace = defineAgent({ name: 'in_place_chat', systemPrompt: 'Chat.' });
 const tenants = defineAgent({ name: 'tenant_chat', systemPrompt: 'Chat.', queue: 'tenants' });
 const cached = defineAgent({ name: 'cached_queue_chat', systemPrompt: 'Chat.', queue: 'cached' });
+const burst = defineAgent({ name: 'burst_queue_chat', systemPrompt: 'Chat.', queue: 'burst' });
 const lost = defineAgent({ name: 'lost_chat', systemPrompt: 'Chat.', queue: 'nobody_registered_this' });
 const researcher = defineAgent({ name: 'queued_researcher', systemPrompt: 'Research.', queue: 'children', outputSchema: z.object({ found: z.string() }) });
 const planner = defineAgent({
@@ -28,6 +29,7 @@ beforeAll(async () => {
   await DBOS.registerQueue('children', { minPollingIntervalMs: 20 });
   await DBOS.registerQueue('tenants', { minPollingIntervalMs: 20, partitionConcurrency: 1 });
   await DBOS.registerQueue('cached', { minPollingIntervalMs: 20 });
+  await DBOS.registerQueue('burst', { minPollingIntervalMs: 20 });
 });
 afterAll(async () => {
   await runtime?.shutdown();
@@ -71,6 +73,18 @@ describe('queued runs', () => {
       registrations.mockRestore();
       results.mockRestore();
       watched.mockRestore();
+    }
+  });
+
+  it("reads a queue's registration once for a burst of concurrent starts", async () => {
+    llm.use(answer('Burst.'));
+    const registrations = vi.spyOn(DBOS, 'retrieveQueue');
+    try {
+      const handles = await Promise.all([1, 2, 3, 4].map((index) => runtime.executor.execute(burst, 'Hi.', { sessionId: `burst-${index}` })));
+      expect(registrations.mock.calls.filter(([name]) => name === 'burst')).toHaveLength(1);
+      expect((await Promise.all(handles.map((handle) => handle.result()))).map((result) => result.status)).toEqual(handles.map(() => 'completed'));
+    } finally {
+      registrations.mockRestore();
     }
   });
 

@@ -75,5 +75,42 @@ export function defineRunContract(context: ContractContext): void {
       expect((await store.getRun(id, 'r1'))?.error).toBeUndefined();
       await expectCode(store.compareAndSetRunStatus!(id, 'nope', ['running'], 'failed'), 'INVALID_ARGUMENT');
     });
+
+    it('names, of the runs asked, the aborted ones and the running ones whose session may await a human', async () => {
+      const { store } = context;
+      const find = store.runsWaitingOrAborted?.bind(store);
+      expect(find).toBeTypeOf('function'); // both shipped stores answer it
+      const call = (toolCallId: string, submittedAt?: number) => ({
+        toolCallId,
+        toolName: 'ask',
+        kind: 'client' as const,
+        input: {},
+        ownerSessionId: 'owner',
+        agentType: 'assistant',
+        runId: 'r1',
+        createdAt: 1,
+        ...(submittedAt === undefined ? {} : { submittedAt }),
+      });
+      const session = async (name: string, status: 'running' | 'aborted' | 'completed', state: Parameters<typeof store.saveState>[1] = {}) => {
+        const { sessionId } = await context.createSession(name);
+        await store.createRun(sessionId, runInput(`${name}-run`, { status }));
+        await store.saveState(sessionId, state);
+        return { sessionId, runId: `${name}-run` };
+      };
+      const open = await session('look-open', 'running', { pendingClientToolCalls: { a: call('a', 5), b: call('b') } });
+      const answered = await session('look-answered', 'running', { pendingClientToolCalls: { a: call('a', 5) } });
+      const aborted = await session('look-aborted', 'aborted');
+      const ended = await session('look-ended', 'completed', { pendingClientToolCalls: { a: call('a') } });
+      const idle = await session('look-idle', 'running');
+      const child = context.sessionId('look-child');
+      const owning = await session('look-owning', 'running', { clientToolCallOwnership: { c: child, d: child }, completedClientToolCalls: { c: 3 } });
+      const settled = await session('look-settled', 'running', { clientToolCallOwnership: { c: child }, completedClientToolCalls: { c: 3 } });
+      const asked = [open, answered, aborted, ended, idle, owning, settled, { sessionId: context.sessionId('look-missing'), runId: 'r9' }];
+      expect(new Set(await find!(asked))).toEqual(new Set([open.runId, aborted.runId, owning.runId]));
+      expect(await find!([])).toEqual([]);
+      // A run id asked under another session is not that run.
+      expect(await find!([{ sessionId: idle.sessionId, runId: open.runId }])).toEqual([]);
+      await expectCode(find!([{ sessionId: '', runId: 'r1' }]), 'INVALID_ARGUMENT');
+    });
   });
 }
