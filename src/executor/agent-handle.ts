@@ -4,12 +4,12 @@ import { isDBOSControlError } from '../workflows/dbos-control-errors.js';
 import type { SessionStateStore } from '../store/state-store.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import type { AgentResult } from '../types/result.js';
-import type { RunRecord, SessionState } from '../types/session.js';
+import type { SessionState } from '../types/session.js';
 import type { StreamChunk } from '../types/stream.js';
 import { sessionSignal, waitForRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { MISSING_WORKFLOW_AFTER_MS, repairStuckRun } from './stuck-run.js';
-import { storedWaitingResult } from './waiting-result.js';
-import { awaitRemoteResult } from './remote-result.js';
+import { abortedResultOf, storedWaitingResult } from './waiting-result.js';
+import { awaitRemoteResult, type EndHint } from './remote-result.js';
 import { remoteRunChange } from './remote-looks.js';
 import type { AgentExecutionHandle, ResumeOptions, RetryOptions } from './types.js';
 import { measuredStream } from '../telemetry/agent-spans.js';
@@ -214,13 +214,19 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
         }
         await new Promise((resolve) => setTimeout(resolve, RESULT_POLL_MS));
       }
-      if (!local) return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId);
+      if (!local) return await awaitRemoteResult<AgentResult<TOutput>>(this.workflowId, this.endHint());
       return await DBOS.retrieveWorkflow<AgentResult<TOutput>>(this.workflowId).getResult({ pollingIntervalMs: RESULT_POLL_MS });
     } catch (error) {
       const aborted = await this.abortedResult();
       if (aborted !== undefined) return aborted;
       throw error;
     }
+  }
+
+  /** The run's stream's end, as a hint that its workflow ended (when the stream manager gives one). */
+  private endHint(): EndHint | undefined {
+    const { streamManager, streamId } = this.context;
+    return streamManager.onStreamEnd === undefined ? undefined : (wake) => streamManager.onStreamEnd!(streamId, wake);
   }
 
   /**
@@ -242,7 +248,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
     const { stateStore } = this.context;
     const run = await stateStore.getRun(this.sessionId, this.runId);
     if (run === null || run.status === 'running') return undefined;
-    if (run.status === 'aborted') return this.abortedOutcome(run);
+    if (run.status === 'aborted') return abortedResultOf<TOutput>(this, run);
     const state = run.status === 'completed' ? await stateStore.loadState(this.sessionId) : null;
     const latest = (await stateStore.getCurrentRun(this.sessionId))?.runId === this.runId;
     const output = latest && state?.output !== undefined && state.output !== null ? { output: state.output as TOutput } : {};
@@ -270,18 +276,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
       await new Promise((resolve) => setTimeout(resolve, ABORT_RECORD_POLL_MS));
       run = await this.context.stateStore.getRun(this.sessionId, this.runId);
     }
-    return this.abortedOutcome(run);
-  }
-
-  private abortedOutcome(run: RunRecord | null): AgentResult<TOutput> {
-    return {
-      sessionId: this.sessionId,
-      runId: this.runId,
-      status: 'aborted',
-      completionReason: 'aborted',
-      stepCount: run?.stepCount ?? 0,
-      ...(run?.error === undefined ? {} : { error: run.error }),
-    };
+    return abortedResultOf<TOutput>(this, run);
   }
 
   /**
@@ -290,7 +285,7 @@ export class DBOSAgentHandle<TOutput> implements AgentExecutionHandle<TOutput> {
    */
   private async waitingResult(): Promise<AgentResult<TOutput> | undefined> {
     const run = await this.context.stateStore.getRun(this.sessionId, this.runId);
-    if (run?.status === 'aborted') return this.abortedOutcome(run);
+    if (run?.status === 'aborted') return abortedResultOf<TOutput>(this, run);
     return run?.status === 'running' ? storedWaitingResult<TOutput>(this.context.stateStore, run) : undefined;
   }
 }

@@ -15,6 +15,8 @@ export const STREAM_MANAGER_ARGUMENTS = {
   createWriter: [streamId, idArgument('agentId')],
   cleanupToStep: [streamId, undefined, objectFields({ agentId: optionalIdArgument('agentId') })],
   close: [],
+  // Synchronous (returns the unsubscribe): it checks its stream id itself, throwing.
+  onStreamEnd: [],
 } as const satisfies Partial<Record<keyof StreamManager, MethodArgumentRules>>;
 
 /**

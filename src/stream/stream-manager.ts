@@ -122,6 +122,12 @@ export interface StreamManager {
   /** Flush and release writers and connections; open readers complete. Idempotent. */
   close(): Promise<void>;
   /**
+   * Call `listener` when `streamId` may have ended or failed, by a write of any process (a hint to look again, never
+   * the only way to learn of it: a notification can be lost). Returns the unsubscribe. Optional: without it, the handles
+   * of runs that other processes run (queued runs) poll for their end more often.
+   */
+  onStreamEnd?(streamId: string, listener: () => void): () => void;
+  /**
    * Declared by a manager that can append inside a caller's Postgres transaction (`PostgresStreamManager`): the fused
    * journal then commits a step's last chunks in the step's record transaction when the manager is on DBOS's system
    * database. A manager without it (in-memory, Redis) flushes on its own. One object for the manager's lifetime.

@@ -21,7 +21,8 @@ import type { CommittedRows } from './committed-rows.js';
 import { HandedChunkRoutes, type HandedBatch } from './handed-chunks.js';
 import { postgresChunkSource } from './postgres-chunk-source.js';
 import { PostgresNotificationListener } from './postgres-notification-listener.js';
-import { postgresStreamStatements, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
+import { postgresStreamStatements, streamEndNotificationKey, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
+import { assertStreamId } from '../stream-id.js';
 import { appendChunks, postgresStreamStepRecords, streamNotFoundError } from './postgres-stream-step-records.js';
 
 /**
@@ -234,6 +235,12 @@ export class PostgresStreamManager implements StreamManager {
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
+  }
+
+  /** Wakes `listener` on the NOTIFY of the statement that ends or fails `streamId` (its `.end` key), in any process. */
+  onStreamEnd(streamId: string, listener: () => void): () => void {
+    assertStreamId(streamId);
+    return this.#listener.subscribe(streamEndNotificationKey(streamId), listener);
   }
 
   /** The LISTEN connection's backend pid (for diagnostics and tests), or `undefined` while disconnected. */

@@ -14,6 +14,17 @@ export function streamNotificationKey(streamId: string): string {
 }
 
 /**
+ * The NOTIFY payload that a stream ended or failed ({@link streamNotificationKey} and `.end`), sent beside the stream's
+ * own notification by the statement that ends it. Equal to SQL `md5($1) || '.end'`.
+ *
+ * @example
+ * listener.subscribe(streamEndNotificationKey(streamId), lookForTheRunsEnd);
+ */
+export function streamEndNotificationKey(streamId: string): string {
+  return `${streamNotificationKey(streamId)}.end`;
+}
+
+/**
  * The SQL the Postgres stream manager runs, with table names qualified by one schema.
  *
  * @example
@@ -181,7 +192,7 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
           WHERE s.status = 'active'
         RETURNING s.stream_id
       )
-      SELECT pg_notify($5, md5(stream_id)) FROM changed`,
+      SELECT pg_notify($5, md5(stream_id)), pg_notify($5, md5(stream_id) || '.end') FROM changed`,
     reactivate: `WITH changed AS (
         UPDATE ${streams} SET status = 'active', output = NULL, error = NULL, updated_at = ${NOW}
         WHERE stream_id = $1

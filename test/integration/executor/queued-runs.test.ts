@@ -88,6 +88,26 @@ describe('queued runs', () => {
     }
   });
 
+  it("awaits a queued run's end by its stream's end hint: a few DBOS status queries, not one every 2 ms", async () => {
+    llm.use(() => ({ type: 'text' as const, text: 'Slowly.', delayMs: 400 }));
+    const watched = vi.spyOn(DBOS, 'listWorkflows');
+    try {
+      const handle = await runtime.executor.execute(queued, 'Take your time.', { sessionId: 'queued-slow' });
+      const started = performance.now();
+      const result = await handle.result();
+      const waitedMs = performance.now() - started;
+      expect([result.status, result.output]).toEqual(['completed', 'Slowly.']);
+      const polls = watched.mock.calls.filter(([input]) => input.workflowIDs?.includes(handle.workflowId) === true);
+      // At least 400 ms of model call: every 20 ms with the hint (and a few after the stream's end), against every
+      // 2 ms without it.
+      expect(waitedMs).toBeGreaterThan(400);
+      expect(polls.length).toBeGreaterThan(2);
+      expect(polls.length).toBeLessThan(waitedMs / 10);
+    } finally {
+      watched.mockRestore();
+    }
+  });
+
   it('runs a second turn and a retry on the queue too', async () => {
     llm.use(answer('Again.'));
     const second = await runtime.executor.execute(queued, 'Once more.', { sessionId: 'queued-1' });

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
+import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+
+// Issue 22 (fleet): the handle of a queued run learns that the run ended from its stream's end, written by the worker
+// process (a NOTIFY every stream manager on the database hears), instead of asking DBOS every 2 ms.
+
+let database: TestDatabase;
+let worker: PostgresStreamManager;
+let api: PostgresStreamManager;
+
+beforeAll(async () => {
+  database = await createTestDatabase('stream_end_hint');
+  worker = new PostgresStreamManager({ connectionString: database.url }, { flushIntervalMs: 60_000 });
+  await worker.migrate();
+  api = new PostgresStreamManager({ connectionString: database.url });
+});
+
+afterAll(async () => {
+  await Promise.all([worker?.close(), api?.close()]);
+  await database?.drop();
+});
+
+/** Subscribe to `streamId`'s end on the API's manager; counts the hints, and waits for the next one. */
+function endHints(streamId: string): { count: () => number; next: (ms: number) => Promise<boolean>; stop: () => void } {
+  let count = 0;
+  let wake: (() => void) | undefined;
+  const stop = api.onStreamEnd(streamId, () => {
+    count += 1;
+    wake?.();
+  });
+  const next = (ms: number): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  return { count: () => count, next, stop };
+}
+
+/** Wait until the API manager's LISTEN connection is up (the first subscribe opens it). */
+async function listening(): Promise<void> {
+  for (let attempt = 0; attempt < 200 && api.listenerProcessId === undefined; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(api.listenerProcessId).toBeDefined();
+}
+
+describe('PostgresStreamManager.onStreamEnd', () => {
+  it("hints another manager of a stream's end and of its failure, not of its chunks", async () => {
+    const hints = endHints('hinted');
+    const other = endHints('other');
+    await listening();
+    // The LISTEN connection's (re)connection wakes every subscriber once (something may have been missed meanwhile).
+    const [before, otherBefore] = [hints.count(), other.count()];
+    const writer = await worker.createWriter('hinted', 'agent', 'chat');
+    await writer.write({ type: 'text-delta', agentId: 'agent', agentType: 'chat', delta: 'Hi.', step: 1 } as never);
+    await writer.flush();
+    expect(await hints.next(150)).toBe(false);
+    const ended = hints.next(2_000);
+    await worker.endStream('hinted', { done: true });
+    expect(await ended).toBe(true);
+    // Ending it again changes nothing: no second hint.
+    await worker.endStream('hinted');
+    expect(await hints.next(150)).toBe(false);
+    await worker.reactivateStream('hinted');
+    const failed = hints.next(2_000);
+    await worker.failStream('hinted', 'boom');
+    expect(await failed).toBe(true);
+    expect([hints.count() - before, other.count() - otherBefore]).toEqual([2, 0]);
+    hints.stop();
+    other.stop();
+  });
+
+  it('stops hinting after the unsubscribe, and refuses a malformed stream id at once', async () => {
+    const hints = endHints('unsubscribed');
+    await listening();
+    const before = hints.count();
+    hints.stop();
+    await worker.endStream('unsubscribed');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(hints.count()).toBe(before);
+    expect(() => api.onStreamEnd('', () => undefined)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});
