@@ -3,22 +3,12 @@ import { InMemoryStateStore } from '../../../src/store/index.js';
 import { REMOTE_LOOK_MS, remoteRunChange } from '../../../src/executor/remote-looks.js';
 import { signalRunChanged } from '../../../src/steps/run-signals.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
-
-const call = (toolCallId: string) => ({
-  toolCallId,
-  toolName: 'ask',
-  kind: 'client' as const,
-  input: {},
-  ownerSessionId: 'owner',
-  agentType: 'chat',
-  runId: 'r1',
-  createdAt: 1,
-});
+import { pendingCall } from '../../../src/testing/contracts/state-store-contract/context.js';
 
 async function runningRun(store: InMemoryStateStore, sessionId: string, waiting: boolean): Promise<{ sessionId: string; runId: string }> {
   await store.createSession(sessionId, { agentType: 'chat' });
   await store.createRun(sessionId, { runId: `${sessionId}-run`, status: 'running', stepCount: 0, startSequence: 0, startedAt: 1 });
-  if (waiting) await store.saveState(sessionId, { pendingClientToolCalls: { c1: call('c1') } });
+  if (waiting) await store.saveState(sessionId, { pendingClientToolCalls: { c1: pendingCall('c1') } });
   return { sessionId, runId: `${sessionId}-run` };
 }
 

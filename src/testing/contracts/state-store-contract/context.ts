@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { SessionStateStore } from '../../../store/state-store.js';
-import type { CreateRunInput, CreateSessionOptions, SessionState } from '../../../types/session.js';
+import type { CreateRunInput, CreateSessionOptions, PendingClientToolCall, SessionState } from '../../../types/session.js';
 
 /**
  * What each contract group gets: the store under test and helpers.
@@ -60,6 +60,26 @@ export function createContractContext(getStore: () => SessionStateStore): Contra
  */
 export function runInput(runId: string, overrides: Partial<CreateRunInput> = {}): CreateRunInput {
   return { runId, status: 'running', stepCount: 0, startSequence: 0, startedAt: 1_700_000_000_000, ...overrides };
+}
+
+/**
+ * A client tool call waiting in a session (`pendingClientToolCalls`), answered when `submittedAt` is given.
+ *
+ * @example
+ * await store.saveState(id, { pendingClientToolCalls: { a: pendingCall('a'), b: pendingCall('b', 5) } });
+ */
+export function pendingCall(toolCallId: string, submittedAt?: number): PendingClientToolCall {
+  return {
+    toolCallId,
+    toolName: 'ask',
+    kind: 'client',
+    input: {},
+    ownerSessionId: 'owner',
+    agentType: 'assistant',
+    runId: 'r1',
+    createdAt: 1,
+    ...(submittedAt === undefined ? {} : { submittedAt }),
+  };
 }
 
 /**

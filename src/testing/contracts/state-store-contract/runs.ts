@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectCode, runInput, type ContractContext } from './context.js';
+import { expectCode, pendingCall, runInput, type ContractContext } from './context.js';
 
 /**
  * Contract: run records with contiguous turns.
@@ -80,27 +80,16 @@ export function defineRunContract(context: ContractContext): void {
       const { store } = context;
       const find = store.runsWaitingOrAborted?.bind(store);
       expect(find).toBeTypeOf('function'); // both shipped stores answer it
-      const call = (toolCallId: string, submittedAt?: number) => ({
-        toolCallId,
-        toolName: 'ask',
-        kind: 'client' as const,
-        input: {},
-        ownerSessionId: 'owner',
-        agentType: 'assistant',
-        runId: 'r1',
-        createdAt: 1,
-        ...(submittedAt === undefined ? {} : { submittedAt }),
-      });
       const session = async (name: string, status: 'running' | 'aborted' | 'completed', state: Parameters<typeof store.saveState>[1] = {}) => {
         const { sessionId } = await context.createSession(name);
         await store.createRun(sessionId, runInput(`${name}-run`, { status }));
         await store.saveState(sessionId, state);
         return { sessionId, runId: `${name}-run` };
       };
-      const open = await session('look-open', 'running', { pendingClientToolCalls: { a: call('a', 5), b: call('b') } });
-      const answered = await session('look-answered', 'running', { pendingClientToolCalls: { a: call('a', 5) } });
+      const open = await session('look-open', 'running', { pendingClientToolCalls: { a: pendingCall('a', 5), b: pendingCall('b') } });
+      const answered = await session('look-answered', 'running', { pendingClientToolCalls: { a: pendingCall('a', 5) } });
       const aborted = await session('look-aborted', 'aborted');
-      const ended = await session('look-ended', 'completed', { pendingClientToolCalls: { a: call('a') } });
+      const ended = await session('look-ended', 'completed', { pendingClientToolCalls: { a: pendingCall('a') } });
       const idle = await session('look-idle', 'running');
       const child = context.sessionId('look-child');
       const owning = await session('look-owning', 'running', { clientToolCallOwnership: { c: child, d: child }, completedClientToolCalls: { c: 3 } });

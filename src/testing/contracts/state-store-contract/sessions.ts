@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionAlreadyExistsError } from '../../../errors/index.js';
-import { expectCode, race, runInput, type ContractContext } from './context.js';
+import { expectCode, pendingCall, race, runInput, type ContractContext } from './context.js';
 
 /**
  * Contract: session lifecycle (create, exists, delete, clone), exactly-one-wins creation, unusual ids.
@@ -30,25 +30,14 @@ export function defineSessionContract(context: ContractContext): void {
       const count = context.store.countSessionsAwaitingHumans?.bind(context.store);
       expect(count).toBeTypeOf('function'); // both shipped stores report it
       const before = await count!();
-      const call = (toolCallId: string, submittedAt?: number) => ({
-        toolCallId,
-        toolName: 'ask',
-        kind: 'client' as const,
-        input: {},
-        ownerSessionId: 'owner',
-        agentType: 'assistant',
-        runId: 'r1',
-        createdAt: 1,
-        ...(submittedAt === undefined ? {} : { submittedAt }),
-      });
       const waiting = await context.createSession('awaiting-open', { status: 'active' });
-      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: call('a', 5), b: call('b') } });
+      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: pendingCall('a', 5), b: pendingCall('b') } });
       const answered = await context.createSession('awaiting-answered', { status: 'active' });
-      await context.store.saveState(answered.sessionId, { pendingClientToolCalls: { a: call('a', 5) } });
+      await context.store.saveState(answered.sessionId, { pendingClientToolCalls: { a: pendingCall('a', 5) } });
       const ended = await context.createSession('awaiting-ended', { status: 'completed' });
-      await context.store.saveState(ended.sessionId, { pendingClientToolCalls: { a: call('a') } });
+      await context.store.saveState(ended.sessionId, { pendingClientToolCalls: { a: pendingCall('a') } });
       expect(await count!()).toBe(before + 1);
-      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: call('a', 5), b: call('b', 6) } });
+      await context.store.saveState(waiting.sessionId, { pendingClientToolCalls: { a: pendingCall('a', 5), b: pendingCall('b', 6) } });
       expect(await count!()).toBe(before);
     });
 
