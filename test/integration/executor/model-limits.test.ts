@@ -55,9 +55,11 @@ describe('fleet-wide model limits', () => {
     const outcomes = await Promise.all(handles.map(async (handle) => ({ chunks: await collectChunks(handle), result: await handle.result() })));
     expect(outcomes.map(({ result }) => result.status)).toEqual(sessions.map(() => 'completed'));
     expect(maxInFlight).toBe(2);
-    // Never more than 4 calls started within any 1 s.
+    // Never more than 4 calls started within any 1 s (the limiter's clock is the database's; a call reaches the
+    // provider some time after its permit, more under load: 57 ms was seen on a loaded machine). Without the limit all
+    // 8 would start within a few ms.
     const sorted = [...startedAt].sort((a, b) => a - b);
-    for (let index = 4; index < sorted.length; index += 1) expect(sorted[index]! - sorted[index - 4]!).toBeGreaterThanOrEqual(1_000 - 50);
+    for (let index = 4; index < sorted.length; index += 1) expect(sorted[index]! - sorted[index - 4]!).toBeGreaterThanOrEqual(1_000 - 200);
     const waited = outcomes.filter(({ chunks }) => fleetWaits(chunks).length > 0);
     expect(waited.length).toBeGreaterThanOrEqual(4);
     expect(fleetWaits(waited[0]!.chunks)[0]).toMatchObject({ data: { source: 'fleet', reason: expect.stringMatching(/^(concurrency|requests)$/) } });
