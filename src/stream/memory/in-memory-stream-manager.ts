@@ -9,6 +9,7 @@ import { SequencedStreamReader, type ChunkSource } from '../sequenced-stream-rea
 import type { StreamManager, StreamReader, StreamWriteOptions, StreamWriter, CleanupOptions } from '../stream-manager.js';
 import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
+import { assertStreamId } from '../stream-id.js';
 
 /**
  * Options of {@link InMemoryStreamManager}.
@@ -47,6 +48,7 @@ export class InMemoryStreamManager implements StreamManager {
   readonly #streams = new Map<string, MemoryStream>();
   readonly #signals = new Map<string, ChangeSignal>();
   readonly #readers = new Set<SequencedStreamReader>();
+  readonly #endListeners = new Map<string, Set<() => void>>();
   readonly #logger: Logger;
 
   constructor(options: InMemoryStreamManagerOptions = {}) {
@@ -187,12 +189,25 @@ export class InMemoryStreamManager implements StreamManager {
     return stream;
   }
 
+  /** Calls `listener` each time `streamId` ends or fails (in this process: the only one that sees this stream). */
+  onStreamEnd(streamId: string, listener: () => void): () => void {
+    assertStreamId(streamId);
+    const listeners = this.#endListeners.get(streamId) ?? new Set<() => void>();
+    this.#endListeners.set(streamId, listeners);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#endListeners.get(streamId) === listeners) this.#endListeners.delete(streamId);
+    };
+  }
+
   #finish(streamId: string, apply: (stream: MemoryStream) => void): void {
     const stream = this.#open(streamId);
     if (isTerminalStatus(stream.status)) return;
     apply(stream);
     stream.updatedAt = Date.now();
     this.#signal(streamId).notify();
+    for (const listener of [...(this.#endListeners.get(streamId) ?? [])]) listener();
   }
 
   #signal(streamId: string): ChangeSignal {

@@ -1,4 +1,4 @@
 import { InMemoryStreamManager } from '../../../src/stream/memory/in-memory-stream-manager.js';
 import { describeStreamManagerContract } from '../../../src/testing/contracts/index.js';
 
-describeStreamManagerContract('InMemoryStreamManager', () => new InMemoryStreamManager());
+describeStreamManagerContract('InMemoryStreamManager', () => new InMemoryStreamManager(), { endHints: true });

@@ -16,4 +16,4 @@ afterAll(async () => {
   await database.drop();
 });
 
-describeStreamManagerContract('PostgresStreamManager', () => new PostgresStreamManager({ connectionString: database.url }));
+describeStreamManagerContract('PostgresStreamManager', () => new PostgresStreamManager({ connectionString: database.url }), { endHints: true });
