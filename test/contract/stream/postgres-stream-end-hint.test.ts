@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
+import { hintCounter } from '../../../src/testing/contracts/stream-manager-contract/end-hints.js';
 
 // Issue 22 (fleet): the handle of a queued run learns that the run ended from its stream's end, written by the worker
 // process (a NOTIFY every stream manager on the database hears), instead of asking DBOS every 2 ms.
@@ -22,22 +23,9 @@ afterAll(async () => {
 });
 
 /** Subscribe to `streamId`'s end on the API's manager; counts the hints, and waits for the next one. */
-function endHints(streamId: string): { count: () => number; next: (ms: number) => Promise<boolean>; stop: () => void } {
-  let count = 0;
-  let wake: (() => void) | undefined;
-  const stop = api.onStreamEnd(streamId, () => {
-    count += 1;
-    wake?.();
-  });
-  const next = (ms: number): Promise<boolean> =>
-    new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-    });
-  return { count: () => count, next, stop };
+function endHints(streamId: string): ReturnType<typeof hintCounter> & { stop: () => void } {
+  const hints = hintCounter();
+  return { ...hints, stop: api.onStreamEnd(streamId, hints.listener) };
 }
 
 /** Wait until the API manager's LISTEN connection is up (the first subscribe opens it). */

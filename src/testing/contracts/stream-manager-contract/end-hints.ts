@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { StreamManager } from '../../../stream/stream-manager.js';
 import { CONTRACT_WAIT_MS, newStreamId, textChunk } from './helpers.js';
 
-/** A listener's calls, and a way to wait for the next one. */
-function hintCounter(): { listener: () => void; count: () => number; next: (ms: number) => Promise<boolean> } {
+/**
+ * A listener's calls, and a way to wait for the next one (`next(ms)`: whether a call came within `ms`).
+ *
+ * @example
+ * const hints = hintCounter();
+ * const stop = streams.onStreamEnd!('s1', hints.listener);
+ */
+export function hintCounter(): { listener: () => void; count: () => number; next: (ms: number) => Promise<boolean> } {
   let count = 0;
   let wake: (() => void) | undefined;
   const listener = (): void => {
