@@ -77,6 +77,9 @@ export function workflowEnded(workflowId: string, signal?: AbortSignal, endHint?
     watch.wakes.add(done);
     signal?.addEventListener('abort', aborted, { once: true });
     if (!polling) void poll();
+    // Joining a loop that is asking already: one query soon for it too (it may have ended already).
+    else watch.hot ??= { at: performance.now(), index: AFTER_HINT_MS.length - 1 };
+    wakeLoop?.();
   });
 }
 
