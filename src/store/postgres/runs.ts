@@ -8,6 +8,7 @@ import { toNumber, type PostgresContext, type SqlConnection } from './database.j
 import type { StoreTables } from './tables.js';
 import { lockMessageCount } from './session-lock.js';
 import type { StartWriteOptions } from '../step-records.js';
+import { OPEN_CALL_SQL } from './session-list.js';
 
 /** A row of `__agents_runs` (bigint columns as strings, or as numbers when read through `row_to_json`). */
 export interface RunRow {
@@ -223,8 +224,7 @@ export async function readPostgresRuns(
 }
 
 /** A session row's `state` may await a human (as `mayAwaitHuman` in open-calls.ts): an open call, or an owned one not completed. */
-const MAY_AWAIT_HUMAN_SQL = `((jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
-    AND EXISTS (SELECT 1 FROM jsonb_each(s.state->'pendingClientToolCalls') AS call(id, entry) WHERE NOT (call.entry ? 'submittedAt')))
+const MAY_AWAIT_HUMAN_SQL = `(${OPEN_CALL_SQL}
   OR (jsonb_typeof(s.state->'clientToolCallOwnership') = 'object'
     AND EXISTS (SELECT 1 FROM jsonb_each_text(s.state->'clientToolCallOwnership') AS owned(call_id, owner)
       WHERE owned.owner <> s.session_id AND NOT (COALESCE(s.state->'completedClientToolCalls', '{}'::jsonb) ? owned.call_id))))`;

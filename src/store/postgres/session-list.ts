@@ -1,9 +1,12 @@
 import { cursorAfter, type ResolvedSessionListQuery, type SessionListPage, type SessionSummary } from '../session-listing.js';
 import type { PostgresContext } from './database.js';
 
-/** SQL: the session (alias `s`) is active and holds a human call no one has answered. */
-export const AWAITING_HUMAN_SQL = `(s.status = 'active' AND jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
+/** SQL: the session (alias `s`) holds a human call no one has answered (`openCallsOf` in open-calls.ts). */
+export const OPEN_CALL_SQL = `(jsonb_typeof(s.state->'pendingClientToolCalls') = 'object'
   AND EXISTS (SELECT 1 FROM jsonb_each(s.state->'pendingClientToolCalls') AS call(id, entry) WHERE NOT (call.entry ? 'submittedAt')))`;
+
+/** SQL: the session (alias `s`) is active and holds a human call no one has answered. */
+export const AWAITING_HUMAN_SQL = `(s.status = 'active' AND ${OPEN_CALL_SQL})`;
 
 interface SummaryRow {
   session_id: string;
