@@ -59,7 +59,8 @@ export async function storedWaitingResult<TOutput>(
   const state = await stateStore.loadState(run.sessionId);
   const open = [...openCallsOf(state), ...(state === null ? [] : await openCallsOfDescendants(stateStore, state))];
   if (open.length === 0 || (await stateStore.isInterruptRequested(run.sessionId))) return undefined;
-  return waitingResultOf({ sessionId: run.sessionId, runId: run.runId, stepCount: run.stepCount, suspendedStepId: state?.suspendedStepId }, open);
+  const { sessionId, runId, stepCount } = run;
+  return waitingResultOf({ sessionId, runId, stepCount, suspendedStepId: state?.suspendedStepId }, open);
 }
 
 /**

@@ -51,5 +51,6 @@ export function mayAwaitHuman(
 ): boolean {
   if (openCallsOf(state).length > 0) return true;
   const completed = state.completedClientToolCalls ?? {};
-  return Object.entries(state.clientToolCallOwnership ?? {}).some(([toolCallId, owner]) => owner !== state.sessionId && completed[toolCallId] === undefined);
+  const owned = Object.entries(state.clientToolCallOwnership ?? {});
+  return owned.some(([toolCallId, owner]) => owner !== state.sessionId && completed[toolCallId] === undefined);
 }

@@ -246,6 +246,6 @@ export async function postgresRunsWaitingOrAborted(
     JOIN ${tables.sessions} AS s ON s.session_id = r.session_id
     WHERE r.status = 'aborted' OR (r.status = 'running' AND ${MAY_AWAIT_HUMAN_SQL})`;
   const parameters = [runs.map((run) => run.sessionId), runs.map((run) => run.runId)];
-  const rows = await database.run('read runs waiting or aborted', async (connection) => (await connection.query<{ run_id: string }>(sql, parameters)).rows);
-  return rows.map((row) => row.run_id);
+  const result = await database.run('read runs waiting or aborted', (connection) => connection.query<{ run_id: string }>(sql, parameters));
+  return result.rows.map((row) => row.run_id);
 }
