@@ -12,7 +12,8 @@ import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { atRunBoundary } from './run-boundary-probe.js';
-import { hookIdentity, stepEnvironment, type RunScope } from './step-scope.js';
+import { hookIdentity, stepEnvironment, turnKeyOf, type RunScope } from './step-scope.js';
+import { markWorkflowStartedHere } from './stream-reset-tracker.js';
 
 /** Input of `RunLifecycleStep.begin` (and of a persistent turn's `openTurn`, which begins its run itself). */
 export interface BeginRunInput extends RunScope {
@@ -114,6 +115,12 @@ export async function fireBeginHooks(input: BeginRunInput, stateStore: SessionSt
 export interface BeginReads {
   run: RunRecord | null;
   readsAhead: boolean;
+  /**
+   * A queued run's begin: whether the run's stream holds none of its chunks yet (asked beside the run). A begin whose
+   * record rides with its first LLM step's (fused journal) runs again after a crash during that step, whose writer may
+   * have stored part of its text meanwhile: that step then resets it.
+   */
+  streamUnwritten?: boolean;
 }
 
 /**
@@ -125,9 +132,11 @@ export interface BeginReads {
  * const ahead = beginReads(input, true);
  * await beginRun(input, undefined, record, { firstStepNext: true, ahead });
  */
-export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }): Promise<BeginReads> {
+export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }, queued = false): Promise<BeginReads> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
+  const stream = queued ? dependencies.streamManager.getInfo(input.streamId) : undefined;
+  stream?.catch(() => undefined); // awaited below, unless the run read fails first
   const readsAhead = firstStepNext && input.turnStored === true && beginFiresNoHook(hooks);
   // Started already when this process launched the run (`startRunReadsAhead`); dropped if this begin may not use them.
   if (!readsAhead) dropFirstStepReads(input.runId);
@@ -135,7 +144,9 @@ export async function beginReads(input: BeginRunInput, firstStepNext: boolean, k
   // abort() may land after the run record was created and before this step: the run stays aborted and the
   // workflow ends without touching the session (abort() recorded its outcome).
   const run = known === undefined ? await stateStore.getRun(input.sessionId, input.runId) : known.run;
-  return { run, readsAhead };
+  if (stream === undefined) return { run, readsAhead };
+  const info = await stream;
+  return { run, readsAhead, streamUnwritten: run !== null && info !== null && info.lastSequence <= run.startSequence };
 }
 
 /**
@@ -150,11 +161,13 @@ export async function beginRun(
   input: BeginRunInput,
   known?: { run: RunRecord | null },
   record: StepRecord = SEPARATE_RECORD,
-  options: { firstStepNext?: boolean; ahead?: Promise<BeginReads> } = {},
+  options: { firstStepNext?: boolean; ahead?: Promise<BeginReads>; queued?: boolean } = {},
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const { run, readsAhead } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known));
+  const { run, readsAhead, streamUnwritten } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true));
+  // No earlier attempt of this queued run wrote to its stream: its first LLM step here need not reset it.
+  if (streamUnwritten === true) markWorkflowStartedHere(turnKeyOf(input));
   if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {
     if (readsAhead) dropFirstStepReads(input.runId);
     return { stepCount: 0, aborted: true };

@@ -56,7 +56,7 @@ export class RunLifecycleStep {
     let ahead: Promise<BeginReads> | undefined;
     // The begin's reads go out beside the journal's look for its recorded outcome; a replayed begin drops them.
     const readAhead = () => {
-      const reads = beginReads(input, firstStepNext);
+      const reads = beginReads(input, firstStepNext, undefined, options.queued === true);
       reads.catch(() => undefined); // awaited by the body, or dropped
       ahead = reads;
       return () => void reads.then((begun) => begun.readsAhead && dropFirstStepReads(input.runId), () => undefined);
@@ -64,12 +64,13 @@ export class RunLifecycleStep {
     return runJournaledStep(
       'BeginRunStep',
       (record) => {
-        // The begin runs (is not replayed) only before the run's first LLM step: no partial chunk of an earlier attempt
-        // can follow, wherever the workflow started (a queued run is started by one process and run by another) —
-        // unless that attempt made the first model call ahead (a fresh turn started in place: startFirstCallAhead),
-        // whose first delta may be in the stream: then that step resets it (the launch marked a run started here).
-        if (!firstStepNext || options.queued === true) markWorkflowStartedHere(turnKeyOf(input));
-        return beginRun(input, undefined, record, { firstStepNext, ...(ahead === undefined ? {} : { ahead }) });
+        // A begin recorded on its own runs (is not replayed) only before the run's first LLM step: no partial chunk of
+        // an earlier attempt can follow, wherever the workflow started. One whose record rides with that step's runs
+        // again after a crash during the step, whose text may be partly stored: a run started in place is reset by
+        // that step (the launch marked it started here); a queued run is marked here when its stream holds none of
+        // its chunks (beginReads), else that step resets it.
+        if (!firstStepNext) markWorkflowStartedHere(turnKeyOf(input));
+        return beginRun(input, undefined, record, { firstStepNext, queued: options.queued === true, ...(ahead === undefined ? {} : { ahead }) });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.
       firstStepNext ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true, readAhead } : { readAhead },

@@ -93,6 +93,8 @@ describe('queued fleet: an API process enqueues, two worker processes run', () =
     for (const [index, { sessionId, handle, chunks, result }] of runs.entries()) {
       // The caller's handle: the result from DBOS, the stream from Postgres, both written by another process.
       expect(result, sessionId).toMatchObject({ runId: handle.runId, status: 'completed', output: answerOf(sessionId), stepCount: 2 });
+      // Dequeued once: its stream held none of its chunks when it began, so no step of it was reset.
+      expect(chunks.filter((chunk) => chunk.type === 'step_reset')).toEqual([]);
       const visible = visibleChunks(chunks);
       expect(textOfStep(visible, 2)).toBe(answerOf(sessionId));
       expect(outlineOf(visible)).toEqual([
