@@ -7,7 +7,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
-import { beginFiresNoHook, dropFirstStepReads, firstStepReadsStarted, startFirstStepReads } from './first-step-reads.js';
+import { beginFiresNoHook, dropFirstStepReads, firstStepReadsStarted, startFirstCallOnWorker, startFirstStepReads } from './first-step-reads.js';
 import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -172,6 +172,8 @@ export async function beginRun(
     if (readsAhead) dropFirstStepReads(input.runId);
     return { stepCount: 0, aborted: true };
   }
+  // A queued run dequeued here: its first model call goes out now, beside the rest of its begin (as at a launch in place).
+  if (options.queued === true && readsAhead) startFirstCallOnWorker(dependencies, input);
   if (input.turnStored === true) {
     await fireBeginHooks(input, stateStore, hooks);
     await atRunBoundary('begin_deferred', input.sessionId);
