@@ -165,15 +165,17 @@ export async function beginRun(
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const { run, readsAhead, streamUnwritten } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true));
+  const reads = options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true);
+  // A queued run dequeued here: its writer opens now and its first model call goes out once the begin's reads are in
+  // (its first delta is never stored before the stream read below), as at a launch in place. Dropped if aborted.
+  if (options.queued === true && options.firstStepNext === true) startFirstCallOnWorker(dependencies, input, reads);
+  const { run, readsAhead, streamUnwritten } = await reads;
   // No earlier attempt of this queued run wrote to its stream: its first LLM step here need not reset it.
   if (streamUnwritten === true) markWorkflowStartedHere(turnKeyOf(input));
   if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {
     if (readsAhead) dropFirstStepReads(input.runId);
     return { stepCount: 0, aborted: true };
   }
-  // A queued run dequeued here: its first model call goes out now, beside the rest of its begin (as at a launch in place).
-  if (options.queued === true && readsAhead) startFirstCallOnWorker(dependencies, input);
   if (input.turnStored === true) {
     await fireBeginHooks(input, stateStore, hooks);
     await atRunBoundary('begin_deferred', input.sessionId);
