@@ -62,24 +62,3 @@ export async function storedWaitingResult<TOutput>(
   const { sessionId, runId, stepCount } = run;
   return waitingResultOf({ sessionId, runId, stepCount, suspendedStepId: state?.suspendedStepId }, open);
 }
-
-/**
- * The result of a run abort() ended: `aborted`, with the steps and the error its run record holds (none when it has no
- * record).
- *
- * @example
- * return abortedResultOf(handle, await stateStore.getRun(handle.sessionId, handle.runId));
- */
-export function abortedResultOf<TOutput>(
-  at: { sessionId: string; runId: string },
-  run: Pick<RunRecord, 'stepCount' | 'error'> | null,
-): AgentResult<TOutput> {
-  return {
-    sessionId: at.sessionId,
-    runId: at.runId,
-    status: 'aborted',
-    completionReason: 'aborted',
-    stepCount: run?.stepCount ?? 0,
-    ...(run?.error === undefined ? {} : { error: run.error }),
-  };
-}

@@ -11,6 +11,7 @@ import { runTurn } from './turn-loop.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
 import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome } from './turn-types.js';
+import { abortedResultOf } from '../orchestration/abort-text.js';
 
 /** Options of {@link runRecordedTurn}. */
 export interface RecordedTurnOptions {
@@ -58,8 +59,7 @@ export function runRecordedTurn(agent: AnyAgentConfig, scope: RunScope, input: A
 async function recordedTurn(agent: AnyAgentConfig, scope: RunScope, input: AgentWorkflowInput, options: RecordedTurnOptions): Promise<AgentResult> {
   try {
     // Aborted between the run record and this begin: the run stays aborted and nothing runs.
-    if (options.begun !== true && (await beginTurn(agent, scope, input)).aborted === true)
-      return { sessionId: scope.sessionId, runId: scope.runId, status: 'aborted', completionReason: 'aborted', stepCount: 0 };
+    if (options.begun !== true && (await beginTurn(agent, scope, input)).aborted === true) return abortedResultOf(scope, null);
     return await turnAfterBegin(agent, scope, input, options);
   } finally {
     // What the launch started for the run's first LLM step and no step took (a cancel or crash before it): dropped.
