@@ -7,7 +7,7 @@ import { updateSessionWithRetry } from '../store/update-session-with-retry.js';
 import type { Message, StoredMessage, ToolResultMessage, UserMessage } from '../types/message.js';
 import type { RunRecord, SessionStateWrite } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
-import { beginFiresNoHook, dropFirstStepReads, firstStepReadsStarted, startFirstCallOnWorker, startFirstStepReads } from './first-step-reads.js';
+import { beginFiresNoHook, dropFirstStepReads, firstStepReadsStarted, startFirstStepReads } from './first-step-reads.js';
 import { reopenCancelledRun } from './reopen-run.js';
 import { workflowCancelled } from '../journal/journal.js';
 import type { StreamManager } from '../stream/stream-manager.js';
@@ -165,11 +165,7 @@ export async function beginRun(
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const reads = options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true);
-  // A queued run dequeued here: its writer opens now and its first model call goes out once the begin's reads are in
-  // (its first delta is never stored before the stream read below), as at a launch in place. Dropped if aborted.
-  if (options.queued === true && options.firstStepNext === true) startFirstCallOnWorker(dependencies, input, reads);
-  const { run, readsAhead, streamUnwritten } = await reads;
+  const { run, readsAhead, streamUnwritten } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true));
   // No earlier attempt of this queued run wrote to its stream: its first LLM step here need not reset it.
   if (streamUnwritten === true) markWorkflowStartedHere(turnKeyOf(input));
   if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {

@@ -9,7 +9,6 @@ import type { StreamManager } from '../stream/stream-manager.js';
 import { ChunkEmitter } from './stream-writers.js';
 import { dropFirstCallAhead, startFirstCallAhead } from './first-call-ahead.js';
 import { stepEnvironment, type RunScope } from './step-scope.js';
-import { outsideWorkflows } from '../journal/outside-workflows.js';
 
 /** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
 export interface FirstStepReads {
@@ -90,25 +89,6 @@ export function startRunReadsAhead(
   new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
   startFirstCallAhead(run, stepEnvironment(run, 1), reads, agent.started);
   return true;
-}
-
-/**
- * For a queued run that a worker dequeued (its launch, in the process that enqueued it, started nothing ahead): open its
- * stream's writer now and make its first model call ahead from the first LLM step's reads its begin started (see
- * {@link startFirstStepReads}) once `begun` (the begin's own reads) resolves, as {@link startRunReadsAhead} does at a
- * launch in place — the workflow is running, so DBOS recorded its start. Outside the begin step's DBOS context, as a
- * launch makes it. Nothing when no reads were started on `stores.stateStore`.
- *
- * @example
- * startFirstCallOnWorker(dependencies, input, reads);
- */
-export function startFirstCallOnWorker(stores: { stateStore: SessionStateStore; streamManager: StreamManager }, run: RunScope, begun: Promise<unknown>): void {
-  const entry = started.get(run.runId);
-  if (entry?.store !== stores.stateStore) return;
-  outsideWorkflows(() => {
-    new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
-    startFirstCallAhead(run, stepEnvironment(run, 1), entry.reads, begun);
-  });
 }
 
 /**

@@ -8,7 +8,6 @@ import type { StreamChunk } from '../../../src/types/stream.js';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 
 const agent = defineAgent({ name: 'call_ahead_agent', systemPrompt: 'Answer.', maxSteps: 2 });
-const queuedAgent = defineAgent({ name: 'call_ahead_queued', systemPrompt: 'Answer.', maxSteps: 2, queue: 'call_ahead_queue' });
 let onModelCall: () => void = () => undefined;
 const llm = new MockLLMAdapter(() => {
   onModelCall();
@@ -18,7 +17,6 @@ const llm = new MockLLMAdapter(() => {
 let runtime: TestRuntime;
 beforeAll(async () => {
   runtime = await startTestRuntime('call_ahead', llm);
-  await DBOS.registerQueue('call_ahead_queue', { minPollingIntervalMs: 20 });
 });
 afterEach(() => {
   setRunBoundaryProbeForTesting(undefined);
@@ -32,12 +30,7 @@ afterAll(async () => {
  * Run one turn, holding the run's begin (at its last point, before its step's record) until the model is called or
  * 500 ms passed: whether the model was called while the begin ran, and the turn's streamed text.
  */
-async function turnWatchingTheBegin(
-  sessionId: string,
-  message: string,
-  hookManager?: HookManager,
-  runAgent: typeof agent = agent,
-): Promise<{ calledDuringBegin: boolean; text: string }> {
+async function turnWatchingTheBegin(sessionId: string, message: string, hookManager?: HookManager): Promise<{ calledDuringBegin: boolean; text: string }> {
   let called!: () => void;
   const modelCalled = new Promise<void>((resolve) => (called = resolve));
   onModelCall = () => called();
@@ -47,7 +40,7 @@ async function turnWatchingTheBegin(
     const waited = await Promise.race([modelCalled.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 500))]);
     calledDuringBegin = waited;
   });
-  const handle = await runtime.executor.execute(runAgent, message, { sessionId, ...(hookManager === undefined ? {} : { hookManager }) });
+  const handle = await runtime.executor.execute(agent, message, { sessionId, ...(hookManager === undefined ? {} : { hookManager }) });
   const chunks: StreamChunk[] = [];
   for await (const chunk of handle.stream()) chunks.push(chunk);
   expect(await handle.result()).toMatchObject({ status: 'completed', output: 'answered ahead' });
@@ -71,17 +64,6 @@ describe("a fresh turn's first model call", () => {
       ['assistant', 'answered ahead'],
     ]);
     const run = (await runtime.stateStore.listRuns('ahead-1')).runs[0];
-    const steps = await DBOS.listWorkflowSteps(run?.workflowId ?? '');
-    expect(steps?.map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
-  });
-
-  it('of a queued run goes out while its begin runs in the process that dequeued it (its launch started nothing)', async () => {
-    const calls = llm.callCount;
-    const turn = await turnWatchingTheBegin('ahead-queued', 'queued', undefined, queuedAgent);
-    expect(turn).toEqual({ calledDuringBegin: true, text: 'answered ahead' });
-    expect(llm.callCount - calls).toBe(1);
-    const run = (await runtime.stateStore.listRuns('ahead-queued')).runs[0];
-    expect((await DBOS.getWorkflowStatus(run?.workflowId ?? ''))?.queueName).toBe('call_ahead_queue');
     const steps = await DBOS.listWorkflowSteps(run?.workflowId ?? '');
     expect(steps?.map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
   });
