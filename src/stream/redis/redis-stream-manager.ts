@@ -14,6 +14,8 @@ import type { StreamManager, StreamReader, StreamWriter, CleanupOptions } from '
 import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { RedisChunkSource } from './redis-chunk-source.js';
+import { RedisEndHints, redisEndHintKey } from './redis-end-hints.js';
+import { assertStreamId } from '../stream-id.js';
 import { redisStreamKeys, type RedisStreamKeys } from './redis-stream-keys.js';
 import {
   appendChunksScript,
@@ -85,6 +87,7 @@ export class RedisStreamManager implements StreamManager {
   readonly #retry: TransientRetryPolicy;
   readonly #writers: BufferedWriterRegistry;
   readonly #readers = new Set<SequencedStreamReader>();
+  readonly #endHints: RedisEndHints;
   #closing: Promise<void> | undefined;
 
   constructor(connection: RedisStreamConnection, options: RedisStreamManagerOptions = {}) {
@@ -101,6 +104,7 @@ export class RedisStreamManager implements StreamManager {
     this.#blockTimeoutMs = positiveIntegerOption(options.blockTimeoutMs ?? 5_000, 'blockTimeoutMs');
     this.#readBatchSize = positiveIntegerOption(options.readBatchSize ?? 500, 'readBatchSize');
     this.#retry = resolveTransientRetry(options.retry);
+    this.#endHints = new RedisEndHints(this.#client, `${this.#keyPrefix}ended`, this.#logger);
   }
 
   /** Open (creating if needed) a stream for writing. */
@@ -194,6 +198,15 @@ export class RedisStreamManager implements StreamManager {
     return Number(await this.#run('prune stream chunks', () => pruneChunksScript.run(this.#client, [keys.meta, keys.chunks, keys.ids], [])));
   }
 
+  /**
+   * Wakes `listener` when `streamId` ends or fails, in any process on this Redis: the script that ends it publishes on
+   * the channel `<keyPrefix>ended`, heard on one pub/sub connection of this manager's (opened on first use).
+   */
+  onStreamEnd(streamId: string, listener: () => void): () => void {
+    assertStreamId(streamId);
+    return this.#endHints.subscribe(redisEndHintKey(streamId), listener);
+  }
+
   /** Flush and release writers, complete readers (closing their connections), and quit the client if owned. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -203,6 +216,7 @@ export class RedisStreamManager implements StreamManager {
   async #shutdown(): Promise<void> {
     await this.#writers.closeAll();
     await Promise.all([...this.#readers].map((reader) => reader.close()));
+    await this.#endHints.close();
     if (this.#ownsClient) await this.#client.quit().catch(() => this.#client.disconnect());
   }
 
@@ -221,7 +235,8 @@ export class RedisStreamManager implements StreamManager {
     await this.#writers.flushStream(streamId);
     const keys = this.#keys(streamId);
     // Idempotent: it only changes an active stream, so a re-sent call is a no-op.
-    await this.#run('finish a stream', () => finishStreamScript.run(this.#client, [keys.meta, keys.control], args));
+    const hint = [`${this.#keyPrefix}ended`, redisEndHintKey(streamId)];
+    await this.#run('finish a stream', () => finishStreamScript.run(this.#client, [keys.meta, keys.control], [...args, ...hint]));
     this.#writers.setClosed(streamId, true);
   }
 

@@ -66,12 +66,13 @@ return count
 `);
 
 /**
- * Move an active (or missing) stream to ended/failed and wake readers through the control stream; reply 1
- * when it changed, 0 when it was already ended or failed.
- * KEYS: meta, control. ARGV: status, now, hasOutput ('1'/'0'), output JSON, hasError ('1'/'0'), error.
+ * Move an active (or missing) stream to ended/failed, wake readers through the control stream and publish the end hint
+ * (ARGV[8] on channel ARGV[7], see `RedisEndHints`); reply 1 when it changed, 0 when it was already ended or failed.
+ * KEYS: meta, control. ARGV: status, now, hasOutput ('1'/'0'), output JSON, hasError ('1'/'0'), error, end channel,
+ * end hint key.
  *
  * @example
- * await finishStreamScript.run(client, [keys.meta, keys.control], ['ended', Date.now(), '1', '"done"', '0', '']);
+ * await finishStreamScript.run(client, [keys.meta, keys.control], ['ended', Date.now(), '1', '"done"', '0', '', channel, redisEndHintKey('s1')]);
  */
 export const finishStreamScript = new RedisLuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -81,6 +82,7 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updatedAt', ARGV[2])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'output', ARGV[4]) end
 if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'error', ARGV[6]) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', 16, '*', 'status', ARGV[1])
+redis.call('PUBLISH', ARGV[7], ARGV[8])
 return 1
 `);
 

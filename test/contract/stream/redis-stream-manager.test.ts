@@ -15,5 +15,5 @@ describe.skipIf(!redisAvailable())('RedisStreamManager (needs Redis)', () => {
     await admin.quit();
   });
 
-  describeStreamManagerContract('RedisStreamManager', () => new RedisStreamManager({ url: testRedisUrl() }, { keyPrefix }));
+  describeStreamManagerContract('RedisStreamManager', () => new RedisStreamManager({ url: testRedisUrl() }, { keyPrefix }), { endHints: true });
 });
