@@ -132,7 +132,12 @@ export interface BeginReads {
  * const ahead = beginReads(input, true);
  * await beginRun(input, undefined, record, { firstStepNext: true, ahead });
  */
-export async function beginReads(input: BeginRunInput, firstStepNext: boolean, known?: { run: RunRecord | null }, queued = false): Promise<BeginReads> {
+export async function beginReads(
+  input: BeginRunInput,
+  firstStepNext: boolean,
+  known?: { run: RunRecord | null },
+  queued = false,
+): Promise<BeginReads> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
   const stream = queued ? dependencies.streamManager.getInfo(input.streamId) : undefined;
@@ -165,7 +170,8 @@ export async function beginRun(
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const { run, readsAhead, streamUnwritten } = await (options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true));
+  const reads = options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true);
+  const { run, readsAhead, streamUnwritten } = await reads;
   // No earlier attempt of this queued run wrote to its stream: its first LLM step here need not reset it.
   if (streamUnwritten === true) markWorkflowStartedHere(turnKeyOf(input));
   if (run?.status === 'aborted' && !(await resumedAfterCancel(input, dependencies.streamManager, stateStore))) {

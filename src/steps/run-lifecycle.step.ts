@@ -70,7 +70,8 @@ export class RunLifecycleStep {
         // that step (the launch marked it started here); a queued run is marked here when its stream holds none of
         // its chunks (beginReads), else that step resets it.
         if (!firstStepNext) markWorkflowStartedHere(turnKeyOf(input));
-        return beginRun(input, undefined, record, { firstStepNext, queued: options.queued === true, ...(ahead === undefined ? {} : { ahead }) });
+        const queued = options.queued === true;
+        return beginRun(input, undefined, record, { firstStepNext, queued, ...(ahead === undefined ? {} : { ahead }) });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.
       firstStepNext ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true, readAhead } : { readAhead },

@@ -72,7 +72,8 @@ return count
  * end hint key.
  *
  * @example
- * await finishStreamScript.run(client, [keys.meta, keys.control], ['ended', Date.now(), '1', '"done"', '0', '', channel, redisEndHintKey('s1')]);
+ * const hint = [channel, redisEndHintKey('s1')];
+ * await finishStreamScript.run(client, [keys.meta, keys.control], ['ended', Date.now(), '1', '"done"', '0', '', ...hint]);
  */
 export const finishStreamScript = new RedisLuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')

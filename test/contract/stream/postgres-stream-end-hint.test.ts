@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStreamManager } from '../../../src/stream/postgres/postgres-stream-manager.js';
 import { createTestDatabase, type TestDatabase } from '../../support/services.js';
 import { hintCounter } from '../../../src/testing/contracts/stream-manager-contract/end-hints.js';
+import { expectEndAndFailureHinted } from './end-hint-scenario.js';
 
 // Issue 22 (fleet): the handle of a queued run learns that the run ended from its stream's end, written by the worker
 // process (a NOTIFY every stream manager on the database hears), instead of asking DBOS every 2 ms.
@@ -40,22 +41,7 @@ describe('PostgresStreamManager.onStreamEnd', () => {
     const other = endHints('other');
     await listening();
     // The LISTEN connection's (re)connection wakes every subscriber once (something may have been missed meanwhile).
-    const [before, otherBefore] = [hints.count(), other.count()];
-    const writer = await worker.createWriter('hinted', 'agent', 'chat');
-    await writer.write({ type: 'text-delta', agentId: 'agent', agentType: 'chat', delta: 'Hi.', step: 1 } as never);
-    await writer.flush();
-    expect(await hints.next(150)).toBe(false);
-    const ended = hints.next(2_000);
-    await worker.endStream('hinted', { done: true });
-    expect(await ended).toBe(true);
-    // Ending it again changes nothing: no second hint.
-    await worker.endStream('hinted');
-    expect(await hints.next(150)).toBe(false);
-    await worker.reactivateStream('hinted');
-    const failed = hints.next(2_000);
-    await worker.failStream('hinted', 'boom');
-    expect(await failed).toBe(true);
-    expect([hints.count() - before, other.count() - otherBefore]).toEqual([2, 0]);
+    await expectEndAndFailureHinted(worker, 'hinted', hints, other);
     hints.stop();
     other.stop();
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStreamManager } from '../../../src/stream/redis/redis-stream-manager.js';
 import { hintCounter } from '../../../src/testing/contracts/stream-manager-contract/end-hints.js';
 import { redisAvailable, testRedisUrl } from '../../support/services.js';
+import { expectEndAndFailureHinted } from './end-hint-scenario.js';
 
 // Issue 22 (fleet): the handle of a queued run learns that the run ended from its stream's end, written by the worker
 // process; on Redis the script that ends the stream publishes it, and every manager of that key prefix hears it.
@@ -39,22 +40,7 @@ describe.skipIf(!redisAvailable())('RedisStreamManager.onStreamEnd (needs Redis)
     const other = endHints(api, 'other');
     // Once subscribed, every listener hears once that something may have ended (a message before it is missed).
     expect(await hints.next(2_000)).toBe(true);
-    const [before, otherBefore] = [hints.count(), other.count()];
-    const writer = await worker.createWriter('hinted', 'agent', 'chat');
-    await writer.write({ type: 'text_delta', agentId: 'agent', agentType: 'chat', delta: 'Hi.', step: 1, timestamp: Date.now() });
-    await writer.flush();
-    expect(await hints.next(150)).toBe(false);
-    const ended = hints.next(2_000);
-    await worker.endStream('hinted', { done: true });
-    expect(await ended).toBe(true);
-    // Ending it again changes nothing: no second hint.
-    await worker.endStream('hinted');
-    expect(await hints.next(150)).toBe(false);
-    await worker.reactivateStream('hinted');
-    const failed = hints.next(2_000);
-    await worker.failStream('hinted', 'boom');
-    expect(await failed).toBe(true);
-    expect([hints.count() - before, other.count() - otherBefore]).toEqual([2, 0]);
+    await expectEndAndFailureHinted(worker, 'hinted', hints, other);
     hints.stop();
     other.stop();
   });

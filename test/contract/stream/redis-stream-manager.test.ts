@@ -15,5 +15,6 @@ describe.skipIf(!redisAvailable())('RedisStreamManager (needs Redis)', () => {
     await admin.quit();
   });
 
-  describeStreamManagerContract('RedisStreamManager', () => new RedisStreamManager({ url: testRedisUrl() }, { keyPrefix }), { endHints: true });
+  const create = (): RedisStreamManager => new RedisStreamManager({ url: testRedisUrl() }, { keyPrefix });
+  describeStreamManagerContract('RedisStreamManager', create, { endHints: true });
 });

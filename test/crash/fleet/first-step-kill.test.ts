@@ -26,9 +26,8 @@ describe('a worker killed during a queued run’s first model call', () => {
     const [run] = await enqueueSessions(api(), createLedgerFleetAgent(env.pool), [SESSION]);
     if (run === undefined) throw new Error('no run enqueued');
 
-    await waitUntil('a text delta of step 1 stored', DRILL_TIMEOUTS.signal, async () => (await chunkRowCount(env.pool, SESSION, 'text_delta', 1)) >= 1, () =>
-      victim.describe(),
-    );
+    const partlyStored = async (): Promise<boolean> => (await chunkRowCount(env.pool, SESSION, 'text_delta', 1)) >= 1;
+    await waitUntil('a text delta of step 1 stored', DRILL_TIMEOUTS.signal, partlyStored, () => victim.describe());
     await victim.kill();
     // Killed mid-stream: part of the answer is in the stream, nothing of the step is recorded.
     expect(env.llm.countsByStep(SESSION)).toEqual([1]);
