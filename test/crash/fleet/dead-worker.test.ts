@@ -126,7 +126,8 @@ describe('dead worker: a SIGKILLed fleet member under fleet-wide model limits', 
     // Tools: a call recorded before the kill ran once; a call the victim left unrecorded ran exactly once more.
     const movedSessions = new Set(runs.filter(({ handle }) => moved.includes(handle.workflowId)).map(({ sessionId }) => sessionId));
     const recorded = await toolCallsRecorded(env.pool, sessionOfWorkflow, killedAt);
-    const account = accountReRuns(await ledgerOf(env.pool), recorded, victim.pid);
+    const committed = await toolCallsRecorded(env.pool, sessionOfWorkflow, Number.POSITIVE_INFINITY);
+    const account = accountReRuns(await ledgerOf(env.pool), recorded, victim.pid, committed);
     expect(account.unexpected).toEqual([]);
     expect(account.finishedReRun).toBe(0);
     expect(account.calls).toBe(SESSIONS.length * TOOL_STEPS);

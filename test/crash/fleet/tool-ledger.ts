@@ -90,6 +90,8 @@ export interface ReRunAccount {
   departedRecorded: number;
   /** Calls executed more than once. */
   reRuns: number;
+  /** … of which the step was not recorded, but the result it committed was taken by the recovered run (see accountReRuns). */
+  committedTaken: number;
   /** Calls executed more than once although their step was recorded first: none may be. */
   finishedReRun: number;
   /** Calls whose execution count is not the expected one, described. */
@@ -98,18 +100,35 @@ export interface ReRunAccount {
 
 /**
  * Account for every tool call's executions: a call first executed by `departedPid` and not in `recorded` must have run
- * twice (the recovered run executes its unrecorded step again, once); every other call exactly once.
+ * twice (the recovered run executes its unrecorded step again, once); every other call exactly once. With
+ * `committed` (the calls whose step is recorded now, by anyone), a call that ended in the departed process, ran once
+ * and is recorded now had its result committed before the process left, DBOS's row not yet (the public journal's batch
+ * record commits a step's effects first): the recovered run takes that result (`committedTaken`) and runs it no more.
  *
  * @example
  * const account = accountReRuns(executions, await toolCallsRecorded(pool, sessionOfWorkflow, leftAt), oldProcess.pid);
  */
-export function accountReRuns(executions: readonly ToolExecution[], recorded: ReadonlySet<string>, departedPid: number): ReRunAccount {
+export function accountReRuns(
+  executions: readonly ToolExecution[],
+  recorded: ReadonlySet<string>,
+  departedPid: number,
+  committed: ReadonlySet<string> = recorded,
+): ReRunAccount {
   const byCall = new Map<string, ToolExecution[]>();
   for (const execution of executions) {
     const key = callKey(execution.sessionId, execution.toolCallId);
     byCall.set(key, [...(byCall.get(key) ?? []), execution]);
   }
-  const account: ReRunAccount = { calls: byCall.size, departedCalls: 0, departedEnded: 0, departedRecorded: 0, reRuns: 0, finishedReRun: 0, unexpected: [] };
+  const account: ReRunAccount = {
+    calls: byCall.size,
+    departedCalls: 0,
+    departedEnded: 0,
+    departedRecorded: 0,
+    committedTaken: 0,
+    reRuns: 0,
+    finishedReRun: 0,
+    unexpected: [],
+  };
   for (const [key, runs] of byCall) {
     const first = runs[0];
     const departed = first?.pid === departedPid;
@@ -119,7 +138,9 @@ export function accountReRuns(executions: readonly ToolExecution[], recorded: Re
     if (departed && wasRecorded) account.departedRecorded += 1;
     if (runs.length > 1) account.reRuns += 1;
     if (runs.length > 1 && wasRecorded) account.finishedReRun += 1;
-    const expected = departed && !wasRecorded ? 2 : 1;
+    const taken = departed && !wasRecorded && runs.length === 1 && first?.endedAt !== null && committed.has(key);
+    if (taken) account.committedTaken += 1;
+    const expected = departed && !wasRecorded && !taken ? 2 : 1;
     if (runs.length !== expected) {
       const pids = runs.map((run) => `${run.pid}${run.endedAt === null ? '(open)' : ''}`).join(',');
       account.unexpected.push(`${key}: ${runs.length} executions (expected ${expected}; recorded ${String(wasRecorded)}; pids ${pids})`);
