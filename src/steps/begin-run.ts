@@ -116,9 +116,9 @@ export interface BeginReads {
   run: RunRecord | null;
   readsAhead: boolean;
   /**
-   * A queued run's begin: whether the run's stream holds none of its chunks yet (asked beside the run). A begin whose
-   * record rides with its first LLM step's (fused journal) runs again after a crash during that step, whose writer may
-   * have stored part of its text meanwhile: that step then resets it.
+   * Asked with `checkStream` (a queued run's begin followed by its first LLM step): whether the run's stream holds none
+   * of its chunks yet (read beside the run). A begin whose record rides with that step's (fused journal) runs again
+   * after a crash during the step, whose writer may have stored part of its text meanwhile: that step then resets it.
    */
   streamUnwritten?: boolean;
 }
@@ -136,11 +136,11 @@ export async function beginReads(
   input: BeginRunInput,
   firstStepNext: boolean,
   known?: { run: RunRecord | null },
-  queued = false,
+  checkStream = false,
 ): Promise<BeginReads> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const stream = queued ? dependencies.streamManager.getInfo(input.streamId) : undefined;
+  const stream = checkStream ? dependencies.streamManager.getInfo(input.streamId) : undefined;
   stream?.catch(() => undefined); // awaited below, unless the run read fails first
   const readsAhead = firstStepNext && input.turnStored === true && beginFiresNoHook(hooks);
   // Started already when this process launched the run (`startRunReadsAhead`); dropped if this begin may not use them.
@@ -166,11 +166,11 @@ export async function beginRun(
   input: BeginRunInput,
   known?: { run: RunRecord | null },
   record: StepRecord = SEPARATE_RECORD,
-  options: { firstStepNext?: boolean; ahead?: Promise<BeginReads>; queued?: boolean } = {},
+  options: { firstStepNext?: boolean; ahead?: Promise<BeginReads>; checkStream?: boolean } = {},
 ): Promise<{ stepCount: number; aborted?: true }> {
   const { dependencies, hooks } = await stepEnvironment(input, 0);
   const { stateStore } = dependencies;
-  const reads = options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.queued === true);
+  const reads = options.ahead ?? beginReads(input, options.firstStepNext === true, known, options.checkStream === true);
   const { run, readsAhead, streamUnwritten } = await reads;
   // No earlier attempt of this queued run wrote to its stream: its first LLM step here need not reset it.
   if (streamUnwritten === true) markWorkflowStartedHere(turnKeyOf(input));

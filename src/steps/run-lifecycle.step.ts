@@ -53,10 +53,12 @@ export class RunLifecycleStep {
     options: { withNextStep?: boolean; queued?: boolean } = {},
   ): Promise<{ stepCount: number; aborted?: true }> {
     const firstStepNext = options.withNextStep === true;
+    // A queued run's begin whose record rides with its first LLM step's decides from its stream whether that step resets.
+    const checkStream = firstStepNext && options.queued === true;
     let ahead: Promise<BeginReads> | undefined;
     // The begin's reads go out beside the journal's look for its recorded outcome; a replayed begin drops them.
     const readAhead = () => {
-      const reads = beginReads(input, firstStepNext, undefined, options.queued === true);
+      const reads = beginReads(input, firstStepNext, undefined, checkStream);
       reads.catch(() => undefined); // awaited by the body, or dropped
       ahead = reads;
       return () => void reads.then((begun) => begun.readsAhead && dropFirstStepReads(input.runId), () => undefined);
@@ -70,8 +72,7 @@ export class RunLifecycleStep {
         // that step (the launch marked it started here); a queued run is marked here when its stream holds none of
         // its chunks (beginReads), else that step resets it.
         if (!firstStepNext) markWorkflowStartedHere(turnKeyOf(input));
-        const queued = options.queued === true;
-        return beginRun(input, undefined, record, { firstStepNext, queued, ...(ahead === undefined ? {} : { ahead }) });
+        return beginRun(input, undefined, record, { firstStepNext, checkStream, ...(ahead === undefined ? {} : { ahead }) });
       },
       // An aborted run's workflow ends after its begin: nothing would record it.
       firstStepNext ? { recordWithNext: (begun) => (begun as { aborted?: true }).aborted !== true, readAhead } : { readAhead },
