@@ -10,6 +10,7 @@ import type { StreamManager, StreamReader, StreamWriteOptions, StreamWriter, Cle
 import { guardStreamManagerArguments } from '../stream-manager-arguments.js';
 import { isTerminalStatus } from '../stream-status.js';
 import { assertStreamId } from '../stream-id.js';
+import { KeyedListeners } from '../keyed-listeners.js';
 
 /**
  * Options of {@link InMemoryStreamManager}.
@@ -48,7 +49,7 @@ export class InMemoryStreamManager implements StreamManager {
   readonly #streams = new Map<string, MemoryStream>();
   readonly #signals = new Map<string, ChangeSignal>();
   readonly #readers = new Set<SequencedStreamReader>();
-  readonly #endListeners = new Map<string, Set<() => void>>();
+  readonly #endListeners = new KeyedListeners();
   readonly #logger: Logger;
 
   constructor(options: InMemoryStreamManagerOptions = {}) {
@@ -192,13 +193,7 @@ export class InMemoryStreamManager implements StreamManager {
   /** Calls `listener` each time `streamId` ends or fails (in this process: the only one that sees this stream). */
   onStreamEnd(streamId: string, listener: () => void): () => void {
     assertStreamId(streamId);
-    const listeners = this.#endListeners.get(streamId) ?? new Set<() => void>();
-    this.#endListeners.set(streamId, listeners);
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.#endListeners.get(streamId) === listeners) this.#endListeners.delete(streamId);
-    };
+    return this.#endListeners.add(streamId, listener);
   }
 
   #finish(streamId: string, apply: (stream: MemoryStream) => void): void {
@@ -207,7 +202,7 @@ export class InMemoryStreamManager implements StreamManager {
     apply(stream);
     stream.updatedAt = Date.now();
     this.#signal(streamId).notify();
-    for (const listener of [...(this.#endListeners.get(streamId) ?? [])]) listener();
+    this.#endListeners.call(streamId);
   }
 
   #signal(streamId: string): ChangeSignal {

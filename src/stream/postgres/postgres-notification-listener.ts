@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '../../hooks/types.js';
 import { describeError } from '../describe-error.js';
 import { StoreError } from '../../errors/index.js';
+import { KeyedListeners } from '../keyed-listeners.js';
 
 /**
  * Options of {@link PostgresNotificationListener}.
@@ -33,7 +34,7 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export class PostgresNotificationListener {
   readonly #pool: pg.Pool;
   readonly #options: PostgresNotificationListenerOptions;
-  readonly #subscribers = new Map<string, Set<() => void>>();
+  readonly #subscribers = new KeyedListeners();
   #client: pg.PoolClient | undefined;
   #connecting: Promise<void> | undefined;
   #closed = false;
@@ -52,18 +53,9 @@ export class PostgresNotificationListener {
 
   /** Call `onChange` whenever `streamId` may have changed (connecting on first use). Returns the unsubscribe. */
   subscribe(streamId: string, onChange: () => void): () => void {
-    let callbacks = this.#subscribers.get(streamId);
-    if (callbacks === undefined) {
-      callbacks = new Set();
-      this.#subscribers.set(streamId, callbacks);
-    }
-    callbacks.add(onChange);
+    const stop = this.#subscribers.add(streamId, onChange);
     this.#ensureConnected();
-    return () => {
-      const current = this.#subscribers.get(streamId);
-      current?.delete(onChange);
-      if (current?.size === 0) this.#subscribers.delete(streamId);
-    };
+    return stop;
   }
 
   /**
@@ -71,7 +63,7 @@ export class PostgresNotificationListener {
    * for the notification's round trip through the server (it still arrives, and wakes them once more).
    */
   announce(streamId: string): void {
-    for (const callback of this.#subscribers.get(streamId) ?? []) callback();
+    this.#subscribers.call(streamId);
   }
 
   /** Drop the LISTEN connection (it is destroyed, not returned to the pool) and stop reconnecting. */
@@ -108,7 +100,7 @@ export class PostgresNotificationListener {
         // already seen (and ignored, as the client was not current yet). Never adopt a dead connection.
         if (connection.dropped) throw new StoreError('STORE_ERROR', 'The LISTEN connection dropped while connecting; it is reconnected.', { retryable: true });
         this.#client = client;
-        this.#notifyAll();
+        this.#subscribers.callAll();
         return;
       } catch (error) {
         this.#options.logger.warn('stream LISTEN connection failed; retrying', { error: describeError(error), delayMs: delay });
@@ -132,20 +124,16 @@ export class PostgresNotificationListener {
       this.#client = undefined;
       this.#options.logger.warn('stream LISTEN connection dropped; reconnecting', { error: describeError(error) });
       release(client, error ?? new Error('connection ended'));
-      this.#notifyAll();
+      this.#subscribers.callAll();
       this.#ensureConnected();
     };
     client.on('error', onDrop);
     client.on('end', () => onDrop());
     client.on('notification', (message) => {
       if (message.channel !== this.#options.channel || message.payload === undefined) return;
-      for (const callback of this.#subscribers.get(message.payload) ?? []) callback();
+      this.#subscribers.call(message.payload);
     });
     return connection;
-  }
-
-  #notifyAll(): void {
-    for (const callbacks of this.#subscribers.values()) for (const callback of callbacks) callback();
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../hooks/types.js';
 import { describeError } from '../describe-error.js';
+import { KeyedListeners } from '../keyed-listeners.js';
 
 /**
  * The message that a stream ended or failed, published on the manager's end channel by the script that ends it: the
@@ -25,7 +26,7 @@ export function redisEndHintKey(streamId: string): string {
  * const stop = hints.subscribe(redisEndHintKey('s1'), () => wake());
  */
 export class RedisEndHints {
-  readonly #listeners = new Map<string, Set<() => void>>();
+  readonly #listeners = new KeyedListeners();
   #subscriber: Redis | undefined;
   #closed = false;
 
@@ -37,14 +38,9 @@ export class RedisEndHints {
 
   /** Call `listener` on each message `key` on the channel (connecting on first use). Returns the unsubscribe. */
   subscribe(key: string, listener: () => void): () => void {
-    const listeners = this.#listeners.get(key) ?? new Set<() => void>();
-    this.#listeners.set(key, listeners);
-    listeners.add(listener);
+    const stop = this.#listeners.add(key, listener);
     this.#connect();
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.#listeners.get(key) === listeners) this.#listeners.delete(key);
-    };
+    return stop;
   }
 
   /** Close the pub/sub connection and stop listening. Idempotent. */
@@ -61,23 +57,18 @@ export class RedisEndHints {
     this.#subscriber = subscriber;
     subscriber.on('error', (error: unknown) => this.logger.warn('stream end-hint connection error', { error: describeError(error) }));
     subscriber.on('message', (channel: string, key: string) => {
-      if (channel !== this.channel) return;
-      for (const listener of this.#listeners.get(key) ?? []) listener();
+      if (channel === this.channel) this.#listeners.call(key);
     });
     // A message published before the subscription (or while reconnecting) is missed: once subscribed, and after each
     // reconnection (ioredis subscribes again), each listener hears that something may have ended.
     let subscribed = false;
-    subscriber.on('ready', () => subscribed && this.#notifyAll());
+    subscriber.on('ready', () => subscribed && this.#listeners.callAll());
     subscriber
       .subscribe(this.channel)
       .then(() => {
         subscribed = true;
-        this.#notifyAll();
+        this.#listeners.callAll();
       })
       .catch((error: unknown) => this.logger.warn('stream end-hint subscribe failed', { error: describeError(error) }));
-  }
-
-  #notifyAll(): void {
-    for (const listeners of this.#listeners.values()) for (const listener of listeners) listener();
   }
 }
