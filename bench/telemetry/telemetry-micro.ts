@@ -29,7 +29,9 @@ if (!Object.hasOwn(CONFIGURATIONS, configuration) || !Number.isInteger(steps) ||
 }
 
 const kit = new TracingKit();
-useTelemetry(new AgentTelemetry(telemetryOption(configuration, kit) ?? {}));
+// Each step's spans at its record (spanBatchMs 0), so the step's path holds the telemetry's whole work for the step.
+const option = telemetryOption(configuration, kit);
+useTelemetry(new AgentTelemetry(option === false ? false : { ...option, spanBatchMs: 0 }));
 /** Stands for DBOS's step context: each step body runs with an object of its own (as `DBOS.stepStatus`). */
 const stepContext = new AsyncLocalStorage<object>();
 identifyStepsBy(() => stepContext.getStore());

@@ -21,6 +21,7 @@ import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { executeReads } from './execute-reads.js';
 import { closeExecutor, type CloseOptions } from './executor-close.js';
+import { flushHeldSpans } from '../telemetry/agent-telemetry.js';
 import { reopenWarmWaits } from '../workflows/warm-waits.js';
 import { endedMeanwhile, finishedMeanwhile, repairStuckRun } from './stuck-run.js';
 import { submitAndFollowUp } from './submit-follow-up.js';
@@ -266,6 +267,7 @@ export class DBOSAgentExecutor {
    */
   async close(options: CloseOptions = {}): Promise<void> {
     await closeExecutor(this.logger, options);
+    flushHeldSpans(); // the batched spans of steps recorded so far
   }
 
   /**

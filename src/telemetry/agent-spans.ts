@@ -208,6 +208,7 @@ export function runSpan(scope: SpanScope, details: RunSpanDetails): void {
   current.later(
     () => current.metrics.runs.add(1, counted),
     () => emitRun(current, scope, details),
+    true,
   );
 }
 

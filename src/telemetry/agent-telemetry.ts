@@ -2,11 +2,11 @@ import { ProxyTracerProvider, createNoopMeter, metrics, trace } from '@opentelem
 import type { Counter, Histogram, Meter, Span, Tracer } from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors/index.js';
 import * as attr from './semconv.js';
-import { heldHere } from './held-spans.js';
+import { batchHeldSpansFor, DEFAULT_SPAN_BATCH_MS, flushHeldSpans, heldHere } from './held-spans.js';
 import { honorsSpanIds, inRunContext, startEndedSpan, type EndedSpan, type SpanScope } from './span-emission.js';
 
 export type { EndedSpan, SpanScope } from './span-emission.js';
-export { afterRecord, identifyStepsBy } from './held-spans.js';
+export { afterRecord, flushHeldSpans, identifyStepsBy } from './held-spans.js';
 
 const INSTRUMENTATION = 'helix-agents-dbos';
 
@@ -27,6 +27,13 @@ export interface TelemetryOptions {
    * hold personal data); `true` bounds each attribute to 4,000 characters.
    */
   captureContent?: boolean | { maxChars: number };
+  /**
+   * How long (ms) the spans and metric records of a recorded step wait to go out with other steps' (default 20; 0:
+   * each step's as soon as it is recorded). Batched, they cost about half as much; a run's spans are all out when its
+   * result is, but a process killed within this delay of a step's record never exports that step's spans (as a
+   * `BatchSpanProcessor`'s buffer). Set 0 where every span of a killed process must reach a synchronous exporter.
+   */
+  spanBatchMs?: number;
 }
 
 /**
@@ -36,6 +43,7 @@ export interface TelemetryOptions {
  */
 export class AgentTelemetry {
   readonly captureContent: number | undefined;
+  readonly spanBatchMs: number;
   private readonly tracer: Tracer | undefined;
   private readonly globalTracer: boolean;
   private readonly instruments: Instruments;
@@ -51,6 +59,7 @@ export class AgentTelemetry {
     this.tracer = options === false ? undefined : (given?.tracer ?? trace.getTracer(INSTRUMENTATION));
     this.globalTracer = given?.tracer === undefined;
     const capture = given?.captureContent;
+    this.spanBatchMs = given?.spanBatchMs ?? DEFAULT_SPAN_BATCH_MS;
     this.captureContent = capture === true ? 4_000 : typeof capture === 'object' ? Math.max(0, Math.floor(capture.maxChars)) : undefined;
     this.meter = options === false ? createNoopMeter() : (given?.meter ?? metrics.getMeter(INSTRUMENTATION));
     this.instruments = instrumentsOf(this.meter);
@@ -108,17 +117,21 @@ export class AgentTelemetry {
   /**
    * Make metric records with `records`, and build and emit spans with `spans` (only while tracing): inside a journaled
    * step while tracing, once the step's record commits (with its held spans; one hold lookup for both); elsewhere now.
+   * `endsRun`: a run's span, which takes the batch of released steps' spans out with it.
    */
-  later(records: () => void, spans?: () => void): void {
+  later(records: () => void, spans?: () => void, endsRun = false): void {
     const tracing = this.tracer !== undefined && this.tracing;
     const held = tracing ? heldHere() : undefined;
     if (held === undefined) {
+      // A run's span outside a step: its steps' spans, still batched, go out first.
+      if (endsRun && tracing) flushHeldSpans();
       records();
       if (tracing) spans?.();
       return;
     }
     held.defer(records);
     if (spans !== undefined) held.defer(spans);
+    if (endsRun) held.endsRun = true;
   }
 
   /**
@@ -147,6 +160,10 @@ function checkOptions(given: TelemetryOptions | undefined): void {
   if (given.meter !== undefined && typeof given.meter?.createHistogram !== 'function') throw new InvalidArgumentError('telemetry.meter must be an OpenTelemetry Meter.', { field: 'telemetry.meter' });
   const capture = given.captureContent;
   const maxChars = typeof capture === 'object' && capture !== null ? capture.maxChars : undefined;
+  const batchMs = given.spanBatchMs;
+  if (batchMs !== undefined && !(Number.isInteger(batchMs) && batchMs >= 0 && batchMs <= 60_000)) {
+    throw new InvalidArgumentError('telemetry.spanBatchMs must be an integer from 0 to 60000 (ms).', { field: 'telemetry.spanBatchMs' });
+  }
   const valid = capture === undefined || typeof capture === 'boolean' || (Number.isInteger(maxChars) && maxChars! >= 0);
   if (!valid) throw new InvalidArgumentError('telemetry.captureContent must be a boolean or { maxChars: a non-negative integer }.', { field: 'telemetry.captureContent' });
 }
@@ -187,4 +204,5 @@ export function telemetry(): AgentTelemetry {
 export function useTelemetry(next: AgentTelemetry): void {
   if (active !== next) active.dispose();
   active = next;
+  batchHeldSpansFor(next.spanBatchMs);
 }

@@ -3,7 +3,7 @@
  * so across a crash each span is exported exactly once. A step recorded before the kill is replayed (its body does not
  * run, nothing is emitted again); the step the kill interrupted never ended, so it exported nothing, and its re-run
  * in the recovering process exports its span once, marked `helix.attempt: 2`, `helix.recovered: true`, under the same
- * deterministic ids. Each worker appends every ended span to a file at once (span-file.ts), so the parent reads what
+ * deterministic ids. A recorded step's spans go out with the batch of recorded steps (≤ 20 ms after its record). Each worker appends every ended span to a file at once (span-file.ts), so the parent reads what
  * the killed process exported and what the recovering one added.
  */
 import { describe, expect, it } from 'vitest';
@@ -81,6 +81,14 @@ function repeatedIds(spans: SpanLine[]): string[] {
   return [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))];
 }
 
+/**
+ * The spans the doomed worker exported before the kill: its recorded steps' spans go out in a batch (`spanBatchMs`,
+ * 20 ms by default) after their records, so the drill waits for them (bounded) before it kills.
+ */
+async function expectExportedBeforeKill(spanFile: string, doomed: DoomedRun, beforeKill: SpanOutline[]): Promise<void> {
+  await expect.poll(() => outlineOf(readSpanLines(spanFile), { doomed: doomed.worker.pid }), { timeout: 2_000, interval: 5 }).toEqual(beforeKill);
+}
+
 /** What every drill asserts of the whole file: one trace, unique ids, one completed run span. */
 function expectOneTrace(spans: SpanLine[], run: DoomedRun, stepCount: number): void {
   expect(repeatedIds(spans)).toEqual([]);
@@ -114,7 +122,7 @@ describe('crash drill: spans across SIGKILL and recovery', () => {
       stepSpan(CHAT, doomed, { step: 1, attempt: 1, by: 'doomed' }),
       stepSpan('execute_tool lookup', doomed, { step: 1, attempt: 1, by: 'doomed', spanId: lookupA }),
     ];
-    expect(outlineOf(readSpanLines(spanFile), { doomed: doomed.worker.pid })).toEqual(beforeKill);
+    await expectExportedBeforeKill(spanFile, doomed, beforeKill);
 
     const { worker: recoverer, result } = await killAndRecoverTraced(env, spanFile, doomed);
 
@@ -153,7 +161,7 @@ describe('crash drill: spans across SIGKILL and recovery', () => {
       stepSpan(CHAT, doomed, { step: 1, attempt: 1, by: 'doomed' }),
       stepSpan('execute_tool lookup', doomed, { step: 1, attempt: 1, by: 'doomed', spanId: lookupA }),
     ];
-    expect(outlineOf(readSpanLines(spanFile), { doomed: doomed.worker.pid })).toEqual(beforeKill);
+    await expectExportedBeforeKill(spanFile, doomed, beforeKill);
 
     const { worker: recoverer, result } = await killAndRecoverTraced(env, spanFile, doomed);
 
@@ -181,7 +189,7 @@ describe('crash drill: spans across SIGKILL and recovery', () => {
       stepSpan('execute_tool lookup', doomed, { step: 1, attempt: 1, by: 'doomed', spanId: toolSpanId(FINISH_DRILL, 'call_1_lookup_a') }),
       stepSpan(CHAT, doomed, { step: 2, attempt: 1, by: 'doomed' }),
     ];
-    expect(outlineOf(readSpanLines(spanFile), { doomed: doomed.worker.pid })).toEqual(beforeKill);
+    await expectExportedBeforeKill(spanFile, doomed, beforeKill);
 
     const { worker: recoverer, result } = await killAndRecoverTraced(env, spanFile, doomed);
 

@@ -16,7 +16,7 @@ const meter = {
   createCounter: (name: string) => ({ add: (value: number) => void recorded.push(`${name} ${value}`) }),
   createObservableGauge: () => ({ addCallback: () => undefined, removeCallback: () => undefined }),
 } as unknown as Meter;
-useTelemetry(new AgentTelemetry({ tracer }));
+useTelemetry(new AgentTelemetry({ tracer, spanBatchMs: 0 }));
 
 /** Stands for DBOS's step context: each step body runs with an object of its own (as `DBOS.stepStatus`). */
 const steps = new AsyncLocalStorage<object>();
@@ -89,19 +89,19 @@ describe('spans of a journaled step', () => {
   });
 
   it('a tracer that throws while the held spans go out does not fail the recorded step', async () => {
-    const throwing = new AgentTelemetry({ tracer: { ...tracer, startSpan: () => { throw new Error('exporter down'); } } });
+    const throwing = new AgentTelemetry({ tracer: { ...tracer, startSpan: () => { throw new Error('exporter down'); } }, spanBatchMs: 0 });
     useTelemetry(throwing);
     try {
       await expect(journaledStep(async () => emitTool('c1'), Promise.resolve())).resolves.toBeUndefined();
     } finally {
-      useTelemetry(new AgentTelemetry({ tracer }));
+      useTelemetry(new AgentTelemetry({ tracer, spanBatchMs: 0 }));
     }
     expect(exported()).toEqual([]);
   });
 });
 
 describe('metric records of a journaled step', () => {
-  const metered = (): AgentTelemetry => new AgentTelemetry({ tracer, meter });
+  const metered = (): AgentTelemetry => new AgentTelemetry({ tracer, meter, spanBatchMs: 0 });
   const toolDurations = (): string[] => recorded.filter((line) => line.startsWith('helix.tool.duration'));
 
   it('are made once the step is recorded, with its spans, once', async () => {
@@ -118,7 +118,7 @@ describe('metric records of a journaled step', () => {
       await nextTurn();
       expect(toolDurations()).toHaveLength(1);
     } finally {
-      useTelemetry(new AgentTelemetry({ tracer }));
+      useTelemetry(new AgentTelemetry({ tracer, spanBatchMs: 0 }));
     }
   });
 
@@ -135,18 +135,18 @@ describe('metric records of a journaled step', () => {
       await expect(step).rejects.toThrow();
       expect(recorded.filter((line) => line.startsWith('helix.agent.step.duration'))).toHaveLength(1);
     } finally {
-      useTelemetry(new AgentTelemetry({ tracer }));
+      useTelemetry(new AgentTelemetry({ tracer, spanBatchMs: 0 }));
     }
   });
 
   it('a meter that throws at the release does not fail the recorded step, nor keep its spans', async () => {
     const throwing = { ...meter, createHistogram: () => ({ record: () => { throw new Error('meter down'); } }) } as unknown as Meter;
-    useTelemetry(new AgentTelemetry({ tracer, meter: throwing }));
+    useTelemetry(new AgentTelemetry({ tracer, meter: throwing, spanBatchMs: 0 }));
     try {
       await expect(journaledStep(async () => emitTool('c3'), Promise.resolve())).resolves.toBeUndefined();
       expect(exported()).toEqual(['c3']);
     } finally {
-      useTelemetry(new AgentTelemetry({ tracer }));
+      useTelemetry(new AgentTelemetry({ tracer, spanBatchMs: 0 }));
     }
   });
 });
