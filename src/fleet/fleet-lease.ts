@@ -18,16 +18,25 @@ export class FleetLease {
   readonly #client: pg.Client;
   readonly #table: string;
   #lost = false;
+  #closed = false;
+  #onLost: (() => void) | undefined;
 
   private constructor(client: pg.Client, table: string) {
     this.#client = client;
     this.#table = table;
-    client.on('error', () => {
-      this.#lost = true;
-    });
-    client.on('end', () => {
-      this.#lost = true;
-    });
+    client.on('error', () => this.#lose());
+    client.on('end', () => this.#lose());
+  }
+
+  /** Call `listener` once when the connection fails or ends on its own (not at {@link close}): its locks are gone. */
+  onLost(listener: () => void): void {
+    this.#onLost = listener;
+  }
+
+  #lose(): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    if (!this.#closed) this.#onLost?.();
   }
 
   /** Connect, and create the members table (once per database, serialised across processes). */
@@ -89,6 +98,7 @@ export class FleetLease {
 
   /** Close the connection (its leases are released with it). */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#lost = true;
     await this.#client.end().catch(() => undefined);
   }

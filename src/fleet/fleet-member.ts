@@ -43,6 +43,14 @@ export interface FleetMemberOptions {
   leaseWaitMs?: number;
   /** The executor's `modelLimiter`: a dead member's unreleased model permits are released when it is taken over. */
   modelLimiter?: Pick<ModelLimiter, 'releaseExecutor'>;
+  /**
+   * Called once a loss of this process's own lease (its connection dropped, and the lease not taken back) has lasted
+   * half of `deadAfterMs`: before the fleet may take this member for dead and move its runs, which this process would
+   * otherwise run on beside their new owners (streaming, running tools) until their records are refused. Stop the
+   * process there, e.g. `() => process.exit(1)` under a supervisor that restarts it. Without it the loss is logged
+   * (`fleet.lease_lost`, error) and the process runs on.
+   */
+  onLeaseLost?: (lostForMs: number) => void;
   /** Schema of the members table in the system database (default `helix_fleet`). */
   schemaName?: string;
   logger?: Logger;
@@ -58,7 +66,7 @@ export interface FleetMemberOptions {
  * taken for dead while alive cannot record a step of a run that moved on.
  *
  * @example
- * const member = await FleetMember.join({ systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents' });
+ * const member = await FleetMember.join({ systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents', onLeaseLost: () => process.exit(1) });
  * DBOS.setConfig({ name: 'app', systemDatabaseUrl, executorID: member.executorId, applicationVersion: 'v1' });
  * await DBOS.launch();
  * member.startRecovery();
@@ -76,14 +84,30 @@ export class FleetMember {
   #sweeping: Promise<void> | undefined;
   #recovering = false;
   #left = false;
+  #fence: NodeJS.Timeout | undefined;
 
   private constructor(options: ResolvedOptions, lease: FleetLease, client: DBOSClient) {
     this.executorId = options.executorId;
     this.#options = options;
     this.#client = client;
     this.#logger = options.logger ?? noopLogger;
-    this.#lease = lease;
+    this.#lease = this.#watched(lease);
     this.#connectedSince = Date.now();
+  }
+
+  /** `lease`, watched: a loss not repaired within half of `deadAfterMs` is reported (`onLeaseLost`). */
+  #watched(lease: FleetLease): FleetLease {
+    lease.onLost(() => {
+      const lostAt = Date.now();
+      clearTimeout(this.#fence);
+      this.#fence = setTimeout(() => {
+        if (this.#left || this.#lease !== lease) return; // taken back on a new connection meanwhile
+        const lostForMs = Date.now() - lostAt;
+        this.#logger.error('fleet.lease_lost', { executorId: this.executorId, lostForMs });
+        this.#options.onLeaseLost?.(lostForMs);
+      }, Math.floor(this.#options.deadAfterMs / 2)).unref();
+    });
+    return lease;
   }
 
   /**
@@ -170,6 +194,7 @@ export class FleetMember {
   async leave(): Promise<void> {
     this.#left = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#fence);
     await this.#sweeping;
     await this.#lease.close();
     await this.#client.destroy();
@@ -207,8 +232,13 @@ export class FleetMember {
     for (;;) {
       try {
         const lease = await FleetLease.connect(this.#options.systemDatabaseUrl, this.#options.schemaName);
-        await takeOwnLease(lease, this.executorId, this.#options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS);
-        this.#lease = lease;
+        // Given up when the member leaves meanwhile (leave() awaits this loop).
+        await takeOwnLease(lease, this.executorId, this.#options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS, () => this.#left).catch(async (error: unknown) => {
+          await lease.close();
+          throw error;
+        });
+        this.#lease = this.#watched(lease);
+        clearTimeout(this.#fence);
         this.#connectedSince = Date.now();
         this.#memory.clear();
         return;
@@ -220,10 +250,10 @@ export class FleetMember {
   }
 }
 
-async function takeOwnLease(lease: FleetLease, executorId: string, waitMs: number): Promise<void> {
+async function takeOwnLease(lease: FleetLease, executorId: string, waitMs: number, stopped: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + waitMs;
   while (!(await lease.tryLock(executorId))) {
-    if (Date.now() >= deadline) throw new ExecutorIdInUseError(executorId);
+    if (Date.now() >= deadline || stopped()) throw new ExecutorIdInUseError(executorId);
     await new Promise((resolve) => setTimeout(resolve, LEASE_RETRY_MS));
   }
 }
@@ -235,6 +265,9 @@ function validated(options: FleetMemberOptions): ResolvedOptions {
   }
   if (options.recoveryQueue !== undefined && !QUEUE_NAME_PATTERN.test(options.recoveryQueue)) {
     throw new InvalidArgumentError('recoveryQueue must be a DBOS queue name matching ^[A-Za-z0-9_.:-]{1,64}$.', { field: 'recoveryQueue' });
+  }
+  if (options.onLeaseLost !== undefined && typeof options.onLeaseLost !== 'function') {
+    throw new InvalidArgumentError('onLeaseLost must be a function.', { field: 'onLeaseLost' });
   }
   for (const field of ['deadAfterMs', 'sweepIntervalMs', 'leaseWaitMs'] as const) {
     const value = options[field];
