@@ -1,3 +1,5 @@
+import { isStalePreparedPlan } from './named-statements.js';
+
 /**
  * SQLSTATEs that mean "the server or the connection went away, or the transaction lost a race; the same
  * statement may succeed later": admin shutdown / crash shutdown / cannot connect now (starting up, shutting
@@ -49,6 +51,7 @@ export function transientPostgresCondition(error: unknown): string | undefined {
   for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SYSTEM_CODES.has(code))) return code;
+    if (isStalePreparedPlan(current)) return 'StalePreparedPlan';
     const name = (current as { name?: unknown }).name;
     if (name === 'KnexTimeoutError') return 'KnexTimeoutError';
     const message = (current as { message?: unknown }).message;
@@ -84,5 +87,5 @@ export function isTransientPostgresError(error: unknown): boolean {
  * if (!isCertainlyNotApplied(error)) await checkWhetherItWasApplied();
  */
 export function isCertainlyNotApplied(condition: string): boolean {
-  return ['40001', '40P01', '57P03', '08001', '08004', '53300', 'ECONNREFUSED', 'KnexTimeoutError', 'ConnectionTimeout', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(condition);
+  return ['StalePreparedPlan', '40001', '40P01', '57P03', '08001', '08004', '53300', 'ECONNREFUSED', 'KnexTimeoutError', 'ConnectionTimeout', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(condition);
 }

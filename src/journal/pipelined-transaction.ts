@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { QueryResult, QueryResultRow } from 'pg';
 import { enterPipelineMode, type SendAheadConnection } from '../database/send-ahead.js';
+import { preparedStatements } from '../database/named-statements.js';
 import { transientPostgresCondition } from '../database/transient-postgres-error.js';
 import type { SqlConnection } from '../store/postgres/database.js';
 import { guardsHold, heldAsCtes, type DeferringConnection } from '../store/postgres/statement-batch.js';
@@ -159,19 +159,6 @@ export async function closeReadingTransactionId(prepared: SqlConnection, held: H
   return rows[0]?.transaction_id;
 }
 
-/**
- * `client` running every statement as a named prepared statement (named by the md5 of its text, so one text is
- * parsed and planned once per connection, not on every step): the step's statements repeat with new values only.
- *
- * @example
- * await write.within(preparedStatements(client));
- */
-export function preparedStatements(client: TransactionClient): SqlConnection {
-  return {
-    query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-      client.query<R>({ name: `helix_${createHash('md5').update(text).digest('hex')}`, text, ...(values === undefined ? {} : { values }) }),
-  };
-}
 
 /**
  * The transaction's connection: a write batch handed over (`deferWrites`) is held for the next statement — the

@@ -7,6 +7,7 @@ import { storeClosedError } from '../../database/store-closed.js';
 import { SessionNotFoundError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
 import type { StoreTables } from './tables.js';
+import { preparedStatements, type NamingTarget } from '../../database/named-statements.js';
 
 /**
  * One attempt of a store operation. `ambiguous` is true once an earlier attempt failed in a way that may
@@ -50,8 +51,11 @@ export interface PostgresContext {
  * const database: StoreDatabase = connectionDatabase(client);
  */
 export interface StoreDatabase {
-  /** Run `body` on one connection without a transaction of its own (single statements). */
-  run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
+  /**
+   * Run `body` on one connection without a transaction of its own (single statements). `raw`: the pool's own client
+   * (a caller that runs its own transaction on it), not one naming its statements.
+   */
+  run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>, options?: { raw?: boolean }): Promise<T>;
   /** Run `body` atomically. */
   transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
 }
@@ -94,13 +98,13 @@ export class Database implements StoreDatabase {
     private readonly retry: TransientRetryPolicy = DEFAULT_TRANSIENT_RETRY,
   ) {}
 
-  /** Run `body` on one pooled connection without a transaction (for single statements). */
-  async run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> {
+  /** Run `body` on one pooled connection without a transaction (single statements), each a named prepared statement. */
+  async run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>, options: { raw?: boolean } = {}): Promise<T> {
     return this.withRetry(operation, async (attempt, mark) => {
-      const connection = (await this.knex.client.acquireConnection()) as SqlConnection;
+      const connection = (await this.knex.client.acquireConnection()) as NamingTarget;
       try {
         mark.inFlight = true; // from here a lost connection may have applied the statement
-        return await body(connection, attempt);
+        return await body(options.raw === true ? (connection as unknown as SqlConnection) : preparedStatements(connection), attempt);
       } finally {
         await this.knex.client.releaseConnection(connection);
       }
@@ -111,8 +115,8 @@ export class Database implements StoreDatabase {
   async transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> {
     return this.withRetry(operation, (attempt, mark) =>
       this.knex.transaction(async (transaction) => {
-        const connection = (await transaction.client.acquireConnection()) as SqlConnection;
-        const result = await body(connection, attempt);
+        const connection = (await transaction.client.acquireConnection()) as NamingTarget;
+        const result = await body(preparedStatements(connection), attempt);
         mark.inFlight = true; // knex sends COMMIT next: a connection lost now leaves the outcome unknown
         return result;
       }),

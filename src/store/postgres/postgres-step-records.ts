@@ -108,7 +108,7 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   /** One connection of the store's pool for a transaction the caller runs (retried whole through transient failures). */
   async withConnection<T>(body: (client: StepRecordClient) => Promise<T>): Promise<T> {
     // The pool's connections are node-postgres clients (the store's statements go straight to them): they take named statements.
-    return this.#context.database.run('commit a step record', (connection) => body(connection));
+    return this.#context.database.run('commit a step record', (connection) => body(connection), { raw: true });
   }
 
   /** `createSession` inside the caller's transaction. */

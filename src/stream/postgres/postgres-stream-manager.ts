@@ -24,6 +24,7 @@ import { PostgresNotificationListener } from './postgres-notification-listener.j
 import { postgresStreamStatements, streamEndNotificationKey, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
 import { assertStreamId } from '../stream-id.js';
 import { appendChunks, postgresStreamStepRecords, streamNotFoundError } from './postgres-stream-step-records.js';
+import { namedStatement, preparedStatements, runNamed } from '../../database/named-statements.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -271,7 +272,7 @@ export class PostgresStreamManager implements StreamManager {
     const handed = this.#routes.pend(streamId);
     try {
       const place = (rows: CommittedRows | undefined): void => (rows === undefined ? handed.discard() : handed.place(rows));
-      await appendChunks(this.#sql, this.#pool, streamId, chunks, { withCheckpoint: false }, agentType, place);
+      await appendChunks(this.#sql, preparedStatements(this.#pool), streamId, chunks, { withCheckpoint: false }, agentType, place);
     } catch (error) {
       handed.discard();
       throw error;
@@ -288,7 +289,8 @@ export class PostgresStreamManager implements StreamManager {
   /** One statement (every one of them is idempotent), waiting out transient errors; failures leave as HelixErrors. */
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.#closing !== undefined) return Promise.reject(storeClosedError('stream manager', operation));
-    return runPostgresOperation(operation, () => this.#pool.query<R>(text, values), { retry: this.#retry, logger: this.#logger });
+    const query = () => runNamed(() => this.#pool.query<R>(namedStatement(text, values)));
+    return runPostgresOperation(operation, query, { retry: this.#retry, logger: this.#logger });
   }
 }
 
