@@ -5,7 +5,7 @@ import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
  * How many distinct statement texts run as named prepared statements (the first ones a process runs: its hot
  * statements); the rest run unnamed. Bounds what each connection keeps prepared on the server.
  */
-const MAX_NAMED_TEXTS = 256;
+const MAX_NAMED_TEXTS = 128;
 const names = new Map<string, string>();
 /** Bumped when a prepared plan went stale under a schema change: every text is prepared again under a new name. */
 let generation = 0;
@@ -14,7 +14,7 @@ let generation = 0;
  * `text` with `values` as node-postgres runs it: a named prepared statement (named by the md5 of its text), so each
  * connection parses and plans it once instead of on every run — planning was most of the server's time of a turn's
  * reads (a burst of turns: 1.98 ms planning and 1.27 ms executing per turn, pg_stat_statements) — as long as fewer
- * than 256 texts were named; else unnamed.
+ * than 128 texts were named; else unnamed.
  *
  * @example
  * await pool.query(namedStatement('SELECT * FROM runs WHERE session_id = $1', [sessionId]));
