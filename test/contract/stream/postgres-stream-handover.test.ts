@@ -24,7 +24,9 @@ beforeAll(async () => {
   const query = pool.query.bind(pool) as (...values: unknown[]) => unknown;
   // Counts the readers' chunk statements (`PostgresStreamStatements.read`).
   Reflect.set(pool, 'query', (...values: unknown[]) => {
-    if (typeof values[0] === 'string' && values[0].startsWith('SELECT s.status, s.agent_type, c.sequence')) reads += 1;
+    // A statement's text, or its config's (statements run named: `{ name, text, values }`).
+    const text = typeof values[0] === 'string' ? values[0] : (values[0] as { text?: unknown } | undefined)?.text;
+    if (typeof text === 'string' && text.startsWith('SELECT s.status, s.agent_type, c.sequence')) reads += 1;
     return query(...values);
   });
   // No timer flush and no poll: every chunk is handed over or flushed here, every reader woken by a write.

@@ -110,7 +110,9 @@ describe('the cost of an agent step', () => {
     const query = pool.query.bind(pool);
     let reads = 0;
     pool.query = ((...args: Parameters<typeof query>) => {
-      if (typeof args[0] === 'string' && args[0].includes('max_function_id')) reads += 1;
+      // A statement's text, or its config's (statements run named: `{ name, text, values }`).
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string' && text.includes('max_function_id')) reads += 1;
       return query(...args);
     }) as typeof pool.query;
     try {
