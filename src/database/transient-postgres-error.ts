@@ -87,5 +87,8 @@ export function isTransientPostgresError(error: unknown): boolean {
  * if (!isCertainlyNotApplied(error)) await checkWhetherItWasApplied();
  */
 export function isCertainlyNotApplied(condition: string): boolean {
-  return ['StalePreparedPlan', '40001', '40P01', '57P03', '08001', '08004', '53300', 'ECONNREFUSED', 'KnexTimeoutError', 'ConnectionTimeout', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(condition);
+  return [
+    ...['StalePreparedPlan', '40001', '40P01', '57P03', '08001', '08004', '53300', 'ECONNREFUSED', 'KnexTimeoutError'],
+    ...['ConnectionTimeout', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
+  ].includes(condition);
 }

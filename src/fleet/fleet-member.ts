@@ -66,7 +66,8 @@ export interface FleetMemberOptions {
  * taken for dead while alive cannot record a step of a run that moved on.
  *
  * @example
- * const member = await FleetMember.join({ systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents', onLeaseLost: () => process.exit(1) });
+ * const onLeaseLost = () => process.exit(1); // the supervisor restarts it; the fleet takes its runs over
+ * const member = await FleetMember.join({ systemDatabaseUrl, executorId: 'worker-1', recoveryQueue: 'agents', onLeaseLost });
  * DBOS.setConfig({ name: 'app', systemDatabaseUrl, executorID: member.executorId, applicationVersion: 'v1' });
  * await DBOS.launch();
  * member.startRecovery();
@@ -233,7 +234,8 @@ export class FleetMember {
       try {
         const lease = await FleetLease.connect(this.#options.systemDatabaseUrl, this.#options.schemaName);
         // Given up when the member leaves meanwhile (leave() awaits this loop).
-        await takeOwnLease(lease, this.executorId, this.#options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS, () => this.#left).catch(async (error: unknown) => {
+        const waitMs = this.#options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS;
+        await takeOwnLease(lease, this.executorId, waitMs, () => this.#left).catch(async (error: unknown) => {
           await lease.close();
           throw error;
         });

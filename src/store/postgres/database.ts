@@ -43,6 +43,9 @@ export interface PostgresContext {
   tables: StoreTables;
 }
 
+/** A store function's statements on one connection, told which attempt this is. */
+type StoreBody<T> = (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>;
+
 /**
  * Where store functions run their statements: a pool ({@link Database}) or one caller's transaction
  * ({@link connectionDatabase}).
@@ -55,7 +58,7 @@ export interface StoreDatabase {
    * Run `body` on one connection without a transaction of its own (single statements). `raw`: the pool's own client
    * (a caller that runs its own transaction on it), not one naming its statements.
    */
-  run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>, options?: { raw?: boolean }): Promise<T>;
+  run<T>(operation: string, body: StoreBody<T>, options?: { raw?: boolean }): Promise<T>;
   /** Run `body` atomically. */
   transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
 }
@@ -99,7 +102,7 @@ export class Database implements StoreDatabase {
   ) {}
 
   /** Run `body` on one pooled connection without a transaction (single statements), each a named prepared statement. */
-  async run<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>, options: { raw?: boolean } = {}): Promise<T> {
+  async run<T>(operation: string, body: StoreBody<T>, options: { raw?: boolean } = {}): Promise<T> {
     return this.withRetry(operation, async (attempt, mark) => {
       const connection = (await this.knex.client.acquireConnection()) as NamingTarget;
       try {
