@@ -15,11 +15,8 @@ let generation = 0;
  * connection parses and plans it once instead of on every run — planning was most of the server's time of a turn's
  * reads (a burst of turns: 1.98 ms planning and 1.27 ms executing per turn, pg_stat_statements) — as long as fewer
  * than 128 texts were named; else unnamed.
- *
- * @example
- * await pool.query(namedStatement('SELECT * FROM runs WHERE session_id = $1', [sessionId]));
  */
-export function namedStatement(text: string, values?: unknown[]): QueryConfig {
+function namedStatement(text: string, values?: unknown[]): QueryConfig {
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED_TEXTS) {
     name = `helix_${generation}_${createHash('md5').update(text).digest('hex')}`;
@@ -46,11 +43,8 @@ export function isStalePreparedPlan(error: unknown): boolean {
 /**
  * Run `query` (a {@link namedStatement}); when Postgres says a prepared plan went stale, name every text anew before
  * rethrowing (the caller's retry then prepares it again).
- *
- * @example
- * const { rows } = await runNamed(() => pool.query(namedStatement(text, values)));
  */
-export async function runNamed<R>(query: () => Promise<R>): Promise<R> {
+async function runNamed<R>(query: () => Promise<R>): Promise<R> {
   try {
     return await query();
   } catch (error) {
@@ -73,7 +67,8 @@ export interface TextConnection {
 }
 
 /**
- * `client` running every statement as a {@link namedStatement}.
+ * `client` (a pg client or pool) running every statement as a {@link namedStatement}; a stale plan names every text
+ * anew before the error reaches the caller's retry.
  *
  * @example
  * await savePostgresState({ database: connectionDatabase(preparedStatements(client)), tables }, 's1', state);

@@ -18,7 +18,6 @@ export class FleetLease {
   readonly #client: pg.Client;
   readonly #table: string;
   #lost = false;
-  #closed = false;
   #onLost: (() => void) | undefined;
 
   private constructor(client: pg.Client, table: string) {
@@ -34,9 +33,9 @@ export class FleetLease {
   }
 
   #lose(): void {
-    if (this.#lost) return;
+    if (this.#lost) return; // also after close(), which marks the lease lost before it ends the connection
     this.#lost = true;
-    if (!this.#closed) this.#onLost?.();
+    this.#onLost?.();
   }
 
   /** Connect, and create the members table (once per database, serialised across processes). */
@@ -98,7 +97,6 @@ export class FleetLease {
 
   /** Close the connection (its leases are released with it). */
   async close(): Promise<void> {
-    this.#closed = true;
     this.#lost = true;
     await this.#client.end().catch(() => undefined);
   }

@@ -159,7 +159,6 @@ export async function closeReadingTransactionId(prepared: SqlConnection, held: H
   return rows[0]?.transaction_id;
 }
 
-
 /**
  * The transaction's connection: a write batch handed over (`deferWrites`) is held for the next statement — the
  * closing one, when the batch is the transaction's last write (a step commit) — and run on its own before any other

@@ -13,7 +13,7 @@ import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
 import { sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from '../step-record.js';
 import type { StepJournal, StepOptions } from '../journal-types.js';
 import { InternalError } from '../../errors/index.js';
-import { namedStatement, runNamed } from '../../database/named-statements.js';
+import { preparedStatements } from '../../database/named-statements.js';
 
 /** The recorded outcome of a step, as DBOS stores it, read together with the workflow's status. */
 interface RecordedStep {
@@ -157,14 +157,14 @@ function carriedWrite(database: DBOSExecutor['systemDatabase'], carried: StepRec
 }
 
 async function readRecorded(pool: { query: PoolClient['query'] }, schema: string, workflowID: string, functionID: number): Promise<RecordedStep> {
-  const { rows } = await runNamed(() => pool.query<RecordedStep>(namedStatement(
+  const { rows } = await preparedStatements(pool).query<RecordedStep>(
     `SELECT status.status, output.output, output.error, output.function_name, output.serialization,
        (SELECT MAX(function_id) FROM "${schema}".operation_outputs WHERE workflow_uuid = $1) AS max_function_id
      FROM (SELECT $1::text AS workflow_uuid) AS wanted
      LEFT JOIN "${schema}".workflow_status AS status ON status.workflow_uuid = wanted.workflow_uuid
      LEFT JOIN "${schema}".operation_outputs AS output ON output.workflow_uuid = wanted.workflow_uuid AND output.function_id = $2`,
     [workflowID, functionID],
-  )));
+  );
   return rows[0] ?? { status: null, output: null, error: null, function_name: null, serialization: null, max_function_id: null };
 }
 

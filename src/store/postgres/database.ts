@@ -60,7 +60,7 @@ export interface StoreDatabase {
    */
   run<T>(operation: string, body: StoreBody<T>, options?: { raw?: boolean }): Promise<T>;
   /** Run `body` atomically. */
-  transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T>;
+  transaction<T>(operation: string, body: StoreBody<T>): Promise<T>;
 }
 
 const FIRST_ATTEMPT: StoreAttempt = { number: 1, ambiguous: false };
@@ -115,7 +115,7 @@ export class Database implements StoreDatabase {
   }
 
   /** Run `body` in one transaction (READ COMMITTED); any throw rolls everything back. */
-  async transaction<T>(operation: string, body: (connection: SqlConnection, attempt: StoreAttempt) => Promise<T>): Promise<T> {
+  async transaction<T>(operation: string, body: StoreBody<T>): Promise<T> {
     return this.withRetry(operation, (attempt, mark) =>
       this.knex.transaction(async (transaction) => {
         const connection = (await transaction.client.acquireConnection()) as NamingTarget;

@@ -6,7 +6,7 @@ import { HandedChunkMailbox, type HandedBatch, type HandedChunkRoutes } from './
 import type { PostgresNotificationListener } from './postgres-notification-listener.js';
 import { streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
 import { chunksFromStored } from './stored-chunk.js';
-import { namedStatement, runNamed } from '../../database/named-statements.js';
+import { preparedStatements } from '../../database/named-statements.js';
 
 /**
  * What a Postgres reader's {@link ChunkSource} is built from: its manager's pool, statements, LISTEN connection and
@@ -48,14 +48,14 @@ export function postgresChunkSource(parts: PostgresChunkSourceParts): ChunkSourc
       const handed = await handedChunks(mailbox, afterSequence);
       // Its chunks come first, so the reader looks at no status before reading again.
       if (handed !== undefined) return { status: 'active', chunks: handed };
-      const result = await runNamed(() => pool.query<{
+      const result = await preparedStatements(pool).query<{
         status: StreamStatus | null;
         agent_type: string | null;
         sequence: string | null;
         step: number | null;
         chunk: string | null;
         patches: string | null;
-      }>(namedStatement(sql.read, [streamId, afterSequence, parts.readBatchSize])));
+      }>(sql.read, [streamId, afterSequence, parts.readBatchSize]);
       const chunks: StreamChunk[] = [];
       for (const row of result.rows) {
         if (row.chunk !== null && row.sequence !== null)

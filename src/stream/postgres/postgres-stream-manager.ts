@@ -24,7 +24,7 @@ import { PostgresNotificationListener } from './postgres-notification-listener.j
 import { postgresStreamStatements, streamEndNotificationKey, streamNotificationKey, type PostgresStreamStatements } from './postgres-stream-statements.js';
 import { assertStreamId } from '../stream-id.js';
 import { appendChunks, postgresStreamStepRecords, streamNotFoundError } from './postgres-stream-step-records.js';
-import { namedStatement, preparedStatements, runNamed } from '../../database/named-statements.js';
+import { preparedStatements } from '../../database/named-statements.js';
 
 /**
  * How {@link PostgresStreamManager} reaches Postgres: a connection string (it owns a pool and ends it on
@@ -289,7 +289,7 @@ export class PostgresStreamManager implements StreamManager {
   /** One statement (every one of them is idempotent), waiting out transient errors; failures leave as HelixErrors. */
   #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.#closing !== undefined) return Promise.reject(storeClosedError('stream manager', operation));
-    const query = () => runNamed(() => this.#pool.query<R>(namedStatement(text, values)));
+    const query = () => preparedStatements(this.#pool).query<R>(text, values);
     return runPostgresOperation(operation, query, { retry: this.#retry, logger: this.#logger });
   }
 }
