@@ -28,6 +28,7 @@ afterAll(async () => {
 async function leaseBackend(executorId: string): Promise<number> {
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 4738118 AND objsubid = 2
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
        AND objid = ((hashtext($1)::bigint + 4294967296) % 4294967296)::text::oid`,
     [executorId],
   );
