@@ -42,18 +42,34 @@ async function join(executorId: string, lost: number[]): Promise<FleetMember> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Cut `executorId`'s member off from its lease: its lease backend is terminated while a connection of the test waits
+ * for the lock, so that connection holds it before the member can reconnect. Returns that connection (release it
+ * with `free`).
+ */
+async function cutOff(executorId: string, backend: number): Promise<pg.PoolClient> {
+  const squatter = await pool.connect();
+  // Queued behind the member's lock: granted the moment its backend goes, before the member can reconnect.
+  const squatting = squatter.query(`SELECT pg_advisory_lock(${LEASE_KEY})`, [executorId]);
+  await sleep(50);
+  await pool.query('SELECT pg_terminate_backend($1)', [backend]);
+  await squatting;
+  return squatter;
+}
+
+/** Give the lock back and the connection to the pool. */
+async function free(squatter: pg.PoolClient): Promise<void> {
+  await squatter.query('SELECT pg_advisory_unlock_all()');
+  squatter.release();
+}
+
 describe('a fleet member that loses its own lease', () => {
   it('reports the loss once when another connection holds the lease past half of deadAfterMs, and takes it back later', async () => {
     const lost: number[] = [];
     const member = await join('worker-cut-off', lost);
     const backend = await leaseBackend('worker-cut-off');
-    const squatter = await pool.connect();
+    const squatter = await cutOff('worker-cut-off', backend);
     try {
-      // Queued behind the member's lock: granted the moment its backend goes, before the member can reconnect.
-      const squatting = squatter.query(`SELECT pg_advisory_lock(${LEASE_KEY})`, ['worker-cut-off']);
-      await sleep(50);
-      await pool.query('SELECT pg_terminate_backend($1)', [backend]);
-      await squatting;
       await sleep(DEAD_AFTER_MS / 2 - 100);
       expect(lost).toEqual([]);
       await expect.poll(() => lost.length, { timeout: 1_000, interval: 10 }).toBe(1);
@@ -63,8 +79,7 @@ describe('a fleet member that loses its own lease', () => {
       await squatter.query(`SELECT pg_advisory_unlock(${LEASE_KEY})`, ['worker-cut-off']);
       await expect.poll(() => leaseBackend('worker-cut-off').catch(() => 0), { timeout: 3_000, interval: 20 }).not.toBe(backend);
     } finally {
-      await squatter.query('SELECT pg_advisory_unlock_all()');
-      squatter.release();
+      await free(squatter);
       await member.leave();
     }
   });
@@ -82,20 +97,14 @@ describe('a fleet member that loses its own lease', () => {
 
   it('leaves at once while it waits to take its lease back from another connection', async () => {
     const member = await join('worker-leaving', []);
-    const backend = await leaseBackend('worker-leaving');
-    const squatter = await pool.connect();
+    const squatter = await cutOff('worker-leaving', await leaseBackend('worker-leaving'));
     try {
-      const squatting = squatter.query(`SELECT pg_advisory_lock(${LEASE_KEY})`, ['worker-leaving']);
-      await sleep(50);
-      await pool.query('SELECT pg_terminate_backend($1)', [backend]);
-      await squatting;
       await sleep(200); // its loop is now waiting for the lease (up to leaseWaitMs, 120 s)
       const leaving = Date.now();
       await member.leave();
       expect(Date.now() - leaving).toBeLessThan(2_000);
     } finally {
-      await squatter.query('SELECT pg_advisory_unlock_all()');
-      squatter.release();
+      await free(squatter);
     }
   });
 
