@@ -25,6 +25,13 @@ export interface StepOptions {
    */
   recordWithNext?: (output: unknown) => boolean;
   /**
+   * The step's output is its workflow's result and the workflow does nothing after it (a root run's finish): the fused
+   * journal writes DBOS's end of the workflow (status SUCCESS, its output) with the step's record, so nothing is
+   * written when the workflow function returns (one transaction fewer after the last step). The public journal leaves
+   * the end to DBOS.
+   */
+  endsWorkflow?: boolean;
+  /**
    * Start the step's reads before the journal looks for its recorded outcome (they go out beside that look instead of
    * after it); the function it returns drops them when the step is replayed, or fails, instead of running its body.
    * Reads only: nothing the step writes may start here.

@@ -85,7 +85,7 @@ export class RunLifecycleStep {
     return abandonRun(input);
   }
 
-  static finish(given: FinishRunInput): Promise<AgentResult> {
+  static finish(given: FinishRunInput, { endsWorkflow = false }: { endsWorkflow?: boolean } = {}): Promise<AgentResult> {
     // A failed run's error is stored, streamed and served: bounded and redacted once more, whatever produced it.
     const input = given.status === 'failed' && given.error !== undefined ? { ...given, error: boundedMessage(given.error) } : given;
     return runJournaledStep('FinishRunStep', async (record) => {
@@ -154,7 +154,7 @@ export class RunLifecycleStep {
         ...(input.error === undefined ? {} : { error: input.error }),
         ...(usage === undefined ? {} : { usage }),
       };
-    });
+    }, { endsWorkflow });
   }
 }
 

@@ -44,7 +44,9 @@ export class AgentWorkflows {
       await notifyParent(input);
       return result;
     }
-    const result = await runningHere(input.workflowId, () => runRecordedTurn(agent, scope, input));
+    // A root run's finish is the workflow's last operation: its record also writes the workflow's end.
+    const endsWorkflow = input.parent === undefined;
+    const result = await runningHere(input.workflowId, () => runRecordedTurn(agent, scope, input, { endsWorkflow }));
     await notifyParent(input);
     return result;
   }

@@ -17,6 +17,8 @@ import { abortedResultOf } from '../orchestration/abort-text.js';
 export interface RecordedTurnOptions {
   /** The run was begun by an earlier step of the workflow (a persistent turn's `openTurn`): no BeginRunStep. */
   begun?: boolean;
+  /** The turn's result is the workflow's and nothing follows it (a root run of `helix.runAgent`): see `StepOptions.endsWorkflow`. */
+  endsWorkflow?: boolean;
 }
 
 /**
@@ -101,10 +103,16 @@ async function turnAfterBegin(
     if (isDBOSControlError(error)) throw error;
     outcome = finished('failed', 'failed', progress.step, { error: describeError(error) });
   }
-  return recordOutcome(scope, input, outcome, progress.commit);
+  return recordOutcome(scope, input, outcome, progress.commit, options.endsWorkflow === true);
 }
 
-async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome: TurnOutcome, commit: PendingStepCommit | undefined): Promise<AgentResult> {
+async function recordOutcome(
+  scope: RunScope,
+  input: AgentWorkflowInput,
+  outcome: TurnOutcome,
+  commit: PendingStepCommit | undefined,
+  endsWorkflow: boolean,
+): Promise<AgentResult> {
   if (outcome.kind === 'parked') {
     return {
       sessionId: scope.sessionId,
@@ -121,5 +129,5 @@ async function recordOutcome(scope: RunScope, input: AgentWorkflowInput, outcome
     ...result,
     ...(input.parent === undefined ? {} : { parent: input.parent }),
     ...(commit === undefined ? {} : { commit }),
-  });
+  }, { endsWorkflow });
 }

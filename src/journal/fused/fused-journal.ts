@@ -8,6 +8,7 @@ import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import type { PoolClient } from 'pg';
 import { recordStepRow, writeAlone, type StepRecordRow } from './record-row.js';
 import { recordWithWrites } from './record-transaction.js';
+import { endRecorded, workflowEndOf } from './workflow-end.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
 import { sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from '../step-record.js';
@@ -123,8 +124,14 @@ async function runRecorded<T>(
   }
   const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer, options.portableOutput === true ? 'portable' : undefined);
   const output = { output: serialized.stringified, serialization: serialized.sername };
-  const step = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output };
-  if (writes.length === 0 && carried === undefined && options.recordWithNext?.(serialized.deserialized) === true) {
+  // A step whose output is its workflow's result writes DBOS's end of the workflow with its own record.
+  const end = options.endsWorkflow === true ? await workflowEndOf(executor, context, serialized.deserialized) : undefined;
+  const step: StepRecordRow = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output, ...(end === undefined ? {} : { end }) };
+  const recorded = () => {
+    frontier.lastRecorded = { functionID, at: Date.now() };
+    if (step.end?.written === true) endRecorded(database, workflowID, context.ownerXid, step.end.output);
+  };
+  if (writes.length === 0 && carried === undefined && end === undefined && options.recordWithNext?.(serialized.deserialized) === true) {
     // Left to the next step's record; recorded by this execution as far as that step's read is concerned.
     frontier.carried = step;
     frontier.lastRecorded = { functionID, at: Date.now() };
@@ -133,7 +140,7 @@ async function runRecorded<T>(
   if (writes.length === 0 && carried === undefined) {
     // One statement: the ownership check and the insert, the row DBOS records for a step's result.
     await withDbRetry(() => recordStepRow(database.pool, database, step));
-    frontier.lastRecorded = { functionID, at: Date.now() };
+    recorded();
     return serialized.deserialized;
   }
   let outcome: RecordOutcome;
@@ -146,7 +153,7 @@ async function runRecorded<T>(
     await database.recordOperationError(workflowID, functionID, name, startedAt, error);
     throw error;
   }
-  frontier.lastRecorded = { functionID, at: Date.now() };
+  recorded();
   for (const write of writes) write.committed?.(outcome);
   return serialized.deserialized;
 }

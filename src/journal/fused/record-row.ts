@@ -25,6 +25,20 @@ export interface StepRecordRow {
   endedAt: number;
   output: string | null;
   serialization: string | null;
+  /** The workflow ends with this step: DBOS's end of the workflow is written by the same statement (see `WorkflowEnd`). */
+  end?: WorkflowEnd;
+}
+
+/**
+ * DBOS's end of a workflow (its status SUCCESS, its output row), written with the step whose output is the workflow's
+ * result, as DBOS's `recordWorkflowOutput` writes it. `written`: the statement that recorded the step wrote it too.
+ *
+ * @example
+ * const end: WorkflowEnd = { output: '{"json":{"status":"completed"}}', written: false };
+ */
+export interface WorkflowEnd {
+  output: string | null;
+  written: boolean;
 }
 
 /**
@@ -58,35 +72,66 @@ export async function recordStepRow(
      RETURNING completed_at_epoch_ms`;
   const endedAt = '$6';
   const ownerXidAt = '$9';
+  const ownerHeld = `(${shift(ownerXidAt)}::text IS NULL OR owner_xid = ${shift(ownerXidAt)})`;
+  // DBOS's end of the workflow, when the step ends it: the status DBOS's `recordWorkflowOutcome` writes (same owner
+  // condition) and the output row, only once the step's row is the one this statement recorded.
+  const ends = step.end === undefined ? '' : `, ended AS (
+       UPDATE "${schema}".workflow_status SET status = 'SUCCESS', updated_at = ${NOW_MS}, deduplication_id = NULL,
+         completed_at = ${NOW_MS}, owner_xid = NULL
+       WHERE workflow_uuid = ${shift('$1')} AND status = 'PENDING' AND ${ownerHeld}
+         AND EXISTS (SELECT 1 FROM recorded WHERE completed_at_epoch_ms = ${shift(endedAt)})
+       RETURNING workflow_uuid
+     ), output AS (
+       INSERT INTO "${schema}".workflow_output (workflow_uuid, output, error) SELECT workflow_uuid, ${shift('$10')}, NULL FROM ended
+       ON CONFLICT (workflow_uuid) DO UPDATE SET output = EXCLUDED.output, error = EXCLUDED.error RETURNING 1
+     )`;
   // Refused by error: a refusal (no owner, another completion time) fails the statement itself (division by zero), so a
   // COMMIT sent right behind it (pipelined) rolls back instead of committing the held writes without their record.
   // The held writes' guards hold too, else the same refusal. It also reads the transaction's id for the writes.
-  const main = options.refuseByError
-    ? `recorded AS (${insert})
-     SELECT recorded.completed_at_epoch_ms, pg_current_xact_id()::xid::text AS transaction_id,
-       1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift(endedAt)} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted
+  const accepted = options.refuseByError
+    ? `, 1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift(endedAt)} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted`
+    : '';
+  const main =
+    options.refuseByError || step.end !== undefined
+      ? `recorded AS (${insert})${ends}
+     SELECT recorded.completed_at_epoch_ms, pg_current_xact_id()::xid::text AS transaction_id${accepted}${
+       step.end === undefined ? '' : ', (SELECT count(*) FROM output) AS ended'
+     }
      FROM (SELECT 1) AS one LEFT JOIN recorded ON true`
-    : insert;
+      : insert;
   const text = `WITH ${carried === undefined ? '' : `${carried.ctes.join(', ')}, `}owner AS (
-       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND (${shift(ownerXidAt)}::text IS NULL OR owner_xid = ${shift(ownerXidAt)}) FOR NO KEY UPDATE
-     )${options.refuseByError ? ', ' : '\n     '}${main}`;
+       SELECT 1 FROM "${schema}".workflow_status WHERE workflow_uuid = ${shift('$1')} AND ${ownerHeld} FOR NO KEY UPDATE
+     )${main === insert ? '\n     ' : ', '}${main}`;
   const own = [step.workflowID, step.functionID, step.output, step.name, step.startedAt, step.endedAt, step.serialization, database.appName ?? null, ownerXid];
-  const values = [...(held?.values ?? []), ...own];
-  let result: { rows: Array<{ completed_at_epoch_ms: string | number; transaction_id?: string }> };
+  const values = [...(held?.values ?? []), ...own, ...(step.end === undefined ? [] : [step.end.output])];
+  let result: { rows: RecordedRow[] };
   if (held?.guards !== undefined && held.guards.length > 0 && !options.refuseByError) {
     throw new InternalError('Held writes with guards need a record that refuses by error; pass refuseByError with them.');
   }
   try {
-    result = await queryable.query<{ completed_at_epoch_ms: string | number; transaction_id?: string }>(text, values);
+    result = await queryable.query<RecordedRow>(text, values);
   } catch (error) {
     if (options.refuseByError && isRefusedByError(error)) throw new StepRecordRefused();
     throw error;
   }
   const row = result.rows[0];
-  if (row === undefined) throw new DBOSWorkflowConflictError(step.workflowID);
+  if (row === undefined || row.completed_at_epoch_ms === null) throw new DBOSWorkflowConflictError(step.workflowID);
   if (Number(row.completed_at_epoch_ms) !== step.endedAt) throw new DBOSStepNondeterminismError(step.workflowID, step.functionID);
+  if (step.end !== undefined) step.end.written = Number(row.ended) === 1;
   return row.transaction_id;
 }
+
+/** What the record statement answers. */
+interface RecordedRow {
+  /** Null when nothing was recorded (no owner), in the statement's SELECT form. */
+  completed_at_epoch_ms: string | number | null;
+  transaction_id?: string;
+  /** Output rows written for the workflow's end (1 or 0), when the step ends its workflow. */
+  ended?: string | number;
+}
+
+/** Milliseconds since the epoch, as DBOS writes its timestamps (one clock for the whole statement). */
+const NOW_MS = '(EXTRACT(EPOCH FROM now()) * 1000)::bigint';
 
 /**
  * A `refuseByError` record refused, its transaction rolled back: no owner, another completion time, or a failed guard
