@@ -125,7 +125,7 @@ async function runRecorded<T>(
   const serialized = await serializeFunctionInputOutput(result, [name, '<result>'], executor.serializer, options.portableOutput === true ? 'portable' : undefined);
   const output = { output: serialized.stringified, serialization: serialized.sername };
   // A step whose output is its workflow's result writes DBOS's end of the workflow with its own record.
-  const end = options.endsWorkflow === true ? await workflowEndOf(executor, context, serialized.deserialized) : undefined;
+  const end = options.endsWorkflow === true ? await workflowEndOf(executor, context, serialized) : undefined;
   const step: StepRecordRow = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output, ...(end === undefined ? {} : { end }) };
   const recorded = () => {
     frontier.lastRecorded = { functionID, at: Date.now() };

@@ -1,6 +1,6 @@
 import type { getCurrentContextStore } from '@dbos-inc/dbos-sdk/internal/context';
 import type { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import { serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
+import { DBOSJSON, DBOSPortableJSON, serializeFunctionInputOutput } from '@dbos-inc/dbos-sdk/internal/serialization';
 import type { SystemDatabase, WorkflowEnd } from './record-row.js';
 
 type WorkflowContext = NonNullable<ReturnType<typeof getCurrentContextStore>>;
@@ -18,9 +18,17 @@ const adopted = new WeakSet<SystemDatabase>();
  * @example
  * const end = await workflowEndOf(executor, context, result);
  */
-export async function workflowEndOf(executor: DBOSExecutor, context: WorkflowContext, result: unknown): Promise<WorkflowEnd | undefined> {
+export async function workflowEndOf(
+  executor: DBOSExecutor,
+  context: WorkflowContext,
+  step: { deserialized: unknown; stringified: string; sername: string },
+): Promise<WorkflowEnd | undefined> {
   if ((context.usedDataSources?.size ?? 0) > 0) return undefined;
-  const serialized = await serializeFunctionInputOutput(result, ['<workflow>', '<result>'], executor.serializer, context.serializationType);
+  const type: string | undefined = context.serializationType;
+  const workflowSerializer = type === 'portable' ? DBOSPortableJSON.name() : type === 'native' ? DBOSJSON.name() : executor.serializer.name();
+  // The step's own text when it was serialized the workflow's way: the same text again (checked when DBOS records).
+  if (step.sername === workflowSerializer) return { output: step.stringified, written: false };
+  const serialized = await serializeFunctionInputOutput(step.deserialized, ['<workflow>', '<result>'], executor.serializer, context.serializationType);
   return { output: serialized.stringified, written: false };
 }
 
