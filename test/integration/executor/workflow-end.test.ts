@@ -17,6 +17,10 @@ import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
 const helper = defineAgent({ name: 'end_helper', systemPrompt: 'Help.', outputSchema: z.object({ answer: z.string() }) });
 const lead = defineAgent({ name: 'end_lead', systemPrompt: 'Lead.', tools: [createSubAgentTool(helper, z.object({ ask: z.string() }))] });
 
+/** Its finish writes on its own (a hook must see the outcome committed), then records alone: the end rides with that row. */
+let completions = 0;
+const hooked = defineAgent({ name: 'end_hooked', systemPrompt: 'Lead.', hooks: { onAgentComplete: () => void (completions += 1) } });
+
 const llm = new MockLLMAdapter((input) => {
   if (input.agentType === 'end_helper') return { type: 'structured_output', output: { answer: 'helped' } };
   const delegate = JSON.stringify(input.messages).includes('delegate') && !input.messages.some((message) => message.role === 'tool');
@@ -64,6 +68,17 @@ describe("a run's workflow end", () => {
     expect(written.lastStepName).toBe('FinishRunStep');
     if (activeJournal() === 'fused') expect(written.end).toBe(written.lastStep);
     else expect(written.end).not.toBe(written.lastStep);
+  });
+
+  it('rides with a finish row recorded alone (its writes made on their own before it, for a hook)', async () => {
+    const handle = await runtime.executor.execute(hooked, 'Say hi.', { sessionId: 'end-3' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
+    expect(completions).toBe(1);
+    const written = await writers(handle.workflowId);
+    expect([written.status, written.lastStepName]).toEqual(['SUCCESS', 'FinishRunStep']);
+    if (activeJournal() === 'fused') expect(written.end).toBe(written.lastStep);
+    else expect(written.end).not.toBe(written.lastStep);
+    expect(await DBOS.retrieveWorkflow(handle.workflowId).getResult()).toMatchObject({ status: 'completed', output: 'done' });
   });
 
   it('of a sub-agent (it tells its parent after its finish) is written by DBOS when its workflow returns', async () => {
