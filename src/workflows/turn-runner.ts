@@ -8,6 +8,7 @@ import { isDBOSControlError } from './dbos-control-errors.js';
 import { recordOperatorCancel } from '../steps/dbos-cancel.js';
 import { dropFirstStepReads, firstStepFollowsBegin } from '../steps/first-step-reads.js';
 import { runTurn } from './turn-loop.js';
+import { atRunBoundary } from '../steps/run-boundary-probe.js';
 import { journalExecution } from '../journal/public-journal.js';
 import type { PendingStepCommit } from '../steps/commit.step.js';
 import { finished, type AgentWorkflowInput, type TurnContext, type TurnOutcome } from './turn-types.js';
@@ -124,10 +125,12 @@ async function recordOutcome(
     };
   }
   const { kind: _kind, ...result } = outcome;
-  return RunLifecycleStep.finish({
+  const ended = await RunLifecycleStep.finish({
     ...scope,
     ...result,
     ...(input.parent === undefined ? {} : { parent: input.parent }),
     ...(commit === undefined ? {} : { commit }),
   }, { endsWorkflow });
+  await atRunBoundary('finish_recorded', scope.sessionId);
+  return ended;
 }

@@ -4,7 +4,9 @@
  * transaction of DBOS's row; public: the batch record's, before it); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
  * before the kill; a call in flight at the kill, as the one the begin drill's run made ahead of its first LLM step, is
- * made once more, and its streamed delta reset).
+ * made once more, and its streamed delta reset). Killed after the finish's record, before its workflow returned: the
+ * workflow is already SUCCESS on the fused journal (its end rides with the finish's record) and PENDING on the public
+ * one, whose recovery replays every step and lets DBOS write the end; either way nothing runs again.
  */
 import { describe, expect, it } from 'vitest';
 import { activeJournal } from '../../src/journal/journal.js';
@@ -86,4 +88,21 @@ describe('crash drill: SIGKILL at a run’s begin and finish', () => {
     expect(await chunkRowCount(env.pool, 'boundary-finish', 'output'), 'at the kill').toBe(0);
     await recoverAndCheck(doomed);
   }, 120_000);
+
+  it('finished: killed after the finish’s record, before its workflow returned; nothing runs again and DBOS records the end once', async () => {
+    const doomed = await startPaused('boundary-finished', 'finish_recorded');
+    expect(env.llm.countOf('boundary-finished')).toBe(1);
+    expect((await env.stateStore.loadState('boundary-finished'))?.status, 'at the kill').toBe('completed');
+    // Fused: the workflow's end was recorded with the finish; public: DBOS writes it once the function returns.
+    const fused = activeJournal() === 'fused';
+    expect(await workflowStatusOf(doomed.workflowId), 'at the kill').toBe(fused ? 'SUCCESS' : 'PENDING');
+    await recoverAndCheck(doomed);
+    expect(await workflowStatusOf(doomed.workflowId)).toBe('SUCCESS');
+    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
+  }, 120_000);
 });
+
+async function workflowStatusOf(workflowId: string): Promise<string | undefined> {
+  const { rows } = await env.pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]);
+  return rows[0]?.status;
+}
