@@ -87,8 +87,22 @@ export function isTransientPostgresError(error: unknown): boolean {
  * if (!isCertainlyNotApplied(error)) await checkWhetherItWasApplied();
  */
 export function isCertainlyNotApplied(condition: string): boolean {
-  return [
-    ...['StalePreparedPlan', '40001', '40P01', '57P03', '08001', '08004', '53300', 'ECONNREFUSED', 'KnexTimeoutError'],
-    ...['ConnectionTimeout', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
-  ].includes(condition);
+  return CERTAINLY_NOT_APPLIED.has(condition);
 }
+
+/** The transient conditions of {@link isCertainlyNotApplied}. */
+const CERTAINLY_NOT_APPLIED: ReadonlySet<string> = new Set([
+  'StalePreparedPlan', // the statement was refused before it ran
+  '40001', // serialization_failure: rolled back
+  '40P01', // deadlock_detected: rolled back
+  '57P03', // cannot_connect_now
+  '08001', // sqlclient_unable_to_establish_sqlconnection
+  '08004', // sqlserver_rejected_establishment_of_sqlconnection
+  '53300', // too_many_connections
+  'ECONNREFUSED',
+  'KnexTimeoutError',
+  'ConnectionTimeout',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
