@@ -89,7 +89,7 @@ describe('crash drill: SIGKILL at a run’s begin and finish', () => {
     await recoverAndCheck(doomed);
   }, 120_000);
 
-  it('finished: killed after the finish’s record, before its workflow returned; nothing runs again and DBOS records the end once', async () => {
+  it('finished: killed after the finish’s record, before its workflow returned; nothing runs again, the end recorded once', async () => {
     const doomed = await startPaused('boundary-finished', 'finish_recorded');
     expect(env.llm.countOf('boundary-finished')).toBe(1);
     expect((await env.stateStore.loadState('boundary-finished'))?.status, 'at the kill').toBe('completed');
@@ -98,11 +98,13 @@ describe('crash drill: SIGKILL at a run’s begin and finish', () => {
     expect(await workflowStatusOf(doomed.workflowId), 'at the kill').toBe(fused ? 'SUCCESS' : 'PENDING');
     await recoverAndCheck(doomed);
     expect(await workflowStatusOf(doomed.workflowId)).toBe('SUCCESS');
-    expect((await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name)).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
+    const steps = (await stepRecordsOf(env.pool, doomed.workflowId)).map((step) => step.name);
+    expect(steps).toEqual(['BeginRunStep', 'CallLLMStep', 'FinishRunStep']);
   }, 120_000);
 });
 
 async function workflowStatusOf(workflowId: string): Promise<string | undefined> {
-  const { rows } = await env.pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]);
+  const statusOf = 'SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1';
+  const { rows } = await env.pool.query<{ status: string }>(statusOf, [workflowId]);
   return rows[0]?.status;
 }

@@ -126,7 +126,8 @@ async function runRecorded<T>(
   const output = { output: serialized.stringified, serialization: serialized.sername };
   // A step whose output is its workflow's result writes DBOS's end of the workflow with its own record.
   const end = options.endsWorkflow === true ? await workflowEndOf(executor, context, serialized) : undefined;
-  const step: StepRecordRow = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output, ...(end === undefined ? {} : { end }) };
+  const step: StepRecordRow = { workflowID, functionID, name, startedAt, endedAt: Date.now(), ...output };
+  if (end !== undefined) step.end = end;
   const recorded = () => {
     frontier.lastRecorded = { functionID, at: Date.now() };
     if (step.end?.written === true) endRecorded(database, workflowID, context.ownerXid, step.end.output);

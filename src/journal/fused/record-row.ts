@@ -89,7 +89,8 @@ export async function recordStepRow(
   // COMMIT sent right behind it (pipelined) rolls back instead of committing the held writes without their record.
   // The held writes' guards hold too, else the same refusal. It also reads the transaction's id for the writes.
   const accepted = options.refuseByError
-    ? `, 1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift(endedAt)} AND ${guardsHeld(held?.guards ?? [], 'held')} THEN 1 ELSE 0 END) AS accepted`
+    ? `, 1 / (CASE WHEN recorded.completed_at_epoch_ms = ${shift(endedAt)} AND ${guardsHeld(held?.guards ?? [], 'held')}
+       THEN 1 ELSE 0 END) AS accepted`
     : '';
   const main =
     options.refuseByError || step.end !== undefined

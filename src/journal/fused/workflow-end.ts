@@ -16,7 +16,7 @@ const adopted = new WeakSet<SystemDatabase>();
  * must write the end itself: the workflow used a data source (DBOS deletes its checkpoints before the end).
  *
  * @example
- * const end = await workflowEndOf(executor, context, result);
+ * const end = await workflowEndOf(executor, context, serialized); // the step's serialized output
  */
 export async function workflowEndOf(
   executor: DBOSExecutor,
@@ -25,10 +25,13 @@ export async function workflowEndOf(
 ): Promise<WorkflowEnd | undefined> {
   if ((context.usedDataSources?.size ?? 0) > 0) return undefined;
   const type: string | undefined = context.serializationType;
-  const workflowSerializer = type === 'portable' ? DBOSPortableJSON.name() : type === 'native' ? DBOSJSON.name() : executor.serializer.name();
+  // As DBOS names a serialization type (`serializationName`, not exported).
+  const workflowSerializer =
+    type === 'portable' ? DBOSPortableJSON.name() : type === 'native' ? DBOSJSON.name() : executor.serializer.name();
   // The step's own text when it was serialized the workflow's way: the same text again (checked when DBOS records).
   if (step.sername === workflowSerializer) return { output: step.stringified, written: false };
-  const serialized = await serializeFunctionInputOutput(step.deserialized, ['<workflow>', '<result>'], executor.serializer, context.serializationType);
+  const path = ['<workflow>', '<result>'];
+  const serialized = await serializeFunctionInputOutput(step.deserialized, path, executor.serializer, context.serializationType);
   return { output: serialized.stringified, written: false };
 }
 
@@ -55,7 +58,8 @@ function adoptRecordedEnds(database: SystemDatabase): void {
     if (ended === undefined || ended.ownerXid !== ownerXid) return recordOutput(workflowID, status, ownerXid);
     recordedEnds.delete(workflowID);
     if (ended.output !== (status.output ?? null)) {
-      await database.pool.query(`UPDATE "${database.schemaName}".workflow_output SET output = $2 WHERE workflow_uuid = $1`, [workflowID, status.output ?? null]);
+      const correct = `UPDATE "${database.schemaName}".workflow_output SET output = $2 WHERE workflow_uuid = $1`;
+      await database.pool.query(correct, [workflowID, status.output ?? null]);
     }
     return true;
   };

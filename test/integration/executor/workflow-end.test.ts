@@ -24,7 +24,8 @@ const hooked = defineAgent({ name: 'end_hooked', systemPrompt: 'Lead.', hooks: {
 const llm = new MockLLMAdapter((input) => {
   if (input.agentType === 'end_helper') return { type: 'structured_output', output: { answer: 'helped' } };
   const delegate = JSON.stringify(input.messages).includes('delegate') && !input.messages.some((message) => message.role === 'tool');
-  return delegate ? { type: 'tool_calls', toolCalls: [{ id: 'h1', name: 'subagent__end_helper', arguments: { ask: 'help' } }] } : { type: 'text', text: 'done' };
+  if (!delegate) return { type: 'text', text: 'done' };
+  return { type: 'tool_calls', toolCalls: [{ id: 'h1', name: 'subagent__end_helper', arguments: { ask: 'help' } }] };
 });
 
 let runtime: TestRuntime;
