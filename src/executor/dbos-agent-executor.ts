@@ -15,8 +15,8 @@ import { bindExecutorDependencies } from './executor-dependencies.js';
 import { isPersistentState, PersistentSessions } from './persistent-sessions.js';
 import { abortSession, interruptSession } from './run-control.js';
 import { resumeSession } from './resume-session.js';
-import { RunLauncher, runTrace } from './run-launcher.js';
-import { withStartWrites } from './start-writes.js';
+import { RunLauncher } from './run-launcher.js';
+import { runTrace } from './run-trace.js';
 import { retrySession } from './retry-session.js';
 import { createAndStart } from './session-creation.js';
 import { executeReads } from './execute-reads.js';
@@ -155,14 +155,14 @@ export class DBOSAgentExecutor {
           const turn = { userMessage: initial.message, ...(withState ? { initialState: initial.customState } : {}), ...runTrace(options.traceparent) };
           // The session taken, its stream reactivated and the run recorded: one transaction when the stores share a database.
           const planned = await this.launcher.planRun(any, sessionId, runId, turn, { previous: run, stream });
-          const recorded = await withStartWrites(this.config, async (writer) => {
+          const handle = await this.launcher.recordAndLaunch(any, planned, async (writer) => {
             const swapped = await writer.compareAndSetStatus(sessionId, ['completed'], 'active', { expectedVersion: existing.version });
             if (!swapped.ok) return undefined; // another writer changed the session: decide again
             await writer.reactivateStream(existing.streamId ?? sessionId);
             return this.launcher.recordRun(writer, planned, { sessionLocked: true });
-          });
-          if (recorded === undefined) continue;
-          return this.launcher.launchRun(any, recorded, options);
+          }, options);
+          if (handle === undefined) continue;
+          return handle;
         }
         default:
           throw refusalError('execute', decision.action === 'refuse' ? decision.reason : 'not_continuable', sessionId, view);

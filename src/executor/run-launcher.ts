@@ -1,14 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
-import { AgentAlreadyRunningError, InvalidArgumentError } from '../errors/index.js';
-import { parseTraceparent } from '../telemetry/ids.js';
+import { AgentAlreadyRunningError } from '../errors/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { sessionSignal, watchRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { RunRecord } from '../types/session.js';
 import { beginSessionWrite } from '../steps/begin-run.js';
+import { atRunBoundary } from '../steps/run-boundary-probe.js';
 import { dropFirstStepReads, startRunReadsAhead } from '../steps/first-step-reads.js';
 import type { StreamInfo } from '../types/stream.js';
 import type { KnownReads } from './execute-reads.js';
@@ -26,37 +26,13 @@ export const DEFAULT_HITL_WARM_WINDOW_MS = 60_000;
 
 /** The turn-specific part of a workflow input. */
 export type { TurnInput } from '../orchestration/resume-turn.js';
-import type { TurnInput } from '../orchestration/resume-turn.js';
 import { journalStamp } from '../journal/format.js';
 import { startWriteOptions, withStartWrites, type StartWriter } from './start-writes.js';
 import { recordedWorkflowInput } from '../orchestration/workflow-input.js';
 import { currentPlacement, placeRun, withPlacement, type PlacementOptions } from './run-placement.js';
 import { localHandle, startRunWorkflow } from './run-workflow-start.js';
-
-/**
- * The turn part of a run's start plus the trace a remote caller passed (`ExecuteOptions.traceparent`, parsed).
- *
- * @example
- * const turn: PlannedTurn = { userMessage, ...runTrace(options.traceparent) };
- */
-export type PlannedTurn = TurnInput & Pick<AgentWorkflowInput, 'trace'>;
-
-/**
- * The `trace` of a run started with `traceparent` (none without one).
- *
- * @throws InvalidArgumentError `INVALID_ARGUMENT` for a value that is not a W3C `traceparent` (its text is not echoed).
- * @example
- * runTrace('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'); // { trace: { traceId: '0af7…', parentSpanId: 'b7ad…' } }
- */
-export function runTrace(traceparent: unknown): Pick<AgentWorkflowInput, 'trace'> {
-  if (traceparent === undefined) return {};
-  const trace = typeof traceparent === 'string' ? parseTraceparent(traceparent) : undefined;
-  if (trace === undefined)
-    throw new InvalidArgumentError('options.traceparent must be a W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>).', {
-      field: 'traceparent',
-    });
-  return { trace };
-}
+import type { PlannedTurn } from './run-trace.js';
+import { joinedStart, launchJoined, turnStoredTogether, type Launch } from './joined-launch.js';
 
 /**
  * A run's start as planned before its writes: its workflow input and the session's previous run.
@@ -137,7 +113,7 @@ export class RunLauncher {
    */
   async recordRun(writer: StartWriter, planned: PlannedRun, options: { sessionCreated?: boolean; sessionLocked?: boolean } = {}): Promise<AgentWorkflowInput> {
     const { previous } = planned;
-    const input = storesTurn(writer, planned.input) ? { ...planned.input, turnStored: true as const } : planned.input;
+    const input = writer.together ? turnStoredTogether(planned.input) : planned.input;
     // An interrupt that an earlier run ended without observing (e.g. one sent during its last step) must not stop this
     // run; nor one left on a session this start took (joined, its swap cleared it already).
     if (previous !== null || options.sessionLocked === true) await writer.clearInterruptFlag(input.sessionId);
@@ -167,27 +143,66 @@ export class RunLauncher {
     input: AgentWorkflowInput,
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
   ): Promise<AgentExecutionHandle<any>> {
+    const launch = this.launching(agent, input, options);
+    const startsHere = this.deferred.getStore() === undefined && input.queue === undefined;
+    const starting = this.startWorkflow(input);
+    const readsAhead = startsHere && startRunReadsAhead(this.config, input, launch.ahead(starting));
+    let live: WorkflowHandle<unknown> | undefined;
+    try {
+      live = await starting;
+    } catch (error) {
+      launch.failed(readsAhead);
+      throw error;
+    }
+    return launch.handle(live);
+  }
+
+  /**
+   * Record a planned run through `write` (`recordRun` inside a caller's start writes; `undefined`: refused, nothing
+   * starts) and launch it. Where the journal joins workflow starts to a transaction (`joinedStart`), DBOS's record of
+   * the workflow's start commits with the run's writes: one transaction, and no run recorded without its workflow.
+   */
+  async recordAndLaunch(
+    agent: AnyAgentConfig,
+    planned: PlannedRun,
+    write: (writer: StartWriter) => Promise<AgentWorkflowInput | undefined>,
+    options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
+  ): Promise<AgentExecutionHandle<any> | undefined> {
+    const join = this.deferred.getStore() === undefined ? await joinedStart(this.config, planned.input) : undefined;
+    if (join === undefined) {
+      const recorded = await withStartWrites(this.config, write);
+      if (recorded === undefined) return undefined;
+      await atRunBoundary('start_recorded', recorded.sessionId);
+      return this.launchRun(agent, recorded, options);
+    }
+    return launchJoined(join, this.config, planned, write, this.launching(agent, planned.input, options));
+  }
+
+  /** A run's launch: its hooks registered, its signals watched from before its workflow starts. */
+  private launching(agent: AnyAgentConfig, input: AgentWorkflowInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>): Launch {
     const { sessionId, runId, workflowId, startSequence } = input;
     const hooks = mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager);
     workflowHookManagers.register(workflowId, hooks);
     if (options.usageStore !== undefined) workflowUsageStores.set(workflowId, options.usageStore);
     // Listening before the workflow starts: no signal of the run can come before it.
     const watch = input.queue === undefined ? watchRunChange([runId, sessionSignal(sessionId)]) : undefined;
-    const startsHere = this.deferred.getStore() === undefined && input.queue === undefined;
-    const starting = this.startWorkflow(input);
-    const ahead = { companions: agent.persistentAgents.length, hooks, started: starting };
-    const readsAhead = startsHere && startRunReadsAhead(this.config, input, ahead);
-    let live: WorkflowHandle<unknown> | undefined;
-    try {
-      live = await starting;
-    } catch (error) {
-      watch?.release();
-      if (readsAhead) dropFirstStepReads(runId);
-      throw error;
-    }
-    const local = localHandle(input, live);
-    if (local === undefined) watch?.release();
-    return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, local, undefined, local === undefined ? undefined : watch);
+    return {
+      ahead: (started) => ({ companions: agent.persistentAgents.length, hooks, started }),
+      failed: (readsAhead) => {
+        watch?.release();
+        if (readsAhead) dropFirstStepReads(runId);
+      },
+      refused: () => {
+        watch?.release();
+        workflowHookManagers.unregister(workflowId);
+        workflowUsageStores.delete(workflowId);
+      },
+      handle: (live) => {
+        const local = localHandle(input, live);
+        if (local === undefined) watch?.release();
+        return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, local, undefined, local === undefined ? undefined : watch);
+      },
+    };
   }
 
   /**
@@ -274,9 +289,4 @@ export class RunLauncher {
     }
     return startRunWorkflow(input);
   }
-}
-
-/** Whether a start stores its turn with its run: a fresh turn's user message, its writes in one transaction. */
-function storesTurn(writer: Pick<StartWriter, 'together'>, input: AgentWorkflowInput): boolean {
-  return writer.together && input.userMessage !== undefined && input.resume === undefined && input.parent === undefined;
 }

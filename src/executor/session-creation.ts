@@ -2,8 +2,11 @@ import type { AgentInput, AnyAgentConfig } from '../agent/index.js';
 import { SessionAlreadyExistsError } from '../errors/index.js';
 import { initializeAgentState } from '../orchestration/index.js';
 import { reclaimStream } from '../stream/index.js';
-import { runTrace, type RunLauncher } from './run-launcher.js';
-import { withStartWrites } from './start-writes.js';
+import type { RunLauncher } from './run-launcher.js';
+import { runTrace } from './run-trace.js';
+import { withStartWrites, type StartWriter } from './start-writes.js';
+import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
+import { InternalError } from '../errors/index.js';
 import type { StreamInfo } from '../types/stream.js';
 import type { AgentExecutionHandle, DBOSAgentExecutorConfig, ExecuteOptions } from './types.js';
 
@@ -35,7 +38,7 @@ export async function createAndStart(
       // The session and its first run: one transaction when the stores share a database (its reads taken before).
       // No session, so no run of it: nothing to read for the previous run. `stream`: its stream read beside the session.
       const planned = await launcher.planRun(agent, sessionId, runId, { userMessage: initial.message, ...trace }, { previous: null, stream });
-      const recorded = await withStartWrites({ stateStore, streamManager }, async (writer) => {
+      const record = async (writer: StartWriter): Promise<AgentWorkflowInput> => {
         await writer.createSession(sessionId, {
           agentType: agent.name,
           customState: initial.customState,
@@ -47,9 +50,12 @@ export async function createAndStart(
           ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
         });
         return launcher.recordRun(writer, planned, { sessionCreated: true });
-      });
-      // No stream under the id when the start was planned: nothing to reclaim (its start opened it, or its first writer will).
-      if (planned.stream !== null) await reclaimStream(streamManager, sessionId);
+      };
+      // No stream under the id when the start was planned: nothing to reclaim (its start opened it, or its first writer
+      // will), and the workflow's start may join the writes. Else the stream is reclaimed between the two.
+      if (planned.stream === null) return (await launcher.recordAndLaunch(agent, planned, record, options)) ?? refusedCreation();
+      const recorded = await withStartWrites({ stateStore, streamManager }, record);
+      await reclaimStream(streamManager, sessionId);
       return launcher.launchRun(agent, recorded, options);
     }
     await stateStore.cloneSession(branch.fromSessionId, sessionId, {
@@ -65,4 +71,9 @@ export async function createAndStart(
   const branched = initializeAgentState(agent, input, { runId, existingState: cloned?.customState ?? {} });
   await stateStore.saveState(sessionId, { status: 'active', streamId: sessionId, customState: branched.customState, output: undefined, error: undefined });
   return launcher.startRun(agent, sessionId, runId, { userMessage: branched.message, ...trace }, options);
+}
+
+/** A new session's start writes refuse by error (a session that exists), never by resolving `undefined`. */
+function refusedCreation(): never {
+  throw new InternalError('A new session\'s start was refused without an error.');
 }

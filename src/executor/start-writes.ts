@@ -49,9 +49,26 @@ export interface StartWriter {
   openStream(streamId: string, agentType: string): Promise<void>;
 }
 
-interface Stores {
+/**
+ * The stores a run's start writes to.
+ *
+ * @example
+ * const stores: StartWriteStores = { stateStore, streamManager };
+ */
+export interface StartWriteStores {
   stateStore: SessionStateStore;
   streamManager: StreamManager;
+}
+
+/**
+ * Whether the writes of a run's start commit together (one transaction: the state store and the stream manager
+ * declare step records on one database).
+ *
+ * @example
+ * if (await startWritesJoined(config)) await join.start(workflowID, start, transaction);
+ */
+export async function startWritesJoined(stores: StartWriteStores): Promise<boolean> {
+  return (await joinedRecords(stores)) !== undefined;
 }
 
 interface Joined {
@@ -73,29 +90,44 @@ interface Joined {
  * @example
  * const input = await withStartWrites(config, (writer) => launcher.recordRun(writer, planned));
  */
-export async function withStartWrites<T>(stores: Stores, body: (writer: StartWriter) => Promise<T>): Promise<T> {
+export async function withStartWrites<T>(stores: StartWriteStores, body: (writer: StartWriter) => Promise<T>, workflowStart?: WorkflowStartInit): Promise<T> {
   const joined = await joinedRecords(stores);
-  if (joined === undefined) return body(separateWriter(stores));
-  const ahead: Attempt = { readsSwaps: false, swapsUnread: false, committed: [] };
+  if (joined === undefined) {
+    if (workflowStart !== undefined) throw new InternalError('A workflow start joins only a start whose writes commit together.');
+    return body(separateWriter(stores));
+  }
+  const ahead: Attempt = { readsSwaps: false, swapsUnread: false, committed: [], workflowStart };
   try {
     return await joinedStart(joined, body, ahead);
   } catch (error) {
     if (!ahead.swapsUnread || !StaleStateError.isInstance(error)) throw error;
-    return joinedStart(joined, body, { readsSwaps: true, swapsUnread: false, committed: [] });
+    return joinedStart(joined, body, { readsSwaps: true, swapsUnread: false, committed: [], workflowStart });
   }
 }
+
+/**
+ * DBOS's record of the run's workflow start, run on the start transaction's connection after `body` resolved with a
+ * value (not after a refusal, `undefined`): the workflow's start commits with the run's (see `WorkflowStartJoin`).
+ *
+ * @example
+ * await withStartWrites(stores, body, (connection) => init(connection));
+ */
+export type WorkflowStartInit = (connection: StepRecordConnection) => Promise<void>;
 
 /** One run of a joined start: whether its swaps are read, whether one was sent unread, what to tell once committed. */
 interface Attempt {
   readsSwaps: boolean;
   swapsUnread: boolean;
   committed: Array<() => void>;
+  workflowStart?: WorkflowStartInit | undefined;
 }
 
 async function joinedStart<T>(joined: Joined, body: (writer: StartWriter) => Promise<T>, attempt: Attempt): Promise<T> {
-  const value = await inOneTransaction(joined.state, (connection) => {
+  const value = await inOneTransaction(joined.state, async (connection) => {
     attempt.committed = []; // what this attempt tells once it committed (an attempt retried whole starts again)
-    return body(joinedWriter(joined, connection, attempt));
+    const written = await body(joinedWriter(joined, connection, attempt));
+    if (written !== undefined) await attempt.workflowStart?.(connection);
+    return written;
   });
   for (const done of attempt.committed) done();
   return value;
@@ -109,14 +141,14 @@ async function inOneTransaction<T>(state: StateStoreStepRecords, body: (connecti
   return lendsConnections(state) ? transactionOnLent(state, body) : state.transaction(body);
 }
 
-async function joinedRecords({ stateStore, streamManager }: Stores): Promise<Joined | undefined> {
+async function joinedRecords({ stateStore, streamManager }: StartWriteStores): Promise<Joined | undefined> {
   const state = stateStore.stepRecords;
   const stream = streamManager.stepRecords;
   if (state === undefined || stream === undefined) return undefined;
   return (await sharesDatabase(stream, state)) ? { state, stream } : undefined;
 }
 
-function separateWriter({ stateStore, streamManager }: Stores): StartWriter {
+function separateWriter({ stateStore, streamManager }: StartWriteStores): StartWriter {
   return {
     createSession: async (sessionId, options) => {
       await stateStore.createSession(sessionId, options);

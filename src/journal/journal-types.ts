@@ -1,5 +1,6 @@
 import type { JournalKind } from '../types/journal.js';
 import type { StepRecord } from './step-record.js';
+import type { StepRecordConnection, StepRecordParticipant } from '../types/step-records.js';
 
 export type { JournalKind } from '../types/journal.js';
 
@@ -59,4 +60,39 @@ export interface StepJournal {
    * recording an operation.
    */
   workflowCancelled(workflowID: string): Promise<boolean>;
+  /** Starts of workflows joined to a caller's transaction (the fused journal); none on the public journal. */
+  readonly workflowStarts?: WorkflowStartJoin;
 }
+
+/**
+ * DBOS's start of a workflow run inside a caller's transaction: its status and input rows commit with the caller's
+ * writes (one transaction and one fsync where a start took two), or not at all.
+ *
+ * @example
+ * const started = await join.start(workflowID, () => DBOS.startWorkflow(fn, { workflowID })(input), (init) =>
+ *   withStartWrites(stores, body, init));
+ */
+export interface WorkflowStartJoin {
+  /** Whether `participant` (a store's `stepRecords`) writes to DBOS's system database: only its transactions can join. */
+  joins(participant: StepRecordParticipant | undefined): Promise<boolean>;
+  /**
+   * Call `start` (DBOS's start of workflow `workflowID`, from outside any workflow); DBOS's record of the start runs in
+   * the transaction `transaction` runs, through `init` on its connection. `transaction` resolves with `undefined`
+   * when its writes were refused (then its committed attempt did not call `init`, and the workflow does not start),
+   * else with its value, having called `init` in the attempt that committed.
+   */
+  start<H, T>(
+    workflowID: string,
+    start: () => Promise<H>,
+    transaction: (init: (connection: StepRecordConnection) => Promise<void>) => Promise<T | undefined>,
+  ): Promise<JoinedWorkflowStart<H, T>>;
+}
+
+/**
+ * What a {@link WorkflowStartJoin} start gives: the DBOS handle and the transaction's value, or neither (refused).
+ *
+ * @example
+ * const { handle, value } = await join.start(workflowID, start, transaction);
+ * if (handle === undefined) return retry();
+ */
+export type JoinedWorkflowStart<H, T> = { handle: H; value: T } | { handle?: undefined; value?: undefined };

@@ -1,7 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { stepDuration } from '../telemetry/agent-spans.js';
 import { afterRecord, identifyStepsBy, telemetry } from '../telemetry/agent-telemetry.js';
-import type { JournalKind, StepJournal, StepOptions } from './journal-types.js';
+import type { JournalKind, StepJournal, StepOptions, WorkflowStartJoin } from './journal-types.js';
 import { publicJournal } from './public-journal.js';
 import { SEPARATE_RECORD, type StepRecord } from './step-record.js';
 
@@ -41,6 +41,18 @@ export function useJournal(kind: JournalKind): JournalKind {
  */
 export function activeJournal(): JournalKind {
   return active.kind;
+}
+
+/**
+ * How the active journal joins a workflow's start to a caller's transaction (the fused journal), or `undefined` (the
+ * public journal: DBOS's start commits on its own, after the caller's).
+ *
+ * @example
+ * const join = workflowStartJoin();
+ * if (join !== undefined && (await join.joins(stateStore.stepRecords))) await join.start(workflowID, start, transaction);
+ */
+export function workflowStartJoin(): WorkflowStartJoin | undefined {
+  return active.workflowStarts;
 }
 
 /**

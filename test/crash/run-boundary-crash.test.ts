@@ -1,5 +1,5 @@
 /**
- * SIGKILL drills at a run's begin, its first model call and its finish (real processes, DBOS and Postgres): the worker
+ * SIGKILL drills at a run's start, its begin, its first model call and its finish (real processes, DBOS and Postgres): the worker
  * stops with the step's writes done and its DBOS record not (handed to the record, uncommitted — fused journal: the
  * transaction of DBOS's row; public: the batch record's, before it); at the first model call, BeginRunStep's row still rides with that call's record (fused). After recovery in a process that never calls execute(), the turn is whole and nothing is repeated: one user
  * message, one answer, one output chunk, one run, the model called once (the finish drill's model step was recorded
@@ -12,7 +12,18 @@ import { describe, expect, it } from 'vitest';
 import { activeJournal } from '../../src/journal/journal.js';
 import { useDrill } from './support/drill.js';
 import { scenarioByStep } from './support/drill-scenarios.js';
-import { killAndRecover, startDoomedRun, startPausedRun, waitForSignal, type DoomedRun } from './support/drill-flow.js';
+import {
+  DRILL_TIMEOUTS,
+  expectCleanExit,
+  killAndRecover,
+  outcomeOf,
+  spawnWorker,
+  startDoomedRun,
+  startPausedRun,
+  waitForSignal,
+  type DoomedRun,
+} from './support/drill-flow.js';
+import type { AgentResult } from '../../src/index.js';
 import { chunkRowCount, stepRecordsOf } from './support/durable-probes.js';
 import { readStreamWithResets, textOfStep } from './support/stream-view.js';
 import { describeConversation, storedMessages } from './support/session-snapshot.js';
@@ -33,6 +44,11 @@ async function startPaused(sessionId: string, point: PausePoint): Promise<Doomed
  */
 async function recoverAndCheck(doomed: DoomedRun, calls = 1): Promise<void> {
   const { result } = await killAndRecover(env, doomed);
+  await expectWhole(doomed, result, calls);
+}
+
+/** The turn is whole after recovery: its result, one answer, `calls` model calls, its text streamed once. */
+async function expectWhole(doomed: DoomedRun, result: AgentResult, calls = 1): Promise<void> {
   expect(result).toMatchObject({ status: 'completed', output: ANSWER, stepCount: 1 });
   const messages = await storedMessages(env, doomed.sessionId);
   expect(describeConversation(messages)).toEqual(['user', 'assistant']);
@@ -45,6 +61,34 @@ async function recoverAndCheck(doomed: DoomedRun, calls = 1): Promise<void> {
 }
 
 describe('crash drill: SIGKILL at a run’s begin and finish', () => {
+  it('started: killed with the start committed, before its workflow ran; the run starts once and answers once', async () => {
+    const sessionId = 'boundary-start';
+    env.llm.register(sessionId, oneStep, { crash: true });
+    // execute() never returns here: the worker stops inside it, the run recorded.
+    const pauseAt = { point: 'start_recorded' as const, toolCallId: sessionId };
+    const worker = spawnWorker(env, 'start', sessionId, [sessionId], { pauseAt }, 'doomed');
+    await worker.waitForEvent('paused', DRILL_TIMEOUTS.signal, (event) => event.point === 'start_recorded');
+    const run = await env.stateStore.getCurrentRun(sessionId);
+    if (run?.workflowId === undefined) throw new Error('the start recorded no run');
+    const doomed: DoomedRun = { worker, executorId: sessionId, sessionId, runId: run.runId, workflowId: run.workflowId };
+    expect(describeConversation(await storedMessages(env, sessionId)), 'at the kill').toEqual(['user']);
+    expect(env.llm.countOf(sessionId), 'at the kill').toBe(0);
+    // Fused: DBOS's record of the workflow's start committed with the run's writes (one transaction), so DBOS recovers
+    // it. Public: DBOS has not recorded it; the caller's repeated execute() finds the run and starts its workflow.
+    const fused = activeJournal() === 'fused';
+    expect(await workflowStatusOf(doomed.workflowId), 'at the kill').toBe(fused ? 'PENDING' : undefined);
+    if (fused) {
+      await recoverAndCheck(doomed);
+    } else {
+      await doomed.worker.kill();
+      const again = spawnWorker(env, 'start', sessionId, [sessionId]);
+      const { result } = await outcomeOf(again, sessionId);
+      await expectCleanExit(again);
+      await expectWhole(doomed, result);
+    }
+    expect(await workflowStatusOf(doomed.workflowId)).toBe('SUCCESS');
+  }, 120_000);
+
   it('begin: killed inside the begin, before its record, its first model call made meanwhile; the recovered run begins once and answers once', async () => {
     const doomed = await startPaused('boundary-begin', 'begin_deferred');
     // The run's first model call goes out once DBOS recorded the workflow's start, beside the begin (see

@@ -9,6 +9,7 @@ import type { PoolClient } from 'pg';
 import { recordStepRow, writeAlone, type StepRecordRow } from './record-row.js';
 import { recordWithWrites } from './record-transaction.js';
 import { endRecorded, workflowEndOf } from './workflow-end.js';
+import { fusedWorkflowStartJoin } from './workflow-start.js';
 import { databaseFingerprint } from '../../database/database-fingerprint.js';
 import { mayRunUnread, type RecordedFrontier } from './recorded-frontier.js';
 import { sharesSystemDatabase, type RecordOutcome, type RecordWrite, type StepRecord } from '../step-record.js';
@@ -46,7 +47,7 @@ const frontiers = new WeakMap<object, RecordedFrontier>();
  */
 export function fusedJournal(dbosVersion: string = globalParams.dbosVersion): StepJournal | undefined {
   if (!fusedJournalSupported(dbosVersion)) return undefined;
-  return { kind: 'fused', runStep: runFusedStep, workflowCancelled };
+  return { kind: 'fused', runStep: runFusedStep, workflowCancelled, workflowStarts: fusedWorkflowStartJoin() };
 }
 
 function runFusedStep<T>(name: string, body: (record: StepRecord) => Promise<T>, options: StepOptions): Promise<T> {

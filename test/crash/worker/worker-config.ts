@@ -47,7 +47,8 @@ export const APP_FACTS_TABLE = 'crash_app_facts';
 /**
  * Where a drill worker stops (prints a `paused` event, then never continues) for the parent to SIGKILL it: a
  * transactional tool call after tool_start before the transaction, inside it after the tool's insert, or after its
- * COMMIT before DBOS records the operation; a run's begin or finish with its writes done and its record not
+ * COMMIT before DBOS records the operation; a run's start committed before its workflow runs (`start_recorded`, by
+ * session; execute() does not return); a run's begin or finish with its writes done and its record not
  * (`begin_deferred`, `finish_deferred`; `pauseAt.toolCallId` then names the session), or after the finish's record, before the
  * workflow function returns (`finish_recorded`, also by session); a public-journal step whose
  * batch record committed, before DBOS records the step (`batch_committed`; `pauseAt.toolCallId` names the step).
@@ -58,6 +59,7 @@ export const APP_FACTS_TABLE = 'crash_app_facts';
 export type PausePoint =
   | 'before_transaction'
   | 'inside_transaction'
+  | 'start_recorded'
   | 'after_commit'
   | 'begin_deferred'
   | 'finish_deferred'
