@@ -106,7 +106,7 @@ export { PostgresStateStore, runMigrations, openCallsOf, openCallsOfDescendants,
 export { PostgresUsageStore, InMemoryUsageStore, type UsageStore, type PostgresUsageStoreOptions } from './usage/index.js';
 // What a component declares (`stepRecords`) to commit its writes in the fused journal's step record transaction.
 export type { StepRecordConnection, StepRecordOutcome, StepRecordParticipant } from './types/step-records.js';
-export type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection, StepReadsOn } from './store/index.js';
+export type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from './store/index.js';
 export type { UsageStoreStepRecords } from './usage/index.js';
 
 // Streams

@@ -3,10 +3,8 @@ import { InternalError } from '../errors/index.js';
 import type { HookManager } from '../hooks/index.js';
 import type { WorkflowStartJoin } from '../journal/journal-types.js';
 import { workflowStartJoin } from '../journal/journal.js';
-import { firstStepReadsOn, runReadsMayGoAhead, startRunReadsAhead, type FirstStepReads } from '../steps/first-step-reads.js';
+import { startRunReadsAhead } from '../steps/first-step-reads.js';
 import { atRunBoundary } from '../steps/run-boundary-probe.js';
-import { forgetHistory } from '../steps/history-cache.js';
-import { ChunkEmitter } from '../steps/stream-writers.js';
 import type { AgentWorkflowInput } from '../workflows/agent.workflow.js';
 import { dbosCallContext } from './replay-safe.js';
 import { startRunWorkflow } from './run-workflow-start.js';
@@ -44,68 +42,62 @@ export async function joinedStart(stores: StartWriteStores, input: AgentWorkflow
 }
 
 /**
- * Start the workflow of `planned` (its input, and the read of its stream: `null`, none yet) with DBOS's record of its
- * start in the transaction of its start writes (`write`): both commit, or neither. Once they did, the first step's reads start ahead as after a separate start. `undefined`
+ * Start the workflow of `planned` with DBOS's record of its start in the transaction of its start writes (`write`):
+ * both commit, or neither. Once they did, the first step's reads start ahead as after a separate start. `undefined`
  * when `write` was refused (resolved `undefined`): no workflow started.
  *
  * @throws InternalError when `write` records another input than the one DBOS was given (a turn stored otherwise).
  * @example
- * const handle = await launchJoined(join, config, planned, (writer) => launcher.recordRun(writer, planned), launch);
+ * const handle = await launchJoined(join, config, planned.input, (writer) => launcher.recordRun(writer, planned), launch);
  */
 export async function launchJoined(
   join: WorkflowStartJoin,
   stores: StartWriteStores,
-  planned: { input: AgentWorkflowInput; stream: unknown },
+  planned: AgentWorkflowInput,
   write: (writer: StartWriter) => Promise<AgentWorkflowInput | undefined>,
   launch: Launch,
 ): Promise<AgentExecutionHandle<any> | undefined> {
   // DBOS records the input before the writes run: joined, they commit together, so a fresh turn is stored with them.
-  const input = turnStoredTogether(planned.input);
-  const newStream = planned.stream === null;
+  const input = turnStoredTogether(planned);
   let readsAhead = false;
   let committed = false;
-  let markStarted: (() => void) | undefined;
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  // The first step's reads, sent after DBOS's start in the same transaction: answered with its COMMIT.
-  const readsFirst = runReadsMayGoAhead(input, launch.ahead(started));
-  let reads: FirstStepReads | undefined;
-  // A new stream's writer: its open (which creates the stream active) overlaps the transaction.
-  if (readsFirst && newStream) new ChunkEmitter(stores.streamManager, input.streamId, input.sessionId, input.agentType, 1).prepare();
+  // DBOS's start returned: the call made ahead goes out then (as after a separate start), never if it failed.
+  let settleStarted: ((failed: boolean) => void) | undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    settleStarted = (failed) => (failed ? reject(new InternalError('The run\'s workflow did not start.')) : resolve());
+  });
+  started.catch(() => undefined);
   const recordWrites = async (init: WorkflowStartInit): Promise<AgentWorkflowInput | undefined> => {
-    const withReads: WorkflowStartInit = async (connection) => {
-      await init(connection);
-      reads = readsFirst ? firstStepReadsOn(stores.stateStore, connection, input.sessionId) : undefined;
-    };
     const recorded = await withStartWrites(stores, async (writer) => {
       const written = await write(writer);
       if (written !== undefined && written.turnStored !== input.turnStored) {
         throw new InternalError('A joined start recorded another input than the one its workflow was started with.');
       }
       return written;
-    }, withReads).catch((error: unknown) => {
-      if (reads !== undefined) forgetHistory(input.sessionId); // read in a transaction that did not commit
-      throw error;
-    });
+    }, init);
     committed = recorded !== undefined;
     if (!committed) return undefined;
     await atRunBoundary('start_recorded', input.sessionId);
-    readsAhead = startRunReadsAhead(stores, input, launch.ahead(started), reads);
+    // Before DBOS runs the workflow function (it awaits this): its begin finds them started.
+    readsAhead = startRunReadsAhead(stores, input, launch.ahead(started));
     return recorded;
   };
   let outcome: Awaited<ReturnType<typeof join.start<WorkflowHandle<unknown>, AgentWorkflowInput>>>;
   try {
     outcome = await join.start(input.workflowId, () => startRunWorkflow(input), recordWrites);
   } catch (error) {
+    settleStarted?.(true);
     // Not committed: nothing of the run was written and its workflow did not start.
     if (committed) launch.failed(readsAhead);
     else launch.refused();
     throw error;
   }
   if (outcome.handle === undefined) {
+    settleStarted?.(true);
     launch.refused();
     return undefined;
   }
-  markStarted?.();
+  settleStarted?.(false);
   return launch.handle(outcome.handle);
 }
 

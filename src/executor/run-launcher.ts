@@ -175,7 +175,7 @@ export class RunLauncher {
       await atRunBoundary('start_recorded', recorded.sessionId);
       return this.launchRun(agent, recorded, options);
     }
-    return launchJoined(join, this.config, planned, write, this.launching(agent, planned.input, options));
+    return launchJoined(join, this.config, planned.input, write, this.launching(agent, planned.input, options));
   }
 
   /** A run's launch: its hooks registered, its signals watched from before its workflow starts. */

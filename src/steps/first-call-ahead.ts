@@ -19,8 +19,13 @@ interface CallBasis {
 /** A delta the call streams. */
 type DeltaChunk = { type: 'text_delta' | 'thinking'; delta: string };
 
-/** Calls started and not yet taken, per run (a step takes its own within milliseconds; the rest are discarded). */
-const MAX_AHEAD = 64;
+/**
+ * Calls started and not yet taken, per run: a step takes its own within milliseconds of its start, and a start that
+ * does not run its step drops its call; the bound only caps what an unforeseen path could leave behind. It is far above
+ * the starts one process makes at once: a call dropped for room is made again by its step (paid twice). It was 64,
+ * which a burst of 128 starts exceeded.
+ */
+export const MAX_CALLS_AHEAD = 4096;
 
 const ahead = new Map<string, FirstCallAhead>();
 
@@ -167,7 +172,7 @@ export function startFirstCallAhead(
   ahead.delete(run.runId);
   ahead.set(run.runId, call);
   for (const [oldest, entry] of ahead) {
-    if (ahead.size <= MAX_AHEAD) break;
+    if (ahead.size <= MAX_CALLS_AHEAD) break;
     ahead.delete(oldest);
     entry.abandon();
   }

@@ -1,5 +1,4 @@
 import type { SessionStateStore } from '../store/state-store.js';
-import type { StepRecordConnection } from '../types/step-records.js';
 import type { StoredMessage } from '../types/message.js';
 import type { InterruptFlagResult, SessionState } from '../types/session.js';
 import { loadHistory } from './history-cache.js';
@@ -8,7 +7,7 @@ import { rememberNewest } from '../orchestration/bounded-map.js';
 import type { HookManager } from '../hooks/index.js';
 import type { StreamManager } from '../stream/stream-manager.js';
 import { ChunkEmitter } from './stream-writers.js';
-import { dropFirstCallAhead, startFirstCallAhead } from './first-call-ahead.js';
+import { dropFirstCallAhead, MAX_CALLS_AHEAD, startFirstCallAhead } from './first-call-ahead.js';
 import { stepEnvironment, type RunScope } from './step-scope.js';
 
 /** The reads a run's first LLM step starts from: its interrupt flag, its session and its history. */
@@ -18,8 +17,11 @@ export interface FirstStepReads {
   readonly history: Promise<StoredMessage[]>;
 }
 
-/** Reads started and not yet taken, per run (a process that dies before the step takes them leaves a few behind). */
-const MAX_STARTED = 256;
+/**
+ * Reads started and not yet taken, per run: as many as calls may be made ahead from them (`MAX_CALLS_AHEAD`), since a
+ * step whose reads were dropped for room reads again and cannot adopt its call (made twice).
+ */
+const MAX_STARTED = MAX_CALLS_AHEAD;
 
 const started = new Map<string, { store: SessionStateStore; reads: FirstStepReads }>();
 
@@ -35,38 +37,14 @@ const started = new Map<string, { store: SessionStateStore; reads: FirstStepRead
  * const run = await stateStore.getRun(input.sessionId, input.runId);
  */
 export function startFirstStepReads(store: SessionStateStore, at: { sessionId: string; runId: string }): FirstStepReads {
-  return keepFirstStepReads(store, at.runId, {
+  const reads: FirstStepReads = {
     flag: store.readInterruptFlag(at.sessionId),
     state: loadStepState(store, at.sessionId),
     history: loadHistory(store, at.sessionId),
-  });
-}
-
-/**
- * The first LLM step's reads (see {@link startFirstStepReads}) on `connection`, inside a start's open transaction
- * (`StateStoreStepRecords.readsOn`: they see its writes and are answered with its COMMIT), not kept for the step until
- * {@link startRunReadsAhead} is given them once that committed. `undefined` when the store reads only on its own.
- *
- * @example
- * const reads = firstStepReadsOn(stateStore, connection, input.sessionId);
- */
-export function firstStepReadsOn(store: SessionStateStore, connection: StepRecordConnection, sessionId: string): FirstStepReads | undefined {
-  const on = store.stepRecords?.readsOn?.(connection);
-  if (on === undefined) return undefined;
-  const reads: FirstStepReads = {
-    flag: on.readInterruptFlag(sessionId),
-    state: on.loadStateForStep(sessionId),
-    history: loadHistory(store, sessionId, on),
   };
-  for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
-  return reads;
-}
-
-/** Keep `reads` for run `runId`'s first LLM step (taken once); never an unhandled rejection meanwhile. */
-function keepFirstStepReads(store: SessionStateStore, runId: string, reads: FirstStepReads): FirstStepReads {
   // Taken (and awaited) by the step, or dropped: never an unhandled rejection.
   for (const read of [reads.flag, reads.state, reads.history]) read.catch(() => undefined);
-  rememberNewest(started, runId, { store, reads }, MAX_STARTED);
+  rememberNewest(started, at.runId, { store, reads }, MAX_STARTED);
   return reads;
 }
 
@@ -99,7 +77,7 @@ export function beginFiresNoHook(hooks: Pick<HookManager, 'hasHooks'>): boolean 
  * nothing, and its first LLM step adopts the call (the model is called, and its first delta streamed, while the run
  * begins). Only when {@link firstStepFollowsBegin} and {@link beginFiresNoHook}, for a run whose workflow starts in
  * this process; returns whether it started them (drop them with {@link dropFirstStepReads} if the workflow does not
- * start). `taken`: the reads, sent already in the start's transaction ({@link firstStepReadsOn}), to keep instead.
+ * start).
  *
  * @example
  * const readsAhead = startRunReadsAhead({ stateStore, streamManager }, input, { companions: 0, hooks, started });
@@ -108,24 +86,12 @@ export function startRunReadsAhead(
   stores: { stateStore: SessionStateStore; streamManager: StreamManager },
   run: RunScope & { turnStored?: true; resume?: unknown },
   agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'>; started: Promise<unknown> },
-  taken?: FirstStepReads,
 ): boolean {
-  if (!runReadsMayGoAhead(run, agent)) return false;
-  const reads = taken === undefined ? startFirstStepReads(stores.stateStore, run) : keepFirstStepReads(stores.stateStore, run.runId, taken);
+  if (!firstStepFollowsBegin(run, agent.companions) || !beginFiresNoHook(agent.hooks)) return false;
+  const reads = startFirstStepReads(stores.stateStore, run);
   new ChunkEmitter(stores.streamManager, run.streamId, run.sessionId, run.agentType, 1).prepare();
   startFirstCallAhead(run, stepEnvironment(run, 1), reads, agent.started);
   return true;
-}
-
-/**
- * Whether {@link startRunReadsAhead} starts a run's first step's reads: its begin writes nothing and fires no hook, and
- * its first LLM step follows it ({@link firstStepFollowsBegin}, {@link beginFiresNoHook}).
- *
- * @example
- * const reads = runReadsMayGoAhead(input, agent) ? firstStepReadsOn(stateStore, connection, input.sessionId) : undefined;
- */
-export function runReadsMayGoAhead(run: { turnStored?: true; resume?: unknown }, agent: { companions: number; hooks: Pick<HookManager, 'hasHooks'> }): boolean {
-  return firstStepFollowsBegin(run, agent.companions) && beginFiresNoHook(agent.hooks);
 }
 
 /**

@@ -10,21 +10,13 @@ const cache = new Map<string, { store: SessionStateStore; messages: StoredMessag
 /**
  * The session's full message history, read incrementally: a session this process read before only fetches
  * the messages appended since (plus the last known one, to detect truncation or rewrites). This keeps an
- * agent step's cost flat as history grows. `read`: where the messages are read (the store's reads on a caller's
- * connection, `StateStoreStepRecords.readsOn`), else the store.
- *
- * @example
- * const history = await loadHistory(stateStore, 's1');
+ * agent step's cost flat as history grows.
  */
-export async function loadHistory(
-  store: SessionStateStore,
-  sessionId: string,
-  read: Pick<SessionStateStore, 'getMessages'> = store,
-): Promise<StoredMessage[]> {
+export async function loadHistory(store: SessionStateStore, sessionId: string): Promise<StoredMessage[]> {
   const cached = cache.get(sessionId);
   if (cached !== undefined && cached.store === store && cached.messages.length > 0) {
     const known = cached.messages.length;
-    const tail = await read.getMessages(sessionId, { offset: known - 1 });
+    const tail = await store.getMessages(sessionId, { offset: known - 1 });
     const anchor = tail.messages[0];
     if (tail.total >= known && anchor !== undefined && anchor.id === cached.messages[known - 1]?.id) {
       const messages = [...cached.messages, ...tail.messages.slice(1)];
@@ -32,7 +24,7 @@ export async function loadHistory(
       return messages;
     }
   }
-  const { messages } = await read.getMessages(sessionId);
+  const { messages } = await store.getMessages(sessionId);
   remember(sessionId, store, messages);
   return messages;
 }

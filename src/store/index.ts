@@ -1,7 +1,7 @@
 export type { SessionStateStore, StoredMessage } from './state-store.js';
 export type { SessionListPage, SessionListQuery, SessionSummary } from './session-listing.js';
 export { openCallsOf, openCallsOfDescendants } from './open-calls.js';
-export type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection, StepReadsOn } from './step-records.js';
+export type { StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from './step-records.js';
 export { InMemoryStateStore } from './memory/in-memory-state-store.js';
 export {
   PostgresStateStore,

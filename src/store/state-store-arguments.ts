@@ -75,7 +75,6 @@ export const STATE_STORE_STEP_RECORD_ARGUMENTS = {
   schema: [],
   loadStateForStep: [sessionId],
   loadStateForStart: [sessionId],
-  readsOn: [],
   commitStepOn: [undefined, ...STATE_STORE_ARGUMENTS.saveStateAndPromoteStaging],
   saveStateOn: [undefined, ...STATE_STORE_ARGUMENTS.saveState],
   appendMessagesOn: [undefined, ...STATE_STORE_ARGUMENTS.appendMessages],

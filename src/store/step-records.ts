@@ -5,9 +5,6 @@ import type {
   CompareAndSetResult,
   CreateRunInput,
   CreateSessionOptions,
-  GetMessagesOptions,
-  GetMessagesResult,
-  InterruptFlagResult,
   RunRecord,
   RunStatus,
   SaveAndPromoteOptions,
@@ -102,12 +99,6 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    */
   loadStateForStart?(sessionId: string): Promise<{ state: SessionState | null; run: RunRecord | null }>;
   /**
-   * Optional: the reads a run's first LLM step starts from, on `connection` inside the caller's open transaction (they
-   * see its writes): a start whose workflow start joins its writes sends them before its COMMIT, so they are answered
-   * with it. Each read is one statement, issued when called; a failed read fails the caller's transaction.
-   */
-  readsOn?(connection: StepRecordConnection): StepReadsOn;
-  /**
    * `saveStateAndPromoteStaging` on `connection`, inside the caller's transaction on the store's database: the same
    * writes, the same errors, idempotent by checkpoint id; nothing is visible before the caller commits, nothing
    * remains after it rolls back.
@@ -171,18 +162,4 @@ export interface StateStoreStepRecords extends StepRecordParticipant {
    * `sessionCreatedHere`, the session's first run: turn 1, inserted without a lookup).
    */
   createRunOn(connection: StepRecordConnection, sessionId: string, run: CreateRunInput, options?: StartWriteOptions): Promise<RunRecord>;
-}
-
-/**
- * `readInterruptFlag`, `loadStateForStep` and `getMessages` on one connection, inside its caller's transaction (see
- * `StateStoreStepRecords.readsOn`): the same answers and errors as the store's own.
- *
- * @example
- * const reads = stepRecords.readsOn?.(connection);
- * const flag = reads?.readInterruptFlag('s1');
- */
-export interface StepReadsOn {
-  readInterruptFlag(sessionId: string): Promise<InterruptFlagResult>;
-  loadStateForStep(sessionId: string): Promise<SessionState | null>;
-  getMessages(sessionId: string, options?: GetMessagesOptions): Promise<GetMessagesResult>;
 }

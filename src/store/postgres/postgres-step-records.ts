@@ -16,12 +16,12 @@ import type {
 import type { RunPatch } from '../record-updates.js';
 import type { StepRecordClient, StepRecordConnection } from '../../types/step-records.js';
 import { guardStateStoreStepRecordArguments } from '../state-store-arguments.js';
-import type { StartSwapOptions, StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection, StepReadsOn } from '../step-records.js';
+import type { StartSwapOptions, StartWriteOptions, StateStoreStepRecords, StepCommitOnConnection } from '../step-records.js';
 import { commitPostgresStepOn } from './commit.js';
 import type { CommitCache } from './commit-cache.js';
 import { connectionDatabase, type PostgresContext } from './database.js';
-import { appendPostgresMessages, getPostgresMessages } from './messages.js';
-import { clearPostgresInterruptFlag, readPostgresInterruptFlag } from './interrupt-flag.js';
+import { appendPostgresMessages } from './messages.js';
+import { clearPostgresInterruptFlag } from './interrupt-flag.js';
 import { createPostgresRun, updatePostgresRunStatus } from './runs.js';
 import { createPostgresSession, loadPostgresStateWithRun } from './sessions.js';
 import { compareAndSetPostgresStatus, saveLockedPostgresState, savePostgresState } from './state.js';
@@ -58,16 +58,6 @@ export class PostgresStateStoreStepRecords implements StateStoreStepRecords {
   /** `loadState` that primes the session's next step commit (see `primeStepCommit`). */
   async loadStateForStep(sessionId: string): Promise<SessionState | null> {
     return primeStepCommit(this.#context, sessionId, this.#commits);
-  }
-
-  /** The first LLM step's reads on a caller's connection, inside its transaction (the priming read primes as here). */
-  readsOn(connection: StepRecordConnection): StepReadsOn {
-    const context = { database: connectionDatabase(connection), tables: this.#context.tables };
-    return {
-      readInterruptFlag: (sessionId) => readPostgresInterruptFlag(context, sessionId),
-      loadStateForStep: (sessionId) => primeStepCommit(context, sessionId, this.#commits),
-      getMessages: (sessionId, options) => getPostgresMessages(context, sessionId, options),
-    };
   }
 
   /** `loadState` and `getCurrentRun` in one statement (see `loadPostgresStateWithRun`). */

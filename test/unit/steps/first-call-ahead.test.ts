@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
-import { FirstCallAhead } from '../../../src/steps/first-call-ahead.js';
+import { FirstCallAhead, MAX_CALLS_AHEAD, startFirstCallAhead, takeFirstCallAhead } from '../../../src/steps/first-call-ahead.js';
 import type { FirstStepReads } from '../../../src/steps/first-step-reads.js';
 import type { StepEnvironment } from '../../../src/steps/step-scope.js';
 import type { LLMGenerateInput, LLMStreamCallbacks, StepResult } from '../../../src/types/llm.js';
@@ -98,5 +98,15 @@ describe('FirstCallAhead', () => {
     const failed = new FirstCallAhead(run, Promise.resolve(environment(adapter).value), reads(), Promise.reject(new Error('start failed')));
     expect(await failed.madeFrom(agent, {} as never, [])).toBe(false);
     expect(seen.input).toBeUndefined();
+  });
+
+  it('a burst of starts keeps every call for its step: 512 at once, none dropped (64 were kept, a burst of 128 paid twice)', async () => {
+    const { adapter } = model([]);
+    const started = new Promise<void>(() => undefined); // never called: only what is kept matters here
+    for (let index = 0; index < 512; index += 1) {
+      startFirstCallAhead({ ...run, runId: `burst-${index}` }, Promise.resolve(environment(adapter).value), reads(), started);
+    }
+    for (let index = 0; index < 512; index += 1) expect(takeFirstCallAhead(`burst-${index}`), `burst-${index}`).toBeInstanceOf(FirstCallAhead);
+    expect(MAX_CALLS_AHEAD).toBeGreaterThanOrEqual(512);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dropFirstStepReads, startFirstStepReads, takeFirstStepReads } from '../../../src/steps/first-step-reads.js';
 import type { SessionStateStore } from '../../../src/store/state-store.js';
+import { MAX_CALLS_AHEAD } from '../../../src/steps/first-call-ahead.js';
 
 /** A store answering the three reads from memory (only what the reads call). */
 function store(): SessionStateStore {
@@ -32,11 +33,12 @@ describe('first step reads', () => {
     expect(takeFirstStepReads(mine, 'run-c')).toBeUndefined();
   });
 
-  it('keep at most 256 runs, the oldest dropped first', () => {
+  it(`keep at most ${MAX_CALLS_AHEAD} runs (as many as calls made ahead), the oldest dropped first`, () => {
     const mine = store();
-    for (let index = 0; index <= 256; index += 1) startFirstStepReads(mine, { sessionId: 's1', runId: `run-many-${index}` });
+    for (let index = 0; index <= MAX_CALLS_AHEAD; index += 1) startFirstStepReads(mine, { sessionId: 's1', runId: `run-many-${index}` });
     expect(takeFirstStepReads(mine, 'run-many-0')).toBeUndefined();
-    expect(takeFirstStepReads(mine, 'run-many-256')).toBeDefined();
+    expect(takeFirstStepReads(mine, 'run-many-1')).toBeDefined();
+    expect(takeFirstStepReads(mine, `run-many-${MAX_CALLS_AHEAD}`)).toBeDefined();
   });
 
   it('a failed read is not an unhandled rejection until the step awaits it', async () => {
