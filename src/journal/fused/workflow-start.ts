@@ -35,14 +35,29 @@ function joins(participant: StepRecordParticipant | undefined): Promise<boolean>
   return sharesSystemDatabase(participant, () => databaseFingerprint(executor.systemDatabase.pool));
 }
 
-async function startJoined<H, T>(
+function startJoined<H, T>(
   workflowID: string,
   start: () => Promise<H>,
   transaction: (init: (connection: StepRecordConnection) => Promise<void>) => Promise<T | undefined>,
 ): Promise<JoinedWorkflowStart<H, T>> {
   const executor = DBOSExecutor.globalInstance;
   if (executor === undefined) throw new InternalError('A joined workflow start needs a launched DBOS.');
-  adoptJoinedStarts(executor.systemDatabase);
+  return startJoinedOn(executor.systemDatabase, workflowID, start, transaction);
+}
+
+/**
+ * @internal `WorkflowStartJoin.start` on `database` (DBOS's system database; a test's stand-in).
+ *
+ * @example
+ * const { handle } = await startJoinedOn(executor.systemDatabase, workflowID, start, transaction);
+ */
+export async function startJoinedOn<H, T>(
+  database: SystemDatabase,
+  workflowID: string,
+  start: () => Promise<H>,
+  transaction: (init: (connection: StepRecordConnection) => Promise<void>) => Promise<T | undefined>,
+): Promise<JoinedWorkflowStart<H, T>> {
+  adoptJoinedStarts(database);
   let value: T | undefined;
   joining.set(workflowID, async (init) => {
     value = await transaction(init);
