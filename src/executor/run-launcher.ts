@@ -179,7 +179,11 @@ export class RunLauncher {
   }
 
   /** A run's launch: its hooks registered, its signals watched from before its workflow starts. */
-  private launching(agent: AnyAgentConfig, input: AgentWorkflowInput, options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>): Launch {
+  private launching(
+    agent: AnyAgentConfig,
+    input: AgentWorkflowInput,
+    options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
+  ): Launch {
     const { sessionId, runId, workflowId, startSequence } = input;
     const hooks = mergeHookManagers(this.hookManager, agent.hooks, options.hooks, options.hookManager);
     workflowHookManagers.register(workflowId, hooks);
@@ -200,7 +204,8 @@ export class RunLauncher {
       handle: (live) => {
         const local = localHandle(input, live);
         if (local === undefined) watch?.release();
-        return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, local, undefined, local === undefined ? undefined : watch);
+        const signals = local === undefined ? undefined : watch;
+        return this.handleFor(agent, sessionId, { runId, workflowId, startSequence }, local, undefined, signals);
       },
     };
   }

@@ -90,7 +90,11 @@ interface Joined {
  * @example
  * const input = await withStartWrites(config, (writer) => launcher.recordRun(writer, planned));
  */
-export async function withStartWrites<T>(stores: StartWriteStores, body: (writer: StartWriter) => Promise<T>, workflowStart?: WorkflowStartInit): Promise<T> {
+export async function withStartWrites<T>(
+  stores: StartWriteStores,
+  body: (writer: StartWriter) => Promise<T>,
+  workflowStart?: WorkflowStartInit,
+): Promise<T> {
   const joined = await joinedRecords(stores);
   if (joined === undefined) {
     if (workflowStart !== undefined) throw new InternalError('A workflow start joins only a start whose writes commit together.');

@@ -1,4 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { DBOSAgentExecutor } from '../../src/executor/dbos-agent-executor.js';
 import type { DBOSAgentExecutorConfig } from '../../src/executor/types.js';
 import type { LLMAdapter } from '../../src/llm/adapter.js';
@@ -44,4 +46,32 @@ export async function startTestRuntime(
       await database.drop();
     },
   };
+}
+
+/** What {@link useTestRuntime} gives a test file once its `beforeAll` ran: the runtime and a client on its database. */
+export interface UsedTestRuntime {
+  runtime: TestRuntime;
+  client: pg.Client;
+}
+
+/**
+ * Start a runtime (see {@link startTestRuntime}) and a pg client on its database before the file's tests, and stop
+ * both after them; read them from the returned object inside tests.
+ *
+ * @example
+ * const env = useTestRuntime('workflow_start', llm);
+ * it('…', async () => { await env.runtime.executor.execute(agent, 'Hi', { sessionId: 's1' }); });
+ */
+export function useTestRuntime(prefix: string, llmAdapter: LLMAdapter): UsedTestRuntime {
+  const used = {} as UsedTestRuntime;
+  beforeAll(async () => {
+    used.runtime = await startTestRuntime(prefix, llmAdapter);
+    used.client = new pg.Client({ connectionString: used.runtime.database.url });
+    await used.client.connect();
+  }, 60_000);
+  afterAll(async () => {
+    await used.client?.end();
+    await used.runtime?.shutdown();
+  });
+  return used;
 }

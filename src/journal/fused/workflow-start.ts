@@ -23,7 +23,8 @@ const adopted = new WeakSet<SystemDatabase>();
  *
  * @example
  * const join = fusedWorkflowStartJoin();
- * if (await join.joins(stateStore.stepRecords)) await join.start(workflowID, () => DBOS.startWorkflow(fn, { workflowID })(input), transaction);
+ * const start = () => DBOS.startWorkflow(fn, { workflowID })(input);
+ * if (await join.joins(stateStore.stepRecords)) await join.start(workflowID, start, transaction);
  */
 export function fusedWorkflowStartJoin(): WorkflowStartJoin {
   return { joins, start: startJoined };

@@ -6,13 +6,12 @@
  * after its finish, is ended by DBOS on either journal.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSubAgentTool, defineAgent } from '../../../src/agent/index.js';
 import { activeJournal } from '../../../src/journal/journal.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
-import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { useTestRuntime } from '../../support/runtime.js';
 
 const helper = defineAgent({ name: 'end_helper', systemPrompt: 'Help.', outputSchema: z.object({ answer: z.string() }) });
 const lead = defineAgent({ name: 'end_lead', systemPrompt: 'Lead.', tools: [createSubAgentTool(helper, z.object({ ask: z.string() }))] });
@@ -28,21 +27,11 @@ const llm = new MockLLMAdapter((input) => {
   return { type: 'tool_calls', toolCalls: [{ id: 'h1', name: 'subagent__end_helper', arguments: { ask: 'help' } }] };
 });
 
-let runtime: TestRuntime;
-let client: pg.Client;
-beforeAll(async () => {
-  runtime = await startTestRuntime('workflow_end', llm);
-  client = new pg.Client({ connectionString: runtime.database.url });
-  await client.connect();
-}, 60_000);
-afterAll(async () => {
-  await client?.end();
-  await runtime?.shutdown();
-});
+const env = useTestRuntime('workflow_end', llm);
 
 /** The transaction ids that wrote the workflow's status row and its last step's row. */
 async function writers(workflowId: string): Promise<{ status: string; end: string; lastStep: string; lastStepName: string }> {
-  const { rows } = await client.query<{ status: string; end: string; last_step: string; name: string }>(
+  const { rows } = await env.client.query<{ status: string; end: string; last_step: string; name: string }>(
     `SELECT status.status, status.xmin::text AS end, step.xmin::text AS last_step, step.function_name AS name
      FROM dbos.workflow_status AS status
      JOIN LATERAL (SELECT xmin, function_name FROM dbos.operation_outputs WHERE workflow_uuid = status.workflow_uuid
@@ -56,7 +45,7 @@ async function writers(workflowId: string): Promise<{ status: string; end: strin
 
 describe("a run's workflow end", () => {
   it('is SUCCESS with the run result as output; on the fused journal written with the FinishRunStep record', async () => {
-    const handle = await runtime.executor.execute(lead, 'Say hi.', { sessionId: 'end-1' });
+    const handle = await env.runtime.executor.execute(lead, 'Say hi.', { sessionId: 'end-1' });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', output: 'done' });
 
@@ -72,7 +61,7 @@ describe("a run's workflow end", () => {
   });
 
   it('rides with a finish row recorded alone (its writes made on their own before it, for a hook)', async () => {
-    const handle = await runtime.executor.execute(hooked, 'Say hi.', { sessionId: 'end-3' });
+    const handle = await env.runtime.executor.execute(hooked, 'Say hi.', { sessionId: 'end-3' });
     expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
     expect(completions).toBe(1);
     const written = await writers(handle.workflowId);
@@ -83,9 +72,9 @@ describe("a run's workflow end", () => {
   });
 
   it('of a sub-agent (it tells its parent after its finish) is written by DBOS when its workflow returns', async () => {
-    const handle = await runtime.executor.execute(lead, 'Please delegate.', { sessionId: 'end-2' });
+    const handle = await env.runtime.executor.execute(lead, 'Please delegate.', { sessionId: 'end-2' });
     expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
-    const { rows } = await client.query<{ workflow_uuid: string }>(
+    const { rows } = await env.client.query<{ workflow_uuid: string }>(
       `SELECT workflow_uuid FROM dbos.workflow_status WHERE name = 'helix.runAgent' AND workflow_uuid LIKE 'end_helper%'`,
     );
     expect(rows).toHaveLength(1);

@@ -6,32 +6,22 @@
  * nothing, DBOS's rows included.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../../src/agent/index.js';
 import { activeJournal } from '../../../src/journal/journal.js';
 import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
-import { startTestRuntime, type TestRuntime } from '../../support/runtime.js';
+import { useTestRuntime } from '../../support/runtime.js';
 
 const agent = defineAgent({ name: 'start_joined', systemPrompt: 'Answer.' });
 const llm = new MockLLMAdapter(() => ({ type: 'text', text: 'done' }));
 
-let runtime: TestRuntime;
-let client: pg.Client;
-beforeAll(async () => {
-  runtime = await startTestRuntime('workflow_start', llm);
-  client = new pg.Client({ connectionString: runtime.database.url });
-  await client.connect();
-}, 60_000);
-afterAll(async () => {
-  await client?.end();
-  await runtime?.shutdown();
-});
+const env = useTestRuntime('workflow_start', llm);
 
 /** The transaction ids that wrote the workflow's input row (DBOS's start) and the turn's user message (the run's start). */
 async function writers(workflowId: string, sessionId: string, content: string): Promise<{ workflowStart: string; runStart: string }> {
-  const input = await client.query<{ writer: string }>('SELECT xmin::text AS writer FROM dbos.workflow_input WHERE workflow_uuid = $1', [workflowId]);
-  const message = await client.query<{ writer: string }>(
+  const inputOf = 'SELECT xmin::text AS writer FROM dbos.workflow_input WHERE workflow_uuid = $1';
+  const input = await env.client.query<{ writer: string }>(inputOf, [workflowId]);
+  const message = await env.client.query<{ writer: string }>(
     'SELECT xmin::text AS writer FROM public.__agents_messages WHERE session_id = $1 AND position($2 in message) > 0',
     [sessionId, content],
   );
@@ -43,30 +33,30 @@ describe("a run's workflow start", () => {
     const sessionId = 'start-1';
     const fused = activeJournal() === 'fused';
     for (const turn of [1, 2]) {
-      const handle = await runtime.executor.execute(agent, `Turn ${turn}.`, { sessionId });
+      const handle = await env.runtime.executor.execute(agent, `Turn ${turn}.`, { sessionId });
       expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
       expect((await DBOS.getWorkflowStatus(handle.workflowId))?.status).toBe('SUCCESS');
       const written = await writers(handle.workflowId, sessionId, `Turn ${turn}.`);
       if (fused) expect(written.workflowStart, `turn ${turn}`).toBe(written.runStart);
       else expect(written.workflowStart, `turn ${turn}`).not.toBe(written.runStart);
     }
-    const messages = (await runtime.stateStore.getMessages(sessionId)).messages;
+    const messages = (await env.runtime.stateStore.getMessages(sessionId)).messages;
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
   it('concurrent first turns of a new session start one workflow; the refused start leaves no DBOS rows', async () => {
     const sessionId = 'start-race';
-    const settled = await Promise.allSettled(['First.', 'Second.'].map((message) => runtime.executor.execute(agent, message, { sessionId })));
+    const starts = ['First.', 'Second.'].map((message) => env.runtime.executor.execute(agent, message, { sessionId }));
+    const settled = await Promise.allSettled(starts);
     const started = settled.filter((outcome) => outcome.status === 'fulfilled');
     expect(started).toHaveLength(1);
     const refused = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     expect(refused?.reason).toMatchObject({ code: 'AGENT_ALREADY_RUNNING' });
-    const handle = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof runtime.executor.execute>>>).value;
+    const handle = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof env.runtime.executor.execute>>>).value;
     expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
-    const { rows } = await client.query<{ workflow_uuid: string }>('SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1', [
-      `start_joined__${sessionId}__%`,
-    ]);
+    const workflowsOf = 'SELECT workflow_uuid FROM dbos.workflow_status WHERE workflow_uuid LIKE $1';
+    const { rows } = await env.client.query<{ workflow_uuid: string }>(workflowsOf, [`start_joined__${sessionId}__%`]);
     expect(rows.map((row) => row.workflow_uuid)).toEqual([handle.workflowId]);
-    expect((await runtime.stateStore.listRuns(sessionId)).runs).toHaveLength(1);
+    expect((await env.runtime.stateStore.listRuns(sessionId)).runs).toHaveLength(1);
   });
 });

@@ -106,7 +106,9 @@ describe('FirstCallAhead', () => {
     for (let index = 0; index < 512; index += 1) {
       startFirstCallAhead({ ...run, runId: `burst-${index}` }, Promise.resolve(environment(adapter).value), reads(), started);
     }
-    for (let index = 0; index < 512; index += 1) expect(takeFirstCallAhead(`burst-${index}`), `burst-${index}`).toBeInstanceOf(FirstCallAhead);
+    for (let index = 0; index < 512; index += 1) {
+      expect(takeFirstCallAhead(`burst-${index}`), `burst-${index}`).toBeInstanceOf(FirstCallAhead);
+    }
     expect(MAX_CALLS_AHEAD).toBeGreaterThanOrEqual(512);
   });
 });
