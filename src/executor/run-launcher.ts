@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { AnyAgentConfig } from '../agent/index.js';
-import { AgentAlreadyRunningError } from '../errors/index.js';
+import { AgentAlreadyRunningError, InternalError } from '../errors/index.js';
 import { mergeHookManagers, type HookManager } from '../hooks/index.js';
 import { sessionSignal, watchRunChange, type RunChangeWatch } from '../steps/run-signals.js';
 import { workflowHookManagers, workflowUsageStores } from '../steps/runtime-registry.js';
@@ -57,7 +57,7 @@ export class RunLauncher {
     private readonly callbacks: (agent: AnyAgentConfig, sessionId: string) => HandleCallbacks,
   ) {}
 
-  /** Record the run (its writes in one transaction, see `withStartWrites`), then launch it. */
+  /** Record the run (its writes in one transaction, see `withStartWrites`) and launch it (`recordAndLaunch`). */
   async startRun(
     agent: AnyAgentConfig,
     sessionId: string,
@@ -66,8 +66,9 @@ export class RunLauncher {
     options: Pick<ExecuteOptions, 'hooks' | 'hookManager' | 'usageStore'>,
   ): Promise<AgentExecutionHandle<any>> {
     const planned = await this.planRun(agent, sessionId, runId, turn);
-    await withStartWrites(this.config, (writer) => this.recordRun(writer, planned));
-    return this.launchRun(agent, planned.input, options);
+    const handle = await this.recordAndLaunch(agent, planned, (writer) => this.recordRun(writer, planned), options);
+    if (handle === undefined) throw new InternalError('A run start was refused without an error.');
+    return handle;
   }
 
   /**

@@ -2,8 +2,8 @@
  * DBOS's start of a run's workflow, on the journal this suite runs with (CI runs both): on the fused journal DBOS's
  * record of the start (its status and input rows, written by DBOS's own code) commits in the transaction of the run's
  * start writes (its run record and the turn's user message), turn 1 and turn 2; on the public journal in a transaction
- * of its own after them. Concurrent first turns of one new session start one workflow: the start that lost wrote
- * nothing, DBOS's rows included.
+ * of its own after them; a retry's start (`startRun`) likewise. Concurrent first turns of one new session start one
+ * workflow: the start that lost wrote nothing, DBOS's rows included.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,16 @@ import { MockLLMAdapter } from '../../../src/llm/mock-llm-adapter.js';
 import { useTestRuntime } from '../../support/runtime.js';
 
 const agent = defineAgent({ name: 'start_joined', systemPrompt: 'Answer.' });
-const llm = new MockLLMAdapter(() => ({ type: 'text', text: 'done' }));
+/** A session named here fails its first call; while `modelGate` is set, the model waits for it before answering. */
+const failsOnce = new Set(['start-retry']);
+let modelGate: Promise<void> | undefined;
+let modelCalled: (() => void) | undefined;
+const llm = new MockLLMAdapter(async (input) => {
+  if (input.sessionId !== undefined && failsOnce.delete(input.sessionId)) return { type: 'error', message: 'the provider refused', retryable: false };
+  modelCalled?.();
+  await modelGate;
+  return { type: 'text', text: 'done' };
+});
 
 const env = useTestRuntime('workflow_start', llm);
 
@@ -58,5 +67,32 @@ describe("a run's workflow start", () => {
     const { rows } = await env.client.query<{ workflow_uuid: string }>(workflowsOf, [`start_joined__${sessionId}__%`]);
     expect(rows.map((row) => row.workflow_uuid)).toEqual([handle.workflowId]);
     expect((await env.runtime.stateStore.listRuns(sessionId)).runs).toHaveLength(1);
+  });
+
+  it('a retry’s run record commits with its workflow start on the fused journal; apart on the public journal', async () => {
+    const sessionId = 'start-retry';
+    const failed = await env.runtime.executor.execute(agent, 'Fail once.', { sessionId });
+    expect(await failed.result()).toMatchObject({ status: 'failed' });
+    let open: () => void = () => undefined;
+    modelGate = new Promise((resolve) => (open = resolve));
+    const called = new Promise<void>((resolve) => (modelCalled = resolve));
+    try {
+      const handle = await env.runtime.executor.retry(agent, sessionId);
+      await called;
+      // The run's row, not yet written again by its finish (the model waits), and DBOS's input row.
+      const runOf = 'SELECT xmin::text AS writer FROM public.__agents_runs WHERE session_id = $1 AND run_id = $2';
+      const run = (await env.client.query<{ writer: string }>(runOf, [sessionId, handle.runId])).rows[0]?.writer;
+      const inputOf = 'SELECT xmin::text AS writer FROM dbos.workflow_input WHERE workflow_uuid = $1';
+      const input = (await env.client.query<{ writer: string }>(inputOf, [handle.workflowId])).rows[0]?.writer;
+      expect(run).toBeDefined();
+      if (activeJournal() === 'fused') expect(input).toBe(run);
+      else expect(input).not.toBe(run);
+      open();
+      expect(await handle.result()).toMatchObject({ status: 'completed', output: 'done' });
+    } finally {
+      open();
+      modelGate = undefined;
+      modelCalled = undefined;
+    }
   });
 });
