@@ -18,7 +18,8 @@ const failsOnce = new Set(['start-retry']);
 let modelGate: Promise<void> | undefined;
 let modelCalled: (() => void) | undefined;
 const llm = new MockLLMAdapter(async (input) => {
-  if (input.sessionId !== undefined && failsOnce.delete(input.sessionId)) return { type: 'error', message: 'the provider refused', retryable: false };
+  const fails = input.sessionId !== undefined && failsOnce.delete(input.sessionId);
+  if (fails) return { type: 'error', message: 'the provider refused', retryable: false };
   modelCalled?.();
   await modelGate;
   return { type: 'text', text: 'done' };
