@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import { InternalError } from '../errors/index.js';
 import type { HookManager } from '../hooks/index.js';
-import type { WorkflowStartJoin } from '../journal/journal-types.js';
+import type { JoinedWorkflowStart, WorkflowStartJoin } from '../journal/journal-types.js';
 import { workflowStartJoin } from '../journal/journal.js';
 import { startRunReadsAhead } from '../steps/first-step-reads.js';
 import { atRunBoundary } from '../steps/run-boundary-probe.js';
@@ -62,7 +62,7 @@ export async function launchJoined(
   let readsAhead = false;
   let committed = false;
   // DBOS's start returned: the call made ahead goes out then (as after a separate start), never if it failed.
-  let settleStarted: ((failed: boolean) => void) | undefined;
+  let settleStarted!: (failed: boolean) => void;
   const started = new Promise<void>((resolve, reject) => {
     settleStarted = (failed) => (failed ? reject(new InternalError('The run\'s workflow did not start.')) : resolve());
   });
@@ -82,22 +82,22 @@ export async function launchJoined(
     readsAhead = startRunReadsAhead(stores, input, launch.ahead(started));
     return recorded;
   };
-  let outcome: Awaited<ReturnType<typeof join.start<WorkflowHandle<unknown>, AgentWorkflowInput>>>;
+  let outcome: JoinedWorkflowStart<WorkflowHandle<unknown>, AgentWorkflowInput>;
   try {
     outcome = await join.start(input.workflowId, () => startRunWorkflow(input), recordWrites);
   } catch (error) {
-    settleStarted?.(true);
+    settleStarted(true);
     // Not committed: nothing of the run was written and its workflow did not start.
     if (committed) launch.failed(readsAhead);
     else launch.refused();
     throw error;
   }
   if (outcome.handle === undefined) {
-    settleStarted?.(true);
+    settleStarted(true);
     launch.refused();
     return undefined;
   }
-  settleStarted?.(false);
+  settleStarted(false);
   return launch.handle(outcome.handle);
 }
 

@@ -27,4 +27,3 @@ export function runTrace(traceparent: unknown): Pick<AgentWorkflowInput, 'trace'
     });
   return { trace };
 }
-
