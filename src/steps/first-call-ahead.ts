@@ -111,10 +111,11 @@ export class FirstCallAhead {
       this.#firstChunkAt ??= Date.now();
       if (this.#held === undefined) return emitter.emit(chunk);
       if (this.#wrote) return void this.#held.push(chunk);
-      // The first delta is flushed at once (readers see it before the step's record); the rest ride with the record.
+      // The first delta is flushed at once, lazily (readers see it before the step's record, which stores it for good);
+      // the rest ride with the record.
       this.#wrote = true;
       await emitter.emit(chunk);
-      void emitter.flush().catch(() => undefined);
+      void emitter.flushLazily().catch(() => undefined);
     };
     this.#startedAt = Date.now();
     this.#result = llm.generateStep(

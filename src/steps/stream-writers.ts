@@ -47,6 +47,12 @@ export class ChunkEmitter {
     await (await this.writer()).flush();
   }
 
+  /** `flush`, with a buffered writer's lazy append (`BufferedStreamWriter.flushLazily`): readers see the chunks sooner. */
+  async flushLazily(): Promise<void> {
+    const writer = await this.writer();
+    await (writer instanceof BufferedStreamWriter ? writer.flushLazily() : writer.flush());
+  }
+
   /**
    * Flush as part of a step's record: when the stream manager's `stepRecords` join it (the fused journal's record on
    * DBOS's system database, the public journal's batch record on its anchor's database), the buffered chunks commit in

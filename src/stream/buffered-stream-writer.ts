@@ -1,72 +1,16 @@
-import { canSendAhead, type SendAheadConnection } from '../database/send-ahead.js';
 import { exhaustedError, type TransientRetryPolicy } from '../database/transient-retry.js';
 import { StoreError, StreamError } from '../errors/index.js';
 import type { Logger } from '../hooks/types.js';
 import type { StreamChunkInput } from '../types/stream.js';
 import { ChunkIdentities, type KeyedChunk } from './chunk-identity.js';
+import { appendOptions, type ChunkAppendOn, type ChunkBatchSink } from './chunk-sink.js';
+import { closedError, isClosedStreamError, observingChecks } from './writer-checks.js';
 import { describeError } from './describe-error.js';
 import { prepareChunk } from './prepare-chunk.js';
 import type { ChunkHandover } from './step-records.js';
 import type { StreamWriteOptions, StreamWriter } from './stream-manager.js';
 
-/**
- * Where a {@link BufferedStreamWriter} sends its batches: one atomic append per call that skips the chunks
- * whose key the stream already holds, reserves the next sequences for the others and stores them in order.
- * A batch re-sent after a failure carries the same keys, so an append that did land the first time (the
- * connection dropped before its reply) stores nothing the second time.
- *
- * @example
- * const sink: ChunkBatchSink = { append: async (streamId, chunks) => { await insertNewKeys(streamId, chunks); } };
- */
-export interface ChunkBatchSink {
-  /** Store the chunks whose keys are new, in order. Throws StreamError(`STREAM_CLOSED`) when the stream is ended or failed. */
-  append(streamId: string, chunks: KeyedChunk[]): Promise<void>;
-}
-
-/**
- * A sink's append on a caller's connection, inside its transaction (what `BufferedStreamWriter.handOver` hands over;
- * its manager's `stepRecords` gives it).
- *
- * @example
- * const appendOn: ChunkAppendOn = (connection, streamId, chunks) => appendChunks(connection, streamId, chunks);
- */
-export type ChunkAppendOn = (connection: ChunkConnection, streamId: string, chunks: KeyedChunk[]) => Promise<void>;
-
-/**
- * A connection a {@link ChunkBatchSink} can append on (a pg client inside the caller's transaction).
- *
- * @example
- * const connection: ChunkConnection = poolClient;
- */
-export interface ChunkConnection extends Partial<SendAheadConnection> {
-  query(text: string, values?: unknown[]): Promise<{ rowCount: number | null }>;
-}
-
-/** `connection` with every check of a statement sent ahead also reporting its failure to `onFailure`. */
-function observingChecks(connection: ChunkConnection, onFailure: (error: unknown) => void): ChunkConnection {
-  if (!canSendAhead(connection)) return connection;
-  return {
-    query: (text, values) => connection.query(text, values),
-    sendAhead: (text, values, check, refused) =>
-      connection.sendAhead(
-        text,
-        values,
-        (result) => {
-          try {
-            check(result);
-          } catch (error) {
-            onFailure(error);
-            throw error;
-          }
-        },
-        (error) => {
-          const named = refused === undefined ? error : refused(error);
-          onFailure(named);
-          return named;
-        },
-      ),
-  };
-}
+export type { ChunkAppendOn, ChunkAppendOptions, ChunkBatchSink, ChunkConnection } from './chunk-sink.js';
 
 /**
  * Options of {@link BufferedStreamWriter}; the callbacks connect it to its manager.
@@ -120,6 +64,8 @@ export class BufferedStreamWriter implements StreamWriter {
   readonly #sink: ChunkBatchSink;
   readonly #options: BufferedStreamWriterOptions;
   readonly #buffer: KeyedChunk[] = [];
+  /** Chunks appended lazily: sent again with the next append that is not, until one commits. */
+  #unconfirmed: KeyedChunk[] = [];
   readonly #identities = new ChunkIdentities();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
@@ -162,9 +108,22 @@ export class BufferedStreamWriter implements StreamWriter {
   }
 
   /** Append everything buffered so far; resolves once it is stored and visible to readers. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    return this.#flush(false);
+  }
+
+  /**
+   * `flush`, except that the append may resolve before it is durable (the Postgres manager's commit does not wait for
+   * its WAL flush): readers see the chunks sooner. The writer's next append that is not lazy (a flush, a step record's
+   * hand-over, `close`) carries them again, so they are stored for good once it commits even if the lazy one was lost.
+   */
+  flushLazily(): Promise<void> {
+    return this.#flush(this.#sink.appendsLazily === true);
+  }
+
+  async #flush(lazy: boolean): Promise<void> {
     this.#clearTimer();
-    const run = this.#flushing.then(() => this.#drain());
+    const run = this.#flushing.then(() => this.#drain(lazy));
     this.#flushing = run.catch(() => undefined);
     await run;
     this.#throwUnreported();
@@ -180,24 +139,29 @@ export class BufferedStreamWriter implements StreamWriter {
     await this.#flushing;
     this.#throwUnreported();
     if (this.#options.isStreamClosed()) throw closedError(this.#options.streamId);
-    const chunks = this.#buffer.splice(0);
+    const carried = this.#unconfirmed;
+    const fresh = this.#buffer.splice(0);
+    const chunks = [...carried, ...fresh];
     if (chunks.length === 0) return undefined;
     const streamId = this.#options.streamId;
     return {
+      committed: () => {
+        if (this.#unconfirmed === carried) this.#unconfirmed = [];
+      },
       within: async (connection) => {
         const closed = this.#options.closedNotice();
         const noticeClosed = (error: unknown): void => {
           if (isClosedStreamError(error)) closed();
         };
         try {
-          await appendOn(observingChecks(connection, noticeClosed), streamId, chunks);
+          await appendOn(observingChecks(connection, noticeClosed), streamId, chunks, carried.length);
         } catch (error) {
           noticeClosed(error);
           throw error;
         }
       },
       abandoned: () => {
-        this.#buffer.unshift(...chunks);
+        this.#buffer.unshift(...fresh);
         this.#schedule();
       },
     };
@@ -212,34 +176,40 @@ export class BufferedStreamWriter implements StreamWriter {
     return this.#closing;
   }
 
-  async #drain(): Promise<void> {
+  async #drain(lazy: boolean): Promise<void> {
     const started = Date.now();
     let delay = this.#options.retry.initialDelayMs;
     let attempts = 0;
     // What was buffered when the drain began: chunks written meanwhile wait for their own flush (their timer, the
     // batch size, or a step record's hand-over), so one flush is one append per batch, never a chase of new writes.
     let remaining = this.#buffer.length;
-    while (remaining > 0 && this.#buffer.length > 0) {
-      const batch = this.#buffer.slice(0, Math.min(this.#options.batchSize, remaining));
+    // Chunks appended lazily go again with the first batch (alone when nothing is buffered) of an append that is not.
+    while ((remaining > 0 && this.#buffer.length > 0) || (!lazy && this.#unconfirmed.length > 0)) {
+      const fresh = this.#buffer.slice(0, Math.min(this.#options.batchSize, remaining));
+      const carried = this.#unconfirmed;
+      const batch = [...carried, ...fresh];
       const closed = this.#options.closedNotice();
       try {
         attempts += 1;
-        await this.#sink.append(this.#options.streamId, batch);
-        this.#buffer.splice(0, batch.length);
-        remaining -= batch.length;
+        await this.#sink.append(this.#options.streamId, batch, appendOptions(lazy, carried.length));
+        this.#unconfirmed = lazy ? batch : [];
+        this.#buffer.splice(0, fresh.length);
+        remaining -= fresh.length;
         delay = this.#options.retry.initialDelayMs;
       } catch (error) {
         if (isClosedStreamError(error)) {
           this.#buffer.length = 0;
+          this.#unconfirmed = [];
           closed();
           throw error;
         }
         const condition = this.#options.classifyTransient(error);
         if (condition === undefined) {
-          this.#buffer.splice(0, batch.length);
+          this.#buffer.splice(0, fresh.length);
+          this.#unconfirmed = [];
           throw new StoreError('STORE_ERROR', 'Appending stream chunks failed and the batch was dropped; check the chunk payloads and the backend.', {
             cause: error,
-            data: { streamId: this.#options.streamId, droppedChunks: batch.length },
+            data: { streamId: this.#options.streamId, droppedChunks: fresh.length },
           });
         }
         const elapsedMs = Date.now() - started;
@@ -281,13 +251,4 @@ export class BufferedStreamWriter implements StreamWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
-}
-
-/** Whether `error` says the stream is ended or failed (an append's answer, or a write refused for it). */
-function isClosedStreamError(error: unknown): boolean {
-  return StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
-}
-
-function closedError(streamId: string): StreamError {
-  return new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
 }

@@ -48,19 +48,30 @@ export interface CommittedRows {
  * texts, or `undefined` when they cannot be known exactly: some row was stored already or repeated (fewer rows stored),
  * a call's `tool_start` was stored already (its pair row then holds the `tool_end` alone: fewer sequences reserved), or
  * the first row refers to a checkpoint (its patches are read from that checkpoint, as jsonb renders them). Only the rows
- * before the first such reference are given: the rest is read from the database.
+ * before the first such reference are given: the rest is read from the database. The first `resent` rows were appended
+ * before (lazily, see `appendLazily`): when the stream held them, as it does unless Postgres lost that append, they are
+ * left out and the rest are given.
  *
  * @example
  * const committed = committedRows('s1', storedRows(chunks, 's1', folds, 'assistant'), answer, 'assistant');
  */
-export function committedRows(streamId: string, rows: StoredRows, answer: AppendAnswer | undefined, writerAgentType: string): CommittedRows | undefined {
-  if (answer === undefined || Number(answer.stored) !== rows.texts.length) return undefined;
-  if (Number(answer.width) !== rows.widths.reduce((total, width) => total + width, 0)) return undefined;
+export function committedRows(
+  streamId: string,
+  rows: StoredRows,
+  answer: AppendAnswer | undefined,
+  writerAgentType: string,
+  resent = 0,
+): CommittedRows | undefined {
+  if (answer === undefined) return undefined;
+  // Rows sent again (their first append was lazy) are stored again only when that append was lost.
+  const skipped = Number(answer.stored) === rows.texts.length ? 0 : resent > 0 && Number(answer.stored) === rows.texts.length - resent ? resent : -1;
+  if (skipped < 0) return undefined;
+  if (Number(answer.width) !== rows.widths.slice(skipped).reduce((total, width) => total + width, 0)) return undefined;
   const agentType = answer.stream_agent_type;
   const base = Number(answer.base);
   const committed: CommittedRow[] = [];
   let sequence = base;
-  for (let index = 0; index < rows.texts.length; index += 1) {
+  for (let index = skipped; index < rows.texts.length; index += 1) {
     const text = storedText(rows.texts[index]!, rows.elided[index] === true && agentType !== writerAgentType, writerAgentType);
     const step = rows.steps[index]!;
     if (text.startsWith(PATCHES_REFERENCE_PREFIX) || text.startsWith(FOLDED_PATCH_PREFIX) || !Number.isSafeInteger(step)) break;

@@ -10,6 +10,7 @@ import { runMigrations } from '../../store/index.js';
 import type { StreamInfo, StreamStatus } from '../../types/stream.js';
 import { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
+import type { ChunkAppendOptions } from '../buffered-stream-writer.js';
 import { positiveIntegerOption } from '../positive-integer-option.js';
 import { describeError } from '../describe-error.js';
 import { SequencedStreamReader } from '../sequenced-stream-reader.js';
@@ -138,7 +139,7 @@ export class PostgresStreamManager implements StreamManager {
     const result = await this.#query<{ status: StreamStatus }>('open a stream', this.#sql.open, [streamId, agentId === streamId ? agentType : null]);
     return this.#writers.open(streamId, agentId, agentType, isTerminalStatus(result.rows[0]?.status), {
       // Only inside a step record's transaction (`stepRecords.handOver`) may a state_patch chunk refer to its checkpoint.
-      sink: { append: (id, chunks) => this.#appendOnPool(id, chunks, agentType) },
+      sink: { append: (id, chunks, options) => this.#appendOnPool(id, chunks, agentType, options), appendsLazily: true },
       batchSize: this.#batchSize,
       flushIntervalMs: this.#flushIntervalMs,
       classifyTransient: transientPostgresCondition,
@@ -268,11 +269,11 @@ export class PostgresStreamManager implements StreamManager {
    * A writer's flush: `chunks` appended on the pool (committed once answered) and handed to this process's readers of
    * the stream, which wait for the answer when woken before it (its NOTIFY may arrive first), then wake.
    */
-  async #appendOnPool(streamId: string, chunks: KeyedChunk[], agentType: string): Promise<void> {
+  async #appendOnPool(streamId: string, chunks: KeyedChunk[], agentType: string, options?: ChunkAppendOptions): Promise<void> {
     const handed = this.#routes.pend(streamId);
     try {
       const place = (rows: CommittedRows | undefined): void => (rows === undefined ? handed.discard() : handed.place(rows));
-      await appendChunks(this.#sql, preparedStatements(this.#pool), streamId, chunks, { withCheckpoint: false }, agentType, place);
+      await appendChunks(this.#sql, preparedStatements(this.#pool), streamId, chunks, { withCheckpoint: false }, agentType, place, options);
     } catch (error) {
       handed.discard();
       throw error;

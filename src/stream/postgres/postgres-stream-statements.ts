@@ -50,6 +50,12 @@ export interface PostgresStreamStatements {
    * an agent type other than the stream's gets it back (last member).
    */
   append: string;
+  /**
+   * `append` whose own (implicit) transaction commits without waiting for its WAL flush (`synchronous_commit` off for
+   * it alone): readers see the rows at once, and a Postgres crash within a fraction of a second may lose them. Only for
+   * chunks their writer appends again with its next synchronous append (`BufferedStreamWriter.flushLazily`).
+   */
+  appendLazily: string;
   /** `append` that fails (SQLSTATE 22012) when the stream is not active: for a transaction that may commit unread. */
   appendOrFail: string;
   /**
@@ -163,6 +169,9 @@ export function postgresStreamStatements(schema: string): PostgresStreamStatemen
       SELECT status FROM ${streams} WHERE stream_id = $1`,
     append: `${appendCtes}
       SELECT ${ANSWER}, pg_notify($3, md5($1)) FROM reserved`,
+    // The commit of this statement's own transaction does not wait for its WAL flush (see `appendLazily`'s doc).
+    appendLazily: `${appendCtes}, lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS lazy)
+      SELECT ${ANSWER}, pg_notify($3, md5($1)) FROM reserved CROSS JOIN lazy`,
     appendOrFail: `${appendCtes}
       SELECT ${ANSWER}, pg_notify($3, md5($1)), 1 / (SELECT count(*)::int FROM reserved) AS active
       FROM (SELECT 1) AS one LEFT JOIN reserved ON true`,

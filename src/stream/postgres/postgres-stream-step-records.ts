@@ -5,7 +5,7 @@ import { canSendAhead, isRefusedByError, writeAhead } from '../../database/send-
 import type { TransientRetryPolicy } from '../../database/transient-retry.js';
 import { InvalidArgumentError, StreamError } from '../../errors/index.js';
 import type { Logger } from '../../hooks/types.js';
-import type { ChunkConnection } from '../buffered-stream-writer.js';
+import type { ChunkAppendOptions, ChunkConnection } from '../buffered-stream-writer.js';
 import type { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
@@ -23,7 +23,9 @@ import { storedRows, type StoredRowFolds } from './stored-chunk.js';
  * goes out unread and fails (22012) when the stream is not active.
  *
  * `stored`, when given, learns the rows as readers will read them once the append commits (see `committedRows`;
- * `undefined` when that is not known exactly), once the statement is answered.
+ * `undefined` when that is not known exactly), once the statement is answered. `options.lazy`: on a connection outside
+ * any transaction, the append's commit does not wait for its WAL flush (`appendLazily`); `options.resent`: that many
+ * leading chunks were appended lazily before (skipped by their keys when the stream holds them).
  *
  * @throws StreamError `STREAM_CLOSED` when the stream is ended or failed.
  * @example
@@ -37,16 +39,17 @@ export async function appendChunks(
   folds: StoredRowFolds,
   agentType: string,
   stored?: (committed: CommittedRows | undefined) => void,
+  options: ChunkAppendOptions = {},
 ): Promise<void> {
   const rows = storedRows(chunks, streamId, folds, agentType);
   const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided, rows.startKeys, rows.alone];
   const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
   const check = (result: { rowCount: number | null; rows?: unknown[] }): void => {
     if (result.rowCount === 0) throw closed();
-    stored?.(committedRows(streamId, rows, result.rows?.[0] as AppendAnswer | undefined, agentType));
+    stored?.(committedRows(streamId, rows, result.rows?.[0] as AppendAnswer | undefined, agentType, options.resent));
   };
   if (canSendAhead(connection)) return connection.sendAhead(sql.appendOrFail, values, check, (error) => (isRefusedByError(error) ? closed() : error));
-  check(await connection.query(sql.append, values));
+  check(await connection.query(options.lazy === true ? sql.appendLazily : sql.append, values));
 }
 
 /**
@@ -87,13 +90,13 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
       const folds = { withCheckpoint: true, pairsTools: options?.neverRewritten === true };
       // The rows the last attempt of the caller's transaction appended, handed to this process's readers of the stream.
       let handed: HandedBatch | undefined;
-      const handover = await writer.handOver((connection, streamId, chunks) => {
+      const handover = await writer.handOver((connection, streamId, chunks, resent) => {
         const pend = (committed: CommittedRows | undefined): void => {
           handed?.discard();
           handed = committed === undefined ? undefined : parts.pend(committed);
         };
         pend(undefined);
-        return appendChunks(parts.sql, connection, streamId, chunks, folds, agentType, pend);
+        return appendChunks(parts.sql, connection, streamId, chunks, folds, agentType, pend, { resent });
       });
       if (handover === undefined) return undefined;
       const abandoned = (): void => {
@@ -101,6 +104,7 @@ export function postgresStreamStepRecords(parts: PostgresStreamStepRecordParts):
         handover.abandoned();
       };
       const committed = (): void => {
+        handover.committed?.();
         handed?.commit();
         parts.announce(writer.streamId);
       };

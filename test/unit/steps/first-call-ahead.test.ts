@@ -29,6 +29,7 @@ function environment(adapter: unknown) {
   const emitter = {
     emit: async (chunk: { type: string; delta?: string }) => void log.push(`${chunk.type}:${chunk.delta ?? ''}`),
     flush: async () => void log.push('flush'),
+    flushLazily: async () => void log.push('flush lazily'),
   };
   const value = { dependencies: { llmAdapter: adapter }, agent, emitter, hooks: { hasHooks: () => false } } as unknown as StepEnvironment;
   return { value, log };
@@ -42,7 +43,7 @@ function reads(interrupted = false): FirstStepReads & { state: Promise<unknown>;
 const run = { sessionId: 's1', workflowId: 'wf-1' };
 
 describe('FirstCallAhead', () => {
-  it('calls once started, flushes its first delta at once and keeps the rest until adopted, then writes them in order', async () => {
+  it('calls once started, flushes its first delta at once (lazily) and keeps the rest until adopted, then writes them in order', async () => {
     let release!: () => void;
     const { adapter, seen } = model(['a', 'b', 'c'], new Promise<void>((resolve) => (release = resolve)));
     const env = environment(adapter);
@@ -54,12 +55,12 @@ describe('FirstCallAhead', () => {
     const basisReads = reads();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(seen.input?.sessionId).toBe('s1');
-    expect(env.log).toEqual(['text_delta:a', 'flush']);
+    expect(env.log).toEqual(['text_delta:a', 'flush lazily']);
     expect(await call.madeFrom(agent, (await basisReads.state) as never, [])).toBe(false); // not its own reads
     const result = call.adopt(new AbortController().signal);
     release();
     expect(await result).toBe(answer);
-    expect(env.log).toEqual(['text_delta:a', 'flush', 'text_delta:b', 'text_delta:c']);
+    expect(env.log).toEqual(['text_delta:a', 'flush lazily', 'text_delta:b', 'text_delta:c']);
   });
 
   it('is made from the reads it was given: the step that built its request from them adopts it', async () => {

@@ -38,6 +38,17 @@ describe('committedRows: the rows an append stored, as a reader reads them', () 
     expect(committed?.rows[0]?.text).toBe('{"type":"text_delta","delta":"a","timestamp":5,"agentType":"assistant"}');
   });
 
+  it.each([
+    { case: 'the stream held the lazy row (skipped by its key)', stored: '2', width: '2', expected: { first: 5, last: 6, texts: ['b', 'c'] } },
+    { case: 'Postgres lost the lazy append (stored again)', stored: '3', width: '3', expected: { first: 5, last: 7, texts: ['a', 'b', 'c'] } },
+    { case: 'a new row was skipped too', stored: '1', width: '1', expected: undefined },
+  ])('with one row sent again: $case', ({ stored, width, expected }) => {
+    const resent = storedRows([delta('a'), delta('b'), delta('c')], 's1', folds, 'assistant');
+    const committed = committedRows('s1', resent, answer({ stored, width }), 'assistant', 1);
+    const texts = committed?.rows.map((row) => (JSON.parse(row.text) as { delta: string }).delta);
+    expect(committed === undefined ? undefined : { first: committed.first, last: committed.last, texts }).toEqual(expected);
+  });
+
   it('stops before a row that refers to a checkpoint (alone or folded), and is unknown when that is the first', () => {
     const folded = storedRows([delta('a'), patch, end], 's1', folds, 'assistant');
     expect(committedRows('s1', folded, answer({ stored: '2', width: '3' }), 'assistant')).toMatchObject({ first: 5, last: 5 });
