@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, StoreError, StreamError } from '../../../src/errors/index.js';
-import { noopLogger } from '../../../src/hooks/logger.js';
-import { BufferedStreamWriter, type BufferedStreamWriterOptions, type ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
+import type { ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
 import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
+import { testWriter } from '../../support/buffered-writer.js';
 
 /** A sink that records batches in an array and fails on demand. */
 class RecordingSink implements ChunkBatchSink {
@@ -26,22 +26,7 @@ function chunk(delta: string, step = 1): StreamChunkInput {
   return { type: 'text_delta', delta, agentId: 'agent-1', agentType: 'assistant', step, timestamp: 1 };
 }
 
-function writer(sink: ChunkBatchSink, overrides: Partial<BufferedStreamWriterOptions> = {}): BufferedStreamWriter {
-  return new BufferedStreamWriter(sink, {
-    streamId: 's1',
-    agentId: 'agent-1',
-    agentType: 'assistant',
-    batchSize: 3,
-    flushIntervalMs: 10,
-    logger: noopLogger,
-    isStreamClosed: () => false,
-    closedNotice: () => () => {},
-    onRelease: () => {},
-    classifyTransient: (error) => (error instanceof Error && error.message === 'connection lost' ? 'ECONNRESET' : undefined),
-    retry: { budgetMs: 1_000, initialDelayMs: 5, maxDelayMs: 20 },
-    ...overrides,
-  });
-}
+const writer = testWriter;
 
 const isClosed = (error: unknown): boolean => StreamError.isInstance(error) && error.code === 'STREAM_CLOSED';
 

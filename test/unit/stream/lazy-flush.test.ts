@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { noopLogger } from '../../../src/hooks/logger.js';
-import { BufferedStreamWriter, type ChunkAppendOptions, type ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
+import type { BufferedStreamWriter, ChunkAppendOptions, ChunkBatchSink } from '../../../src/stream/buffered-stream-writer.js';
 import type { KeyedChunk } from '../../../src/stream/chunk-identity.js';
 import type { StepRecordConnection } from '../../../src/types/step-records.js';
 import type { StreamChunkInput } from '../../../src/types/stream.js';
+import { testWriter } from '../../support/buffered-writer.js';
 
 /** One append as the sink saw it: the deltas, in order, and how it was asked to append them. */
 interface Append {
@@ -25,20 +25,12 @@ function chunk(delta: string): StreamChunkInput {
   return { type: 'text_delta', delta, agentId: 'agent-1', agentType: 'assistant', step: 1, timestamp: 1 };
 }
 
-function writer(sink: ChunkBatchSink): BufferedStreamWriter {
-  return new BufferedStreamWriter(sink, {
-    streamId: 's1',
-    agentId: 'agent-1',
-    agentType: 'assistant',
-    batchSize: 100,
-    flushIntervalMs: 60_000,
-    logger: noopLogger,
-    isStreamClosed: () => false,
-    closedNotice: () => () => {},
-    onRelease: () => {},
-    classifyTransient: () => undefined,
-    retry: { budgetMs: 1_000, initialDelayMs: 5, maxDelayMs: 20 },
-  });
+/** A writer on `sink` (batches of 100, no timed flush) that wrote `a` and flushed it lazily. */
+async function lazilyWroteA(sink: ChunkBatchSink): Promise<BufferedStreamWriter> {
+  const subject = testWriter(sink, { batchSize: 100, flushIntervalMs: 60_000 });
+  await subject.write(chunk('a'));
+  await subject.flushLazily();
+  return subject;
 }
 
 /** A hand-over's appends, as `appendOn` saw them: the deltas and how many leading ones were sent again. */
@@ -57,9 +49,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
     { next: 'close', expected: [{ deltas: ['a'], options: { lazy: true } }, { deltas: ['a', 'b'], options: { resent: 1 } }] },
   ])('appends lazily, and the next append that is not ($next) carries the lazy chunks again, once', async ({ next, expected }) => {
     const sink = new RecordingSink(true);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     await subject.write(chunk('b'));
     await (next === 'flush' ? subject.flush() : subject.close());
     await subject.flush();
@@ -68,9 +58,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
 
   it('a flush with nothing buffered still stores the lazy chunks for good (before a cleanup deletes rows after them)', async () => {
     const sink = new RecordingSink(true);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     await subject.flush();
     await subject.flush();
     expect(sink.appends).toEqual([
@@ -81,9 +69,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
 
   it('a second lazy flush carries the first one’s chunks again and stays lazy', async () => {
     const sink = new RecordingSink(true);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     await subject.write(chunk('b'));
     await subject.flushLazily();
     await subject.flush();
@@ -96,9 +82,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
 
   it('is a plain flush on a sink that does not append lazily (nothing is carried again)', async () => {
     const sink = new RecordingSink(false);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     await subject.write(chunk('b'));
     await subject.flush();
     expect(sink.appends).toEqual([
@@ -109,9 +93,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
 
   it('a step record’s hand-over carries the lazy chunks first until its transaction commits; abandoned, only the new ones go back', async () => {
     const sink = new RecordingSink(true);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     await subject.write(chunk('b'));
     const seen: Array<{ deltas: string[]; resent: number }> = [];
     const abandoned = await subject.handOver(recordingAppendOn(seen));
@@ -129,9 +111,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
 
   it('a hand-over with nothing buffered still carries the lazy chunks', async () => {
     const sink = new RecordingSink(true);
-    const subject = writer(sink);
-    await subject.write(chunk('a'));
-    await subject.flushLazily();
+    const subject = await lazilyWroteA(sink);
     const seen: Array<{ deltas: string[]; resent: number }> = [];
     const handover = await subject.handOver(recordingAppendOn(seen));
     await handover?.within(connection);
