@@ -14,7 +14,8 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   database = await createTestDatabase('stream_agent_type');
-  streams = new PostgresStreamManager({ connectionString: database.url });
+  // No timed flush: the tests order appends by their explicit flushes (a busy machine's timer would flush between writes).
+  streams = new PostgresStreamManager({ connectionString: database.url }, { flushIntervalMs: 60_000 });
   await streams.migrate();
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
 });
