@@ -1,7 +1,7 @@
 /**
  * Run control from another process (real processes, DBOS, Postgres, `@ai-sdk/openai` against the parent's
  * fake server): a worker's run waits warm for a client tool result, blocked in `DBOS.recv`; the parent —
- * its own DBOS executor — interrupts or aborts it through a handle. The run ends within 250 ms of the call
+ * its own DBOS executor — interrupts or aborts it through a handle. The run ends within CONTROL_LATENCY_MS of the call
  * (measured to the durable run status); interrupted is resumable (a submit, then resume in another worker,
  * completes it), aborted is not.
  */
