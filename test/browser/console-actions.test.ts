@@ -29,11 +29,12 @@ async function openSession(sessionId: string, input: string, agentType = 'desk')
 
 describe('session actions through the console', () => {
   it('Interrupt stops the running session; Resume continues it to the end', async () => {
-    const page = await openSession('act-stop', 'slow2500: wait');
+    // A 6 s tool: long enough for the page to show the run running on a slow machine (2.5 s was not, once).
+    const page = await openSession('act-stop', 'slow6000: wait');
     const interrupt = page.getByRole('button', { name: 'Interrupt' });
     await expect.poll(() => interrupt.isEnabled(), WAIT).toBe(true); // a run is running
     await interrupt.click();
-    // The interrupt lands when the running step ends: the 2.5 s tool's, which may have just begun.
+    // The interrupt lands when the running step ends: the tool's, which may have just begun.
     await expect.poll(() => statusOf(page), WAIT).toBe('interrupted');
     expect(await page.locator('.note').first().textContent()).toContain('Interrupted');
     const resume = page.getByRole('button', { name: 'Resume' });
