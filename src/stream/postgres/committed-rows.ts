@@ -64,7 +64,8 @@ export function committedRows(
 ): CommittedRows | undefined {
   if (answer === undefined) return undefined;
   // Rows sent again (their first append was lazy) are stored again only when that append was lost.
-  const skipped = Number(answer.stored) === rows.texts.length ? 0 : resent > 0 && Number(answer.stored) === rows.texts.length - resent ? resent : -1;
+  const stored = Number(answer.stored);
+  const skipped = stored === rows.texts.length ? 0 : resent > 0 && stored === rows.texts.length - resent ? resent : -1;
   if (skipped < 0) return undefined;
   if (Number(answer.width) !== rows.widths.slice(skipped).reduce((total, width) => total + width, 0)) return undefined;
   const agentType = answer.stream_agent_type;

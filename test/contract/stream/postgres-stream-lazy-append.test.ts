@@ -37,8 +37,16 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const text = (delta: string): StreamChunkInput => ({ type: 'text_delta', delta, agentId: 'agent', agentType: 'assistant', step: 1, timestamp: 5 });
-const deltas = (chunks: StreamChunk[]): Array<[number, string]> => chunks.map((chunk) => [chunk.sequence, chunk.type === 'text_delta' ? chunk.delta : chunk.type]);
+const text = (delta: string): StreamChunkInput => ({
+  type: 'text_delta',
+  delta,
+  agentId: 'agent',
+  agentType: 'assistant',
+  step: 1,
+  timestamp: 5,
+});
+const deltas = (chunks: StreamChunk[]): Array<[number, string]> =>
+  chunks.map((chunk) => [chunk.sequence, chunk.type === 'text_delta' ? chunk.delta : chunk.type]);
 
 /** A writer of a new stream with `a` appended lazily (sequence 1), and what the stream held right after. */
 async function lazilyWritten(streamId: string): Promise<{ writer: BufferedStreamWriter; first: StreamChunk[] }> {
@@ -54,7 +62,8 @@ async function lazilyWritten(streamId: string): Promise<{ writer: BufferedStream
 
 /** What a Postgres crash leaves when it lost the lazy append of `streamId`'s last chunk: the row gone, the sequence back. */
 async function loseLastAppend(streamId: string): Promise<void> {
-  await pool.query('DELETE FROM __agents_stream_chunks WHERE stream_id = $1 AND sequence = (SELECT last_sequence FROM __agents_streams WHERE stream_id = $1)', [streamId]);
+  const last = 'SELECT last_sequence FROM __agents_streams WHERE stream_id = $1';
+  await pool.query(`DELETE FROM __agents_stream_chunks WHERE stream_id = $1 AND sequence = (${last})`, [streamId]);
   await pool.query('UPDATE __agents_streams SET last_sequence = last_sequence - 1 WHERE stream_id = $1', [streamId]);
 }
 
@@ -62,7 +71,8 @@ describe('PostgresStreamManager: a lazy append', () => {
   it('turns synchronous commit off for its own transaction only (a plain append does not)', async () => {
     await lazilyWritten('lazy-setting');
     const lazy = sent.find((statement) => statement.text.includes('set_config') && statement.values[0] === 'lazy-setting');
-    const plain = sent.find((statement) => statement.text.includes('INSERT INTO') && statement.text.includes('reserved') && !statement.text.includes('set_config'));
+    const isAppend = (statement: { text: string }): boolean => statement.text.includes('INSERT INTO') && statement.text.includes('reserved');
+    const plain = sent.find((statement) => isAppend(statement) && !statement.text.includes('set_config'));
     expect(lazy, 'the lazy append was sent').toBeDefined();
     const client = await transactions.connect();
     try {
@@ -103,7 +113,8 @@ describe('PostgresStreamManager: a lazy append', () => {
     ]);
   });
 
-  it.each([{ lost: false }, { lost: true }])('is carried again by a step record’s hand-over (lost: $lost), read by a reader that saw it', async ({ lost }) => {
+  const recordCases = [{ lost: false }, { lost: true }];
+  it.each(recordCases)('is carried again by a step record’s hand-over (lost: $lost), read by a reader that saw it', async ({ lost }) => {
     const streamId = `lazy-record-${lost}`;
     const { writer } = await lazilyWritten(streamId);
     const reader = await streams.createReader(streamId);

@@ -43,7 +43,7 @@ function reads(interrupted = false): FirstStepReads & { state: Promise<unknown>;
 const run = { sessionId: 's1', workflowId: 'wf-1' };
 
 describe('FirstCallAhead', () => {
-  it('calls once started, flushes its first delta at once (lazily) and keeps the rest until adopted, then writes them in order', async () => {
+  it('calls once started, flushes its first delta at once (lazily), keeps the rest until adopted, then writes them in order', async () => {
     let release!: () => void;
     const { adapter, seen } = model(['a', 'b', 'c'], new Promise<void>((resolve) => (release = resolve)));
     const env = environment(adapter);

@@ -39,8 +39,18 @@ describe('committedRows: the rows an append stored, as a reader reads them', () 
   });
 
   it.each([
-    { case: 'the stream held the lazy row (skipped by its key)', stored: '2', width: '2', expected: { first: 5, last: 6, texts: ['b', 'c'] } },
-    { case: 'Postgres lost the lazy append (stored again)', stored: '3', width: '3', expected: { first: 5, last: 7, texts: ['a', 'b', 'c'] } },
+    {
+      case: 'the stream held the lazy row (skipped by its key)',
+      stored: '2',
+      width: '2',
+      expected: { first: 5, last: 6, texts: ['b', 'c'] },
+    },
+    {
+      case: 'Postgres lost the lazy append (stored again)',
+      stored: '3',
+      width: '3',
+      expected: { first: 5, last: 7, texts: ['a', 'b', 'c'] },
+    },
     { case: 'a new row was skipped too', stored: '1', width: '1', expected: undefined },
   ])('with one row sent again: $case', ({ stored, width, expected }) => {
     const resent = storedRows([delta('a'), delta('b'), delta('c')], 's1', folds, 'assistant');

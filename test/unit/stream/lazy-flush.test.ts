@@ -17,7 +17,8 @@ class RecordingSink implements ChunkBatchSink {
   constructor(readonly appendsLazily: boolean) {}
   async append(_streamId: string, chunks: KeyedChunk[], options: ChunkAppendOptions = {}): Promise<void> {
     await Promise.resolve();
-    this.appends.push({ deltas: chunks.map((keyed) => (keyed.chunk.type === 'text_delta' ? keyed.chunk.delta : keyed.chunk.type)), options });
+    const deltas = chunks.map((keyed) => (keyed.chunk.type === 'text_delta' ? keyed.chunk.delta : keyed.chunk.type));
+    this.appends.push({ deltas, options });
   }
 }
 
@@ -41,7 +42,9 @@ function recordingAppendOn(seen: Array<{ deltas: string[]; resent: number }>) {
 }
 
 /** A connection the hand-overs above never use (their `appendOn` only records). */
-const connection = { query: async () => ({ rows: [], rowCount: 1, command: 'INSERT', oid: 0, fields: [] }) } as unknown as StepRecordConnection;
+const connection = {
+  query: async () => ({ rows: [], rowCount: 1, command: 'INSERT', oid: 0, fields: [] }),
+} as unknown as StepRecordConnection;
 
 describe('BufferedStreamWriter.flushLazily', () => {
   it.each([
@@ -91,7 +94,7 @@ describe('BufferedStreamWriter.flushLazily', () => {
     ]);
   });
 
-  it('a step record’s hand-over carries the lazy chunks first until its transaction commits; abandoned, only the new ones go back', async () => {
+  it('a hand-over carries the lazy chunks first until its transaction commits; abandoned, only the new ones go back', async () => {
     const sink = new RecordingSink(true);
     const subject = await lazilyWroteA(sink);
     await subject.write(chunk('b'));
