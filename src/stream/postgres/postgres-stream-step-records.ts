@@ -10,6 +10,7 @@ import type { BufferedWriterRegistry } from '../buffered-writer-registry.js';
 import type { KeyedChunk } from '../chunk-identity.js';
 import type { StreamManagerStepRecords } from '../step-records.js';
 import { assertStreamId } from '../stream-id.js';
+import { closedError } from '../writer-checks.js';
 import { committedRows, type AppendAnswer, type CommittedRows } from './committed-rows.js';
 import type { HandedBatch } from './handed-chunks.js';
 import type { PostgresStreamStatements } from './postgres-stream-statements.js';
@@ -43,7 +44,7 @@ export async function appendChunks(
 ): Promise<void> {
   const rows = storedRows(chunks, streamId, folds, agentType);
   const values = [streamId, rows.texts, sql.channel, rows.keys, rows.steps, rows.widths, agentType, rows.elided, rows.startKeys, rows.alone];
-  const closed = (): StreamError => new StreamError('STREAM_CLOSED', streamId, 'The stream has ended or failed; reactivate it with reactivateStream() before writing.');
+  const closed = (): StreamError => closedError(streamId);
   const check = (result: { rowCount: number | null; rows?: unknown[] }): void => {
     if (result.rowCount === 0) throw closed();
     stored?.(committedRows(streamId, rows, result.rows?.[0] as AppendAnswer | undefined, agentType, options.resent));
